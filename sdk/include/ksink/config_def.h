@@ -1,0 +1,60 @@
+// ConfigDef: the declared configuration keys of a component (name, type, default, importance,
+// validation, documentation), like Kafka Connect's ConfigDef.
+//
+// A definition set is built once (usually in a function returning a static) and is read-only after;
+// reading it from several threads is safe.
+#pragma once
+
+#include <functional>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "ksink/config_exception.h"
+
+namespace ksink {
+
+class ConfigDef {
+ public:
+  enum class Type { kBoolean, kInt, kLong, kDouble, kString, kList, kPassword };
+  enum class Importance { kHigh, kMedium, kLow };
+  // Returns the reason the (already type-checked) value is invalid, or nullopt when it is fine.
+  using Validator = std::function<std::optional<std::string>(std::string_view value)>;
+
+  struct Key {
+    std::string name;
+    Type type = Type::kString;
+    std::optional<std::string> default_value;  // nullopt = required
+    Importance importance = Importance::kMedium;
+    std::string doc;
+    Validator validator;
+  };
+
+  ConfigDef& define(Key key);
+  ConfigDef& define(std::string name, Type type, std::optional<std::string> default_value,
+                    Importance importance, std::string doc, Validator validator = {}) {
+    return define(Key{std::move(name), type, std::move(default_value), importance, std::move(doc),
+                      std::move(validator)});
+  }
+  // Adds every key of `other` (used to combine the worker's and a sink's definitions).
+  ConfigDef& include(const ConfigDef& other);
+
+  const Key* find(std::string_view name) const;
+  const std::map<std::string, Key, std::less<>>& keys() const { return keys_; }
+
+  // Every problem of `values` against the definitions: missing required keys, values that do not
+  // parse as their type, validator failures. Keys not defined here are ignored.
+  std::vector<ConfigProblem> validate(const std::map<std::string, std::string>& values) const;
+
+  // Validators for the common cases.
+  static Validator atLeast(int64_t min);
+  static Validator oneOf(std::vector<std::string> allowed);
+  static Validator nonEmpty();
+
+ private:
+  std::map<std::string, Key, std::less<>> keys_;
+};
+
+}  // namespace ksink

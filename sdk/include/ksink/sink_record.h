@@ -1,0 +1,73 @@
+// SinkRecord: one Kafka record as handed to SinkTask::put().
+//
+// A record is a view: key, value and header values point into the consumer's buffers and stay valid
+// for the duration of the put() call that received them (and of a redelivery of the same batch).
+// A sink that keeps data past put() must copy it.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string_view>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "ksink/topic_partition.h"
+
+namespace ksink {
+
+struct Header {
+  std::string_view key;
+  std::optional<std::string_view> value;  // nullopt = null header value
+};
+
+class SinkRecord {
+ public:
+  SinkRecord(std::string_view topic, int32_t partition, int64_t offset,
+             std::optional<int64_t> timestamp, std::optional<std::string_view> key,
+             std::optional<std::string_view> value, std::vector<Header> headers = {})
+      : topic_(topic),
+        partition_(partition),
+        offset_(offset),
+        timestamp_(timestamp),
+        key_(key),
+        value_(value),
+        headers_(std::move(headers)) {}
+
+  std::string_view topic() const { return topic_; }
+  int32_t partition() const { return partition_; }
+  int64_t offset() const { return offset_; }
+  TopicPartition topicPartition() const { return {std::string(topic_), partition_}; }
+  // Milliseconds since the epoch; nullopt when the producer set none (Kafka's -1).
+  std::optional<int64_t> timestamp() const { return timestamp_; }
+  // nullopt = null key.
+  std::optional<std::string_view> key() const { return key_; }
+  // nullopt = null value (a tombstone).
+  std::optional<std::string_view> value() const { return value_; }
+  std::span<const Header> headers() const { return headers_; }
+
+ private:
+  std::string_view topic_;
+  int32_t partition_;
+  int64_t offset_;
+  std::optional<int64_t> timestamp_;
+  std::optional<std::string_view> key_;
+  std::optional<std::string_view> value_;
+  std::vector<Header> headers_;
+};
+
+// A record's coordinates, "topic-partition@offset", for error messages and logs.
+inline std::string format_as(const SinkRecord& r) {
+  return fmt::format("{}-{}@{}", r.topic(), r.partition(), r.offset());
+}
+
+}  // namespace ksink
+
+template <>
+struct fmt::formatter<ksink::SinkRecord> : fmt::formatter<std::string_view> {
+  template <typename FormatContext>
+  auto format(const ksink::SinkRecord& r, FormatContext& ctx) const {
+    return fmt::formatter<std::string_view>::format(ksink::format_as(r), ctx);
+  }
+};

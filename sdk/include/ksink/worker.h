@@ -1,0 +1,41 @@
+// Worker: runs one sink connector: `tasks.max` SinkTasks, each with its own librdkafka consumer in
+// the consumer group `connect-<name>`, each on its own thread.
+//
+// run() blocks until every task has ended. If a task fails, the other tasks are stopped gracefully
+// and run() rethrows the first task's error. stop() may be called from any thread (and a signal
+// handler's helper thread), any number of times: each task finishes its current put(), makes a final
+// preCommit + bounded commit, close()s and stop()s; the whole stop is bounded by
+// task.shutdown.graceful.timeout.ms.
+#pragma once
+
+#include <functional>
+#include <memory>
+
+#include "ksink/config.h"
+#include "ksink/sink_task.h"
+
+namespace ksink {
+
+using TaskFactory = std::function<std::unique_ptr<SinkTask>()>;
+
+class Worker {
+ public:
+  // Validates the configuration against the worker's declared keys (and the definitions the Config
+  // was built with); throws ConfigException naming every bad key before anything connects.
+  Worker(Config config, TaskFactory factory);
+  ~Worker();
+  Worker(const Worker&) = delete;
+  Worker& operator=(const Worker&) = delete;
+
+  void run();
+  void stop();
+
+  // The worker's declared configuration keys (Connect's worker + sink connector keys).
+  static const ConfigDef& configDef();
+
+ private:
+  class Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace ksink

@@ -1,0 +1,99 @@
+#include "ksink/config_def.h"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "config_parse.h"
+
+namespace ksink {
+namespace {
+
+// Why `value` is not of `type`, or nullopt when it is.
+std::optional<std::string> typeProblem(ConfigDef::Type type, std::string_view value) {
+  using Type = ConfigDef::Type;
+  switch (type) {
+    case Type::kInt: {
+      auto v = detail::parseLong(value);
+      if (!v || *v < INT32_MIN || *v > INT32_MAX)
+        return fmt::format("'{}' is not a 32-bit integer", value);
+      return std::nullopt;
+    }
+    case Type::kLong:
+      if (!detail::parseLong(value)) return fmt::format("'{}' is not an integer", value);
+      return std::nullopt;
+    case Type::kDouble:
+      if (!detail::parseDouble(value)) return fmt::format("'{}' is not a number", value);
+      return std::nullopt;
+    case Type::kBoolean:
+      if (!detail::parseBoolean(value)) return fmt::format("'{}' is not true or false", value);
+      return std::nullopt;
+    case Type::kString:
+    case Type::kList:
+    case Type::kPassword:
+      return std::nullopt;
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+ConfigDef& ConfigDef::define(Key key) {
+  std::string name = key.name;
+  keys_.insert_or_assign(std::move(name), std::move(key));
+  return *this;
+}
+
+ConfigDef& ConfigDef::include(const ConfigDef& other) {
+  for (const auto& [name, key] : other.keys_) keys_.insert_or_assign(name, key);
+  return *this;
+}
+
+const ConfigDef::Key* ConfigDef::find(std::string_view name) const {
+  auto it = keys_.find(name);
+  return it == keys_.end() ? nullptr : &it->second;
+}
+
+std::vector<ConfigProblem> ConfigDef::validate(
+    const std::map<std::string, std::string>& values) const {
+  std::vector<ConfigProblem> problems;
+  for (const auto& [name, key] : keys_) {
+    auto it = values.find(name);
+    if (it == values.end()) {
+      if (!key.default_value) problems.push_back({name, "is required and has no default"});
+      continue;
+    }
+    if (auto problem = typeProblem(key.type, it->second)) {
+      problems.push_back({name, *problem});
+      continue;
+    }
+    if (key.validator) {
+      if (auto problem = key.validator(it->second)) problems.push_back({name, *problem});
+    }
+  }
+  return problems;
+}
+
+ConfigDef::Validator ConfigDef::atLeast(int64_t min) {
+  return [min](std::string_view value) -> std::optional<std::string> {
+    auto v = detail::parseLong(value);
+    if (v && *v >= min) return std::nullopt;
+    return fmt::format("must be at least {}, got '{}'", min, value);
+  };
+}
+
+ConfigDef::Validator ConfigDef::oneOf(std::vector<std::string> allowed) {
+  return [allowed = std::move(allowed)](std::string_view value) -> std::optional<std::string> {
+    for (const auto& a : allowed)
+      if (a == detail::trim(value)) return std::nullopt;
+    return fmt::format("'{}' is not one of [{}]", value, fmt::join(allowed, ", "));
+  };
+}
+
+ConfigDef::Validator ConfigDef::nonEmpty() {
+  return [](std::string_view value) -> std::optional<std::string> {
+    if (!detail::trim(value).empty()) return std::nullopt;
+    return "must not be empty";
+  };
+}
+
+}  // namespace ksink

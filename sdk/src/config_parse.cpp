@@ -1,0 +1,55 @@
+#include "config_parse.h"
+
+#include <algorithm>
+#include <charconv>
+#include <set>
+
+namespace ksink::detail {
+
+std::string_view trim(std::string_view text) {
+  const auto first = text.find_first_not_of(" \t\r\n\f");
+  if (first == std::string_view::npos) return {};
+  const auto last = text.find_last_not_of(" \t\r\n\f");
+  return text.substr(first, last - first + 1);
+}
+
+std::optional<int64_t> parseLong(std::string_view text) {
+  text = trim(text);
+  int64_t value = 0;
+  const auto* end = text.data() + text.size();
+  auto [ptr, ec] = std::from_chars(text.data(), end, value);
+  if (text.empty() || ec != std::errc{} || ptr != end) return std::nullopt;
+  return value;
+}
+
+std::optional<double> parseDouble(std::string_view text) {
+  text = trim(text);
+  double value = 0;
+  const auto* end = text.data() + text.size();
+  auto [ptr, ec] = std::from_chars(text.data(), end, value);
+  if (text.empty() || ec != std::errc{} || ptr != end) return std::nullopt;
+  return value;
+}
+
+std::optional<bool> parseBoolean(std::string_view text) {
+  std::string lower(trim(text));
+  std::transform(lower.begin(), lower.end(), lower.begin(), ::tolower);
+  if (lower == "true") return true;
+  if (lower == "false") return false;
+  return std::nullopt;
+}
+
+std::vector<std::string> parseList(std::string_view text) {
+  std::vector<std::string> items;
+  std::set<std::string, std::less<>> seen;
+  while (true) {
+    const auto comma = text.find(',');
+    const auto item = trim(text.substr(0, comma));
+    if (!item.empty() && seen.insert(std::string(item)).second) items.emplace_back(item);
+    if (comma == std::string_view::npos) break;
+    text.remove_prefix(comma + 1);
+  }
+  return items;
+}
+
+}  // namespace ksink::detail

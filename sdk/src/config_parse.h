@@ -1,0 +1,19 @@
+// Parsing of configuration values by type, shared by ConfigDef::validate and Config's getters so
+// that what validates is exactly what the getters accept.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace ksink::detail {
+
+std::optional<int64_t> parseLong(std::string_view text);
+std::optional<double> parseDouble(std::string_view text);
+std::optional<bool> parseBoolean(std::string_view text);
+std::vector<std::string> parseList(std::string_view text);
+std::string_view trim(std::string_view text);
+
+}  // namespace ksink::detail

@@ -1,0 +1,85 @@
+#include "ksink/config.h"
+
+#include <gtest/gtest.h>
+
+namespace ksink {
+namespace {
+
+using Type = ConfigDef::Type;
+
+ConfigDef sampleDef() {
+  ConfigDef def;
+  def.define("name", Type::kString, std::nullopt, ConfigDef::Importance::kHigh, "name",
+              ConfigDef::nonEmpty())
+      .define("interval.ms", Type::kLong, "1000", ConfigDef::Importance::kLow, "",
+               ConfigDef::atLeast(0))
+      .define("mode", Type::kString, "insert", ConfigDef::Importance::kLow, "",
+               ConfigDef::oneOf({"insert", "upsert"}))
+      .define("enabled", Type::kBoolean, "false", ConfigDef::Importance::kLow, "");
+  return def;
+}
+
+TEST(Config, ParsesJavaPropertiesSyntax) {
+  auto values = Config::parseProperties(
+      "# comment\n! also a comment\n"
+      "a=1\n b : two \nc three\nlong=first \\\n    second\nesc=tab\\there\nempty=\n");
+  EXPECT_EQ(values.at("a"), "1");
+  EXPECT_EQ(values.at("b"), "two");  // trailing blanks are dropped (Java keeps them)
+  EXPECT_EQ(values.at("c"), "three");
+  EXPECT_EQ(values.at("long"), "first second");
+  EXPECT_EQ(values.at("esc"), "tab\there");
+  EXPECT_EQ(values.at("empty"), "");
+  EXPECT_EQ(values.size(), 6u);
+}
+
+TEST(Config, TypedGettersFallBackToDeclaredDefaults) {
+  Config config({{"name", "x"}}, sampleDef());
+  EXPECT_EQ(config.getLong("interval.ms"), 1000);
+  EXPECT_EQ(config.getString("mode"), "insert");
+  EXPECT_FALSE(config.getBoolean("enabled"));
+}
+
+TEST(Config, RejectsEveryProblemAtOnceNamingTheKeys) {
+  try {
+    Config config({{"interval.ms", "-5"}, {"mode", "merge"}, {"enabled", "yes"}}, sampleDef());
+    FAIL() << "expected ConfigException";
+  } catch (const ConfigException& e) {
+    std::set<std::string> keys;
+    for (const auto& p : e.problems()) keys.insert(p.key);
+    EXPECT_EQ(keys, (std::set<std::string>{"name", "interval.ms", "mode", "enabled"}));
+    EXPECT_NE(std::string(e.what()).find("interval.ms: must be at least 0"), std::string::npos);
+  }
+}
+
+TEST(Config, RejectsNonNumericLong) {
+  EXPECT_THROW(Config({{"name", "x"}, {"interval.ms", "soon"}}, sampleDef()), ConfigException);
+}
+
+TEST(Config, ListsAreTrimmedDeduplicatedAndSkipEmpties) {
+  Config config(std::map<std::string, std::string>{{"topics", " a, b ,,a , c"}});
+  EXPECT_EQ(config.getList("topics"), (std::vector<std::string>{"a", "b", "c"}));
+}
+
+TEST(Config, WithPrefixStripsThePrefix) {
+  Config config({{"consumer.override.a", "1"}, {"consumer.b", "2"}, {"other", "3"}});
+  EXPECT_EQ(config.withPrefix("consumer."),
+            (std::map<std::string, std::string>{{"override.a", "1"}, {"b", "2"}}));
+}
+
+TEST(Config, DisplayValueMasksSecrets) {
+  Config config({{"connection.password", "hunter2"},
+                 {"sasl.jaas.config", "x required password=\"p\";"},
+                 {"connection.url", "postgresql://bob:hunter2@db:5432/app"},
+                 {"topics", "a"}});
+  EXPECT_EQ(config.displayValue("connection.password"), "[hidden]");
+  EXPECT_EQ(config.displayValue("sasl.jaas.config"), "[hidden]");
+  EXPECT_EQ(config.displayValue("connection.url"), "postgresql://bob:[hidden]@db:5432/app");
+  EXPECT_EQ(config.displayValue("topics"), "a");
+}
+
+TEST(Config, MissingFileIsAConfigException) {
+  EXPECT_THROW(Config::readProperties("/nonexistent/ksink.properties"), ConfigException);
+}
+
+}  // namespace
+}  // namespace ksink
