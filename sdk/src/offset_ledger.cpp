@@ -1,0 +1,135 @@
+#include "offset_ledger.h"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+
+namespace ksink {
+namespace {
+
+// nullopt sorts below every known offset.
+bool lessEq(const std::optional<int64_t>& a, const std::optional<int64_t>& b) {
+  if (!a) return true;
+  if (!b) return false;
+  return *a <= *b;
+}
+
+std::optional<int64_t> lowerTo(const std::optional<int64_t>& value, int64_t bound) {
+  if (!value) return value;
+  return std::min(*value, bound);
+}
+
+}  // namespace
+
+void OffsetLedger::assign(const TopicPartition& tp, std::optional<int64_t> position) {
+  partitions_[tp] = PartitionOffsets{position, position, position};
+}
+
+void OffsetLedger::remove(const TopicPartition& tp) { partitions_.erase(tp); }
+
+void OffsetLedger::markDelivered(const TopicPartition& tp, int64_t next_offset) {
+  auto it = partitions_.find(tp);
+  if (it == partitions_.end()) return;
+  auto& p = it->second;
+  p.delivered = next_offset;
+  // Records can only be delivered from where consumption stands, so this never goes below
+  // confirmed except after an external seek; keep the invariant regardless.
+  p.confirmed = lowerTo(p.confirmed, next_offset);
+  p.committed = lowerTo(p.committed, next_offset);
+}
+
+void OffsetLedger::rewind(const TopicPartition& tp, int64_t offset) {
+  auto it = partitions_.find(tp);
+  if (it == partitions_.end()) return;
+  auto& p = it->second;
+  p.delivered = offset;
+  p.confirmed = lowerTo(p.confirmed, offset);
+  p.committed = lowerTo(p.committed, offset);
+  // A partition whose start was unknown gets a known baseline from the rewind.
+  if (!p.confirmed) p.confirmed = offset;
+  if (!p.committed) p.committed = offset;
+}
+
+OffsetMap OffsetLedger::deliveredOffsets(const std::vector<TopicPartition>& partitions) const {
+  OffsetMap out;
+  for (const auto& tp : partitions) {
+    auto it = partitions_.find(tp);
+    if (it != partitions_.end() && it->second.delivered) out.emplace(tp, *it->second.delivered);
+  }
+  return out;
+}
+
+OffsetMap OffsetLedger::deliveredOffsets() const {
+  OffsetMap out;
+  for (const auto& [tp, p] : partitions_)
+    if (p.delivered) out.emplace(tp, *p.delivered);
+  return out;
+}
+
+std::vector<TopicPartition> OffsetLedger::partitions() const {
+  std::vector<TopicPartition> out;
+  out.reserve(partitions_.size());
+  for (const auto& [tp, p] : partitions_) out.push_back(tp);
+  return out;
+}
+
+CommitPlan OffsetLedger::confirm(const std::vector<TopicPartition>& requested,
+                                 const OffsetMap& task_offsets) {
+  CommitPlan plan;
+  for (const auto& tp : requested) {
+    auto it = partitions_.find(tp);
+    if (it != partitions_.end() && it->second.committed) plan.offsets[tp] = *it->second.committed;
+  }
+  const OffsetMap before = plan.offsets;
+  for (const auto& [tp, offset] : task_offsets) {
+    auto it = partitions_.find(tp);
+    if (it == partitions_.end()) {
+      plan.ignored.push_back(fmt::format("{}@{}: partition not assigned", tp, offset));
+      continue;
+    }
+    if (std::find(requested.begin(), requested.end(), tp) == requested.end()) {
+      plan.ignored.push_back(fmt::format("{}@{}: partition not requested", tp, offset));
+      continue;
+    }
+    auto& p = it->second;
+    if (!p.delivered || offset > *p.delivered) {
+      plan.ignored.push_back(fmt::format("{}@{}: not yet consumed (delivered {})", tp, offset,
+                                         p.delivered ? std::to_string(*p.delivered) : "none"));
+      continue;
+    }
+    if (p.committed && offset < *p.committed) {
+      plan.ignored.push_back(
+          fmt::format("{}@{}: below the committed offset {}", tp, offset, *p.committed));
+      continue;
+    }
+    p.confirmed = offset;
+    plan.offsets[tp] = offset;
+  }
+  plan.changed = plan.offsets != before;
+  return plan;
+}
+
+void OffsetLedger::markCommitted(const OffsetMap& offsets) {
+  for (const auto& [tp, offset] : offsets) {
+    auto it = partitions_.find(tp);
+    if (it == partitions_.end()) continue;
+    auto& p = it->second;
+    if (!p.confirmed) continue;  // nothing was confirmed for it: the ack is from an older assignment
+    p.committed = std::min(offset, *p.confirmed);
+  }
+}
+
+std::optional<PartitionOffsets> OffsetLedger::get(const TopicPartition& tp) const {
+  auto it = partitions_.find(tp);
+  if (it == partitions_.end()) return std::nullopt;
+  return it->second;
+}
+
+bool OffsetLedger::invariantHolds() const {
+  return std::all_of(partitions_.begin(), partitions_.end(), [](const auto& entry) {
+    const auto& p = entry.second;
+    return lessEq(p.committed, p.confirmed) && lessEq(p.confirmed, p.delivered);
+  });
+}
+
+}  // namespace ksink
