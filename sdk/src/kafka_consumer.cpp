@@ -1,0 +1,264 @@
+#include "kafka_consumer.h"
+
+#include <future>
+#include <stdexcept>
+#include <thread>
+
+#include <fmt/format.h>
+#include <spdlog/spdlog.h>
+
+namespace ksink {
+namespace {
+
+void logCallback(const rd_kafka_t* /*rk*/, int level, const char* facility, const char* buf) {
+  // syslog levels: 0..3 error, 4 warning, 5..6 info, 7 debug.
+  const auto spd_level = level <= 3   ? spdlog::level::err
+                         : level == 4 ? spdlog::level::warn
+                         : level <= 6 ? spdlog::level::info
+                                      : spdlog::level::debug;
+  spdlog::log(spd_level, "librdkafka {}: {}", facility, buf);
+}
+
+void errorCallback(rd_kafka_t* /*rk*/, int err, const char* reason, void* /*opaque*/) {
+  // Broker connectivity problems are retried by librdkafka; report them, never crash.
+  spdlog::warn("kafka: {} ({})", reason, rd_kafka_err2name(static_cast<rd_kafka_resp_err_t>(err)));
+}
+
+int msOf(std::chrono::milliseconds d) {
+  return static_cast<int>(std::max<int64_t>(0, std::min<int64_t>(d.count(), INT32_MAX)));
+}
+
+}  // namespace
+
+std::shared_ptr<KafkaConsumer> KafkaConsumer::create(
+    const std::map<std::string, std::string>& properties, RebalanceListener& listener) {
+  std::shared_ptr<KafkaConsumer> consumer(new KafkaConsumer());
+  consumer->listener_ = &listener;
+  ConfHandle conf(rd_kafka_conf_new());
+  char errstr[512];
+  for (const auto& [key, value] : properties) {
+    if (key == "max.poll.records" || key == "key.deserializer" || key == "value.deserializer")
+      continue;
+    if (rd_kafka_conf_set(conf.get(), key.c_str(), value.c_str(), errstr, sizeof errstr) !=
+        RD_KAFKA_CONF_OK)
+      throw std::runtime_error(fmt::format("consumer property {}: {}", key, errstr));
+  }
+  rd_kafka_conf_set_log_cb(conf.get(), logCallback);
+  rd_kafka_conf_set_error_cb(conf.get(), errorCallback);
+  rd_kafka_conf_set_rebalance_cb(conf.get(), &KafkaConsumer::rebalanceCallback);
+  rd_kafka_conf_set_opaque(conf.get(), consumer.get());
+  rd_kafka_t* rk = rd_kafka_new(RD_KAFKA_CONSUMER, conf.get(), errstr, sizeof errstr);
+  if (!rk) throw std::runtime_error(fmt::format("cannot create the Kafka consumer: {}", errstr));
+  conf.release();  // rd_kafka_new took ownership
+  rd_kafka_poll_set_consumer(rk);
+  consumer->rk_ = rk;
+  consumer->commit_queue_.reset(rd_kafka_queue_new(rk));
+  return consumer;
+}
+
+KafkaConsumer::~KafkaConsumer() {
+  if (rk_) {
+    listener_ = nullptr;
+    commit_queue_.reset();
+    rd_kafka_destroy_flags(rk_, RD_KAFKA_DESTROY_F_NO_CONSUMER_CLOSE);
+  }
+}
+
+void KafkaConsumer::subscribe(const std::vector<std::string>& topics) {
+  PartitionList list(rd_kafka_topic_partition_list_new(static_cast<int>(topics.size())));
+  for (const auto& t : topics)
+    rd_kafka_topic_partition_list_add(list.get(), t.c_str(), RD_KAFKA_PARTITION_UA);
+  if (auto err = rd_kafka_subscribe(rk_, list.get()))
+    throw std::runtime_error(fmt::format("subscribe failed: {}", rd_kafka_err2str(err)));
+}
+
+void KafkaConsumer::subscribeRegex(const std::string& regex) {
+  // librdkafka treats a topic name starting with '^' as a regular expression.
+  subscribe({regex.starts_with('^') ? regex : "^" + regex});
+}
+
+MessagePtr KafkaConsumer::poll(std::chrono::milliseconds timeout) {
+  MessagePtr message(rd_kafka_consumer_poll(rk_, msOf(timeout)));
+  if (listener_error_) {
+    auto error = std::exchange(listener_error_, nullptr);
+    std::rethrow_exception(error);
+  }
+  return message;
+}
+
+void KafkaConsumer::rebalanceCallback(rd_kafka_t* rk, rd_kafka_resp_err_t err,
+                                      rd_kafka_topic_partition_list_t* partitions, void* opaque) {
+  static_cast<KafkaConsumer*>(opaque)->onRebalance(rk, err, partitions);
+}
+
+// `rk` rather than rk_: during close() this runs on the teardown thread after rk_ was released.
+void KafkaConsumer::onRebalance(rd_kafka_t* rk, rd_kafka_resp_err_t err,
+                                rd_kafka_topic_partition_list_t* partitions) {
+  const bool coop = std::string_view(rd_kafka_rebalance_protocol(rk)) == "COOPERATIVE";
+  const auto tps = toPartitions(partitions);
+  if (err == RD_KAFKA_RESP_ERR__ASSIGN_PARTITIONS) {
+    // Start offsets are set in a copy of the list before assigning, so the first fetch of each
+    // partition already starts where the task (or its stored offsets) wants.
+    PartitionList list(rd_kafka_topic_partition_list_copy(partitions));
+    if (listener_ && !tps.empty()) {
+      try {
+        for (const auto& [tp, offset] : listener_->onPartitionsAssigned(tps)) {
+          if (auto* elem = rd_kafka_topic_partition_list_find(list.get(), tp.topic.c_str(),
+                                                              tp.partition))
+            elem->offset = offset;
+        }
+      } catch (...) {
+        if (!listener_error_) listener_error_ = std::current_exception();
+      }
+    }
+    if (coop) {
+      ErrorHandle error(rd_kafka_incremental_assign(rk, list.get()));
+      if (error) spdlog::error("incremental assign failed: {}", rd_kafka_error_string(error.get()));
+    } else if (auto e = rd_kafka_assign(rk, list.get())) {
+      spdlog::error("assign failed: {}", rd_kafka_err2str(e));
+    }
+    if (listener_ && !tps.empty()) {
+      try {
+        listener_->afterAssigned(tps);
+      } catch (...) {
+        if (!listener_error_) listener_error_ = std::current_exception();
+      }
+    }
+    return;
+  }
+  const bool lost = err != RD_KAFKA_RESP_ERR__REVOKE_PARTITIONS || rd_kafka_assignment_lost(rk);
+  if (err != RD_KAFKA_RESP_ERR__REVOKE_PARTITIONS)
+    spdlog::error("rebalance error: {}; dropping the assignment", rd_kafka_err2str(err));
+  if (listener_ && !tps.empty()) {
+    try {
+      listener_->onPartitionsRevoked(tps, lost);
+    } catch (...) {
+      if (!listener_error_) listener_error_ = std::current_exception();
+    }
+  }
+  if (coop && err == RD_KAFKA_RESP_ERR__REVOKE_PARTITIONS) {
+    ErrorHandle error(rd_kafka_incremental_unassign(rk, partitions));
+    if (error)
+      spdlog::error("incremental unassign failed: {}", rd_kafka_error_string(error.get()));
+  } else {
+    rd_kafka_assign(rk, nullptr);
+  }
+}
+
+bool KafkaConsumer::cooperative() const {
+  return std::string_view(rd_kafka_rebalance_protocol(rk_)) == "COOPERATIVE";
+}
+
+std::vector<TopicPartition> KafkaConsumer::assignment() const {
+  rd_kafka_topic_partition_list_t* raw = nullptr;
+  if (rd_kafka_assignment(rk_, &raw)) return {};
+  PartitionList list(raw);
+  return toPartitions(list.get());
+}
+
+bool KafkaConsumer::commitAsync(const OffsetMap& offsets, uint64_t seqno) {
+  auto list = toPartitionList(offsets);
+  const auto err = rd_kafka_commit_queue(rk_, list.get(), commit_queue_.get(), nullptr,
+                                         reinterpret_cast<void*>(static_cast<uintptr_t>(seqno)));
+  if (err) {
+    spdlog::warn("offset commit #{} not sent: {}", seqno, rd_kafka_err2str(err));
+    return false;
+  }
+  return true;
+}
+
+std::optional<CommitResult> KafkaConsumer::pollCommitResult(std::chrono::milliseconds timeout) {
+  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  while (true) {
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+        deadline - std::chrono::steady_clock::now());
+    EventHandle event(rd_kafka_queue_poll(commit_queue_.get(), msOf(left)));
+    if (!event) return std::nullopt;
+    if (rd_kafka_event_type(event.get()) != RD_KAFKA_EVENT_OFFSET_COMMIT) continue;
+    CommitResult result;
+    result.seqno = static_cast<uint64_t>(reinterpret_cast<uintptr_t>(rd_kafka_event_opaque(event.get())));
+    result.error = rd_kafka_event_error(event.get());
+    result.offsets = toOffsetMap(rd_kafka_event_topic_partition_list(event.get()));
+    // A commit can succeed as a whole and fail for single partitions.
+    if (!result.error) {
+      const auto* list = rd_kafka_event_topic_partition_list(event.get());
+      for (int i = 0; list && i < list->cnt; ++i)
+        if (list->elems[i].err) result.error = list->elems[i].err;
+    }
+    return result;
+  }
+}
+
+std::optional<OffsetMap> KafkaConsumer::committed(const std::vector<TopicPartition>& partitions,
+                                                  std::chrono::milliseconds timeout) {
+  auto list = toPartitionList(partitions);
+  if (auto err = rd_kafka_committed(rk_, list.get(), msOf(timeout))) {
+    spdlog::warn("reading committed offsets failed: {}", rd_kafka_err2str(err));
+    return std::nullopt;
+  }
+  OffsetMap out;
+  for (const auto& [tp, offset] : toOffsetMap(list.get()))
+    if (offset >= 0) out.emplace(tp, offset);
+  return out;
+}
+
+std::optional<std::pair<int64_t, int64_t>> KafkaConsumer::watermarks(
+    const TopicPartition& tp, std::chrono::milliseconds timeout) {
+  int64_t low = 0, high = 0;
+  if (rd_kafka_query_watermark_offsets(rk_, tp.topic.c_str(), tp.partition, &low, &high,
+                                       msOf(timeout)))
+    return std::nullopt;
+  return std::make_pair(low, high);
+}
+
+std::optional<int64_t> KafkaConsumer::cachedHighWatermark(const TopicPartition& tp) {
+  int64_t low = 0, high = 0;
+  if (rd_kafka_get_watermark_offsets(rk_, tp.topic.c_str(), tp.partition, &low, &high) ||
+      high < 0)
+    return std::nullopt;
+  return high;
+}
+
+void KafkaConsumer::seek(const OffsetMap& offsets, std::chrono::milliseconds timeout) {
+  if (offsets.empty()) return;
+  auto list = toPartitionList(offsets);
+  ErrorHandle error(rd_kafka_seek_partitions(rk_, list.get(), msOf(timeout)));
+  if (error) spdlog::warn("seek failed: {}", rd_kafka_error_string(error.get()));
+  for (int i = 0; i < list->cnt; ++i)
+    if (list->elems[i].err)
+      spdlog::warn("seek {}-{} to {} failed: {}", list->elems[i].topic, list->elems[i].partition,
+                   list->elems[i].offset, rd_kafka_err2str(list->elems[i].err));
+}
+
+void KafkaConsumer::pause(const std::vector<TopicPartition>& partitions) {
+  if (partitions.empty()) return;
+  auto list = toPartitionList(partitions);
+  rd_kafka_pause_partitions(rk_, list.get());
+}
+
+void KafkaConsumer::resume(const std::vector<TopicPartition>& partitions) {
+  if (partitions.empty()) return;
+  auto list = toPartitionList(partitions);
+  rd_kafka_resume_partitions(rk_, list.get());
+}
+
+void KafkaConsumer::close(std::chrono::milliseconds timeout) {
+  if (!rk_) return;
+  listener_ = nullptr;
+  rd_kafka_t* rk = std::exchange(rk_, nullptr);
+  auto queue = std::move(commit_queue_);
+  auto self = shared_from_this();  // the rebalance callback's opaque must outlive the teardown
+  std::promise<void> done;
+  auto finished = done.get_future();
+  std::thread([rk, queue = std::move(queue), self, done = std::move(done)]() mutable {
+    queue.reset();
+    rd_kafka_consumer_close(rk);
+    rd_kafka_destroy(rk);
+    done.set_value();
+  }).detach();
+  if (finished.wait_for(timeout) != std::future_status::ready)
+    spdlog::warn("consumer close did not finish within {} ms; leaving it to finish in the background",
+                 timeout.count());
+}
+
+}  // namespace ksink

@@ -1,0 +1,107 @@
+// KafkaConsumer: the librdkafka high-level consumer as the worker needs it, and nothing more.
+//
+// - Rebalances are handed to a RebalanceListener from inside poll(); the wrapper performs the
+//   (incremental) assign/unassign itself, so a listener cannot get the protocol wrong. An exception
+//   from the listener never crosses librdkafka's C frames: it is stored and rethrown by poll().
+// - Commits are asynchronous on a private queue and tagged with a sequence number; results are
+//   read with pollCommitResult(), which takes a timeout, so no commit wait is unbounded
+//   (librdkafka 2.0.2's synchronous commit has no timeout).
+// - close() is bounded: librdkafka's consumer close (and destroy) wait for an in-flight commit even
+//   when the coordinator never answers, so teardown runs on a helper thread that is abandoned at
+//   the deadline.
+//
+// Thread-safety: one thread (the task's) calls everything; the listener is called on that thread.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <exception>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "ksink/topic_partition.h"
+#include "rdkafka_handles.h"
+
+namespace ksink {
+
+class RebalanceListener {
+ public:
+  virtual ~RebalanceListener() = default;
+  // Newly assigned partitions (never empty). Returns the offsets to start them at; partitions left
+  // out start at their committed offset (or auto.offset.reset).
+  virtual OffsetMap onPartitionsAssigned(const std::vector<TopicPartition>& partitions) = 0;
+  // Called right after the partitions were added to the assignment (pause them here: librdkafka
+  // cannot pause a partition before it is assigned).
+  virtual void afterAssigned(const std::vector<TopicPartition>& partitions) = 0;
+  // Partitions taken away; `lost` when they were revoked involuntarily (may be owned elsewhere
+  // already: do not commit them).
+  virtual void onPartitionsRevoked(const std::vector<TopicPartition>& partitions, bool lost) = 0;
+};
+
+struct CommitResult {
+  uint64_t seqno = 0;
+  rd_kafka_resp_err_t error = RD_KAFKA_RESP_ERR_NO_ERROR;
+  OffsetMap offsets;
+};
+
+class KafkaConsumer : public std::enable_shared_from_this<KafkaConsumer> {
+ public:
+  // Throws std::runtime_error when librdkafka rejects the properties.
+  static std::shared_ptr<KafkaConsumer> create(const std::map<std::string, std::string>& properties,
+                                               RebalanceListener& listener);
+  ~KafkaConsumer();
+  KafkaConsumer(const KafkaConsumer&) = delete;
+  KafkaConsumer& operator=(const KafkaConsumer&) = delete;
+
+  void subscribe(const std::vector<std::string>& topics);
+  void subscribeRegex(const std::string& regex);
+
+  // The next message or error event; nullptr on timeout. Rebalance callbacks run inside; an
+  // exception raised by the listener is rethrown here after librdkafka returned.
+  MessagePtr poll(std::chrono::milliseconds timeout);
+
+  bool cooperative() const;
+  std::vector<TopicPartition> assignment() const;
+
+  // Sends an asynchronous commit; its result arrives through pollCommitResult() with `seqno`.
+  // Returns false (and nothing will arrive) when librdkafka refused to send it.
+  bool commitAsync(const OffsetMap& offsets, uint64_t seqno);
+  // The next commit result, or nullopt when none arrived within `timeout`.
+  std::optional<CommitResult> pollCommitResult(std::chrono::milliseconds timeout);
+
+  // Committed offsets of `partitions` (blocking round trip, bounded by `timeout`); partitions
+  // without a committed offset are left out. nullopt when the query failed.
+  std::optional<OffsetMap> committed(const std::vector<TopicPartition>& partitions,
+                                     std::chrono::milliseconds timeout);
+  // Low and high watermark of a partition, or nullopt when the broker did not answer in time.
+  std::optional<std::pair<int64_t, int64_t>> watermarks(const TopicPartition& tp,
+                                                        std::chrono::milliseconds timeout);
+  // The high watermark as last seen by the fetcher (no round trip); nullopt when unknown.
+  std::optional<int64_t> cachedHighWatermark(const TopicPartition& tp);
+
+  // Moves the fetch position of assigned partitions (purges prefetched messages).
+  void seek(const OffsetMap& offsets, std::chrono::milliseconds timeout);
+  void pause(const std::vector<TopicPartition>& partitions);
+  void resume(const std::vector<TopicPartition>& partitions);
+
+  // Leaves the group and destroys the handle, giving up after `timeout` (the handle is then left
+  // to a detached thread). The listener is not called any more once close() has started.
+  void close(std::chrono::milliseconds timeout);
+
+ private:
+  KafkaConsumer() = default;
+  static void rebalanceCallback(rd_kafka_t* rk, rd_kafka_resp_err_t err,
+                                rd_kafka_topic_partition_list_t* partitions, void* opaque);
+  void onRebalance(rd_kafka_t* rk, rd_kafka_resp_err_t err,
+                   rd_kafka_topic_partition_list_t* partitions);
+
+  rd_kafka_t* rk_ = nullptr;  // destroyed by close() or the destructor
+  QueueHandle commit_queue_;
+  RebalanceListener* listener_ = nullptr;
+  std::exception_ptr listener_error_;
+};
+
+}  // namespace ksink

@@ -1,0 +1,131 @@
+#include "ksink/worker.h"
+
+#include <condition_variable>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+#include <spdlog/spdlog.h>
+
+#include "worker_config.h"
+#include "worker_sink_task.h"
+
+namespace ksink {
+namespace {
+
+// Shared by run() and the task threads, which may outlive run() when a stop times out.
+struct RunState {
+  std::mutex mutex;
+  std::condition_variable changed;
+  int running = 0;
+  std::exception_ptr first_failure;
+};
+
+}  // namespace
+
+class Worker::Impl {
+ public:
+  Impl(Config config, TaskFactory factory)
+      : settings_(WorkerConfig::parse(config)), config_(std::move(config)),
+        factory_(std::move(factory)) {}
+
+  void run();
+  void stop();
+
+ private:
+  void stopTasks(std::chrono::steady_clock::time_point deadline);
+
+  const WorkerConfig settings_;
+  const Config config_;
+  TaskFactory factory_;
+  std::mutex mutex_;  // guards tasks_, stop_deadline_
+  std::vector<std::shared_ptr<WorkerSinkTask>> tasks_;
+  std::optional<std::chrono::steady_clock::time_point> stop_deadline_;
+};
+
+void Worker::Impl::run() {
+  auto state = std::make_shared<RunState>();
+  std::vector<std::thread> threads;
+  {
+    std::lock_guard lock(mutex_);
+    if (stop_deadline_) return;  // stopped before it started
+    for (int i = 0; i < settings_.tasks_max; ++i) {
+      auto task = factory_();
+      if (!task) throw std::runtime_error("the task factory returned no task");
+      tasks_.push_back(std::make_shared<WorkerSinkTask>(i, settings_, config_, std::move(task)));
+    }
+    state->running = static_cast<int>(tasks_.size());
+    for (auto& task : tasks_) {
+      threads.emplace_back([task, state] {
+        std::exception_ptr failure;
+        try {
+          task->run();
+        } catch (...) {
+          failure = std::current_exception();
+        }
+        std::lock_guard lock(state->mutex);
+        if (failure && !state->first_failure) state->first_failure = failure;
+        --state->running;
+        state->changed.notify_all();
+      });
+    }
+  }
+
+  std::unique_lock lock(state->mutex);
+  bool stopping_others = false;
+  while (state->running > 0) {
+    std::optional<std::chrono::steady_clock::time_point> deadline;
+    {
+      std::lock_guard guard(mutex_);
+      deadline = stop_deadline_;
+    }
+    if (state->first_failure && !stopping_others) {
+      // One task failed: stop the others gracefully so run() can report the failure.
+      stopping_others = true;
+      lock.unlock();
+      stop();
+      lock.lock();
+      continue;
+    }
+    if (!deadline) {
+      state->changed.wait_for(lock, std::chrono::milliseconds(100));
+      continue;
+    }
+    // Tasks bound their own teardown by the deadline; allow a little slack, then give up on them.
+    const auto give_up = *deadline + std::chrono::milliseconds(500);
+    if (!state->changed.wait_until(lock, give_up, [&] { return state->running == 0; })) {
+      spdlog::error("{} task(s) did not stop within task.shutdown.graceful.timeout.ms; abandoning",
+                    state->running);
+      for (auto& task : tasks_) task->cancel();
+      break;
+    }
+  }
+  lock.unlock();
+  for (auto& t : threads) {
+    if (state->running == 0)
+      t.join();
+    else
+      t.detach();  // the thread owns its task through shared_ptr
+  }
+  std::lock_guard guard(state->mutex);
+  if (state->first_failure) std::rethrow_exception(state->first_failure);
+}
+
+void Worker::Impl::stop() {
+  std::lock_guard lock(mutex_);
+  if (!stop_deadline_)
+    stop_deadline_ = std::chrono::steady_clock::now() + settings_.shutdown_graceful_timeout;
+  for (auto& task : tasks_) task->stop(*stop_deadline_);
+}
+
+Worker::Worker(Config config, TaskFactory factory)
+    : impl_(std::make_unique<Impl>(std::move(config), std::move(factory))) {}
+
+Worker::~Worker() = default;
+
+void Worker::run() { impl_->run(); }
+void Worker::stop() { impl_->stop(); }
+
+const ConfigDef& Worker::configDef() { return WorkerConfig::configDef(); }
+
+}  // namespace ksink

@@ -1,0 +1,199 @@
+#include "worker_config.h"
+
+#include <regex>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+#include <librdkafka/rdkafka.h>
+
+#include "config_parse.h"
+#include "rdkafka_handles.h"
+
+namespace ksink {
+namespace {
+
+using Type = ConfigDef::Type;
+using Importance = ConfigDef::Importance;
+
+ConfigDef makeDef() {
+  ConfigDef def;
+  def.define("name", Type::kString, std::nullopt, Importance::kHigh,
+              "Connector name; the consumer group is connect-<name>.", ConfigDef::nonEmpty())
+      .define("connector.class", Type::kString, "", Importance::kHigh,
+               "Which sink to run (a built-in name or one registered by a plugin).")
+      .define("tasks.max", Type::kInt, "1", Importance::kHigh,
+               "Number of tasks (consumers) run by this process.", ConfigDef::atLeast(1))
+      .define("topics", Type::kList, "", Importance::kHigh,
+               "Comma-separated topics to consume. Exactly one of topics / topics.regex.")
+      .define("topics.regex", Type::kString, "", Importance::kHigh,
+               "Regular expression of topics to consume (ECMAScript syntax, as librdkafka's).")
+      .define("bootstrap.servers", Type::kString, std::nullopt, Importance::kHigh,
+               "Kafka brokers, host:port[,host:port...].", ConfigDef::nonEmpty())
+      .define("offset.flush.interval.ms", Type::kLong, "60000", Importance::kLow,
+               "Interval between preCommit + offset commit cycles.", ConfigDef::atLeast(0))
+      .define("offset.flush.timeout.ms", Type::kLong, "5000", Importance::kLow,
+               "Longest wait for an offset commit before it counts as failed.",
+               ConfigDef::atLeast(1))
+      .define("task.shutdown.graceful.timeout.ms", Type::kLong, "5000", Importance::kLow,
+               "Bound on a graceful stop: final preCommit, commit, close and consumer teardown.",
+               ConfigDef::atLeast(0))
+      .define("errors.retry.timeout", Type::kLong, "0", Importance::kMedium,
+               "How long a retriable failure is retried (ms); -1 retries forever. For put(), 0 "
+               "means retry forever as Connect does.",
+               ConfigDef::atLeast(-1))
+      .define("errors.retry.delay.max.ms", Type::kLong, "60000", Importance::kMedium,
+               "Cap of the exponential backoff between retries (starts at 300 ms).",
+               ConfigDef::atLeast(0))
+      .define("errors.tolerance", Type::kString, "none", Importance::kMedium,
+               "none: the first bad record fails the task; all: bad records are skipped.",
+               ConfigDef::oneOf({"none", "all"}))
+      .define("consumer.max.poll.records", Type::kInt, "500", Importance::kMedium,
+               "Most records handed to one put().", ConfigDef::atLeast(1));
+  return def;
+}
+
+// Java assignor class names, so a Connect config carries over unchanged.
+std::optional<std::string> assignorName(std::string_view name) {
+  name = detail::trim(name);
+  if (name == "range" || name == "org.apache.kafka.clients.consumer.RangeAssignor") return "range";
+  if (name == "roundrobin" || name == "org.apache.kafka.clients.consumer.RoundRobinAssignor")
+    return "roundrobin";
+  if (name == "cooperative-sticky" ||
+      name == "org.apache.kafka.clients.consumer.CooperativeStickyAssignor")
+    return "cooperative-sticky";
+  return std::nullopt;
+}
+
+bool isSecurityKey(std::string_view key) {
+  return key == "security.protocol" || key.starts_with("ssl.") || key.starts_with("sasl.");
+}
+
+// Java consumer keys librdkafka does not have and that have no effect here.
+bool isJavaOnlyKey(std::string_view key) {
+  return key == "key.deserializer" || key == "value.deserializer" || key == "max.poll.records";
+}
+
+}  // namespace
+
+const ConfigDef& WorkerConfig::configDef() {
+  static const ConfigDef def = makeDef();
+  return def;
+}
+
+WorkerConfig WorkerConfig::parse(const Config& raw) {
+  ConfigDef def = configDef();
+  def.include(raw.definitions());
+  std::vector<ConfigProblem> problems = def.validate(raw.values());
+  const Config config(raw.values());  // getters below fall back to our defaults explicitly
+  auto value = [&](std::string_view key) {
+    return config.get(key).value_or(def.find(key)->default_value.value_or(""));
+  };
+  auto longValue = [&](std::string_view key, int64_t fallback) {
+    return detail::parseLong(value(key)).value_or(fallback);
+  };
+
+  WorkerConfig out;
+  out.name = value("name");
+  out.tasks_max = static_cast<int>(longValue("tasks.max", 1));
+  out.topics = detail::parseList(value("topics"));
+  out.topics_regex = std::string(detail::trim(value("topics.regex")));
+  out.offset_flush_interval = std::chrono::milliseconds(longValue("offset.flush.interval.ms", 0));
+  out.offset_flush_timeout = std::chrono::milliseconds(longValue("offset.flush.timeout.ms", 1));
+  out.shutdown_graceful_timeout =
+      std::chrono::milliseconds(longValue("task.shutdown.graceful.timeout.ms", 0));
+  out.retry_delay_max = std::chrono::milliseconds(longValue("errors.retry.delay.max.ms", 0));
+  out.retry_timeout = std::chrono::milliseconds(longValue("errors.retry.timeout", 0));
+
+  // Connect's rule (SinkConnectorConfig.validate): exactly one of topics / topics.regex.
+  if (out.topics.empty() && out.topics_regex.empty()) {
+    problems.push_back({"topics", "Must configure one of topics or topics.regex"});
+  } else if (!out.topics.empty() && !out.topics_regex.empty()) {
+    problems.push_back({"topics.regex",
+                        "topics and topics.regex are mutually exclusive options, but both are set."});
+  }
+  if (!out.topics_regex.empty()) {
+    try {
+      std::regex check(out.topics_regex);
+    } catch (const std::regex_error& e) {
+      problems.push_back({"topics.regex", fmt::format("is not a valid regular expression: {}",
+                                                      e.what())});
+    }
+  }
+
+  // Consumer properties, later wins: Connect's base settings, security pass-through, worker-wide
+  // consumer.*, then the connector's consumer.override.*.
+  std::map<std::string, std::pair<std::string, std::string>> props;  // key -> (value, origin key)
+  auto set = [&](const std::string& key, const std::string& v, const std::string& origin) {
+    props.insert_or_assign(key, std::make_pair(v, origin));
+  };
+  set("bootstrap.servers", value("bootstrap.servers"), "bootstrap.servers");
+  set("group.id", "connect-" + out.name, "name");
+  set("client.id", "connector-consumer-" + out.name, "name");
+  set("auto.offset.reset", "earliest", "auto.offset.reset");
+  set("partition.assignment.strategy", "range", "partition.assignment.strategy");
+  set("enable.partition.eof", "false", "enable.partition.eof");
+  for (const auto& [key, v] : config.values())
+    if (isSecurityKey(key)) set(key, v, key);
+  for (const auto& [key, v] : config.withPrefix("consumer."))
+    if (!key.starts_with("override.")) set(key, v, "consumer." + key);
+  for (const auto& [key, v] : config.withPrefix("consumer.override."))
+    set(key, v, "consumer.override." + key);
+
+  out.max_poll_records = static_cast<int>(longValue("consumer.max.poll.records", 500));
+  if (auto it = props.find("max.poll.records"); it != props.end()) {
+    auto n = detail::parseLong(it->second.first);
+    if (!n || *n < 1)
+      problems.push_back({it->second.second, "must be a positive integer"});
+    else
+      out.max_poll_records = static_cast<int>(*n);
+  }
+  if (auto it = props.find("enable.auto.commit");
+      it != props.end() && detail::parseBoolean(it->second.first).value_or(true)) {
+    problems.push_back({it->second.second,
+                        "must stay false: ksink commits only what the sink confirmed"});
+  }
+  if (auto it = props.find("enable.auto.offset.store");
+      it != props.end() && detail::parseBoolean(it->second.first).value_or(true)) {
+    problems.push_back({it->second.second, "must stay false: ksink commits explicit offsets"});
+  }
+  {
+    auto& [strategies, origin] = props["partition.assignment.strategy"];
+    std::vector<std::string> names;
+    bool cooperative = false, eager = false;
+    for (const auto& item : detail::parseList(strategies)) {
+      auto name = assignorName(item);
+      if (!name) {
+        problems.push_back({origin, fmt::format("unknown assignment strategy '{}' (use range, "
+                                                "roundrobin or cooperative-sticky)",
+                                                item)});
+        continue;
+      }
+      (*name == "cooperative-sticky" ? cooperative : eager) = true;
+      names.push_back(*name);
+    }
+    if (cooperative && eager)
+      problems.push_back({origin, "cannot mix eager (range, roundrobin) and cooperative-sticky"});
+    strategies = fmt::format("{}", fmt::join(names, ","));
+  }
+  if (auto it = props.find("group.id"); it != props.end()) out.group_id = it->second.first;
+
+  // librdkafka is the authority on its own property names and values: try each on a scratch conf.
+  ConfHandle scratch(rd_kafka_conf_new());
+  char errstr[512];
+  for (const auto& [key, entry] : props) {
+    if (isJavaOnlyKey(key)) continue;
+    if (rd_kafka_conf_set(scratch.get(), key.c_str(), entry.first.c_str(), errstr,
+                          sizeof errstr) != RD_KAFKA_CONF_OK) {
+      problems.push_back({entry.second, errstr});
+      continue;
+    }
+    out.consumer_properties.emplace(key, entry.first);
+  }
+  out.consumer_properties["enable.auto.commit"] = "false";
+  out.consumer_properties["enable.auto.offset.store"] = "false";
+
+  if (!problems.empty()) throw ConfigException(std::move(problems));
+  return out;
+}
+
+}  // namespace ksink

@@ -1,0 +1,37 @@
+// WorkerConfig: the worker and sink-connector keys (Kafka Connect's names and defaults), parsed
+// and validated once, and the librdkafka consumer properties derived from them.
+#pragma once
+
+#include <chrono>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "ksink/config.h"
+
+namespace ksink {
+
+struct WorkerConfig {
+  std::string name;
+  int tasks_max = 1;
+  std::vector<std::string> topics;  // exactly one of topics / topics_regex is set
+  std::string topics_regex;
+  std::chrono::milliseconds offset_flush_interval{60000};
+  std::chrono::milliseconds offset_flush_timeout{5000};
+  std::chrono::milliseconds shutdown_graceful_timeout{5000};
+  std::chrono::milliseconds retry_delay_max{60000};
+  std::chrono::milliseconds retry_timeout{0};  // 0 = retry put() forever (Connect's behaviour)
+  int max_poll_records = 500;
+  std::chrono::milliseconds poll_timeout{100};  // longest wait for the first record of a batch
+  std::string group_id;
+  // librdkafka properties for every task's consumer (client.id gets the task number appended).
+  std::map<std::string, std::string> consumer_properties;
+
+  // Validates `config` against configDef() plus Connect's cross-key rules and librdkafka's own
+  // property checks; throws ConfigException naming every bad key.
+  static WorkerConfig parse(const Config& config);
+  static const ConfigDef& configDef();
+};
+
+}  // namespace ksink

@@ -1,0 +1,542 @@
+#include "worker_sink_task.h"
+
+#include <algorithm>
+#include <thread>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+#include <spdlog/spdlog.h>
+
+#include "ksink/retriable_error.h"
+
+namespace ksink {
+namespace {
+
+using std::chrono::duration_cast;
+using std::chrono::milliseconds;
+
+constexpr milliseconds kInitialRetryDelay{300};
+// A committed-offset or watermark lookup inside the assign callback blocks the poll loop; keep it
+// short enough to stay far below max.poll.interval.ms.
+constexpr milliseconds kLookupTimeout{10000};
+
+milliseconds until(WorkerSinkTask::Clock::time_point t) {
+  return std::max(milliseconds(0),
+                  duration_cast<milliseconds>(t - WorkerSinkTask::Clock::now()));
+}
+
+SinkRecord toRecord(const rd_kafka_message_t* m) {
+  rd_kafka_timestamp_type_t ts_type;
+  const int64_t ts = rd_kafka_message_timestamp(m, &ts_type);
+  std::optional<std::string_view> key, value;
+  if (m->key) key = std::string_view(static_cast<const char*>(m->key), m->key_len);
+  if (m->payload) value = std::string_view(static_cast<const char*>(m->payload), m->len);
+  std::vector<Header> headers;
+  rd_kafka_headers_t* hdrs = nullptr;
+  if (rd_kafka_message_headers(m, &hdrs) == RD_KAFKA_RESP_ERR_NO_ERROR && hdrs) {
+    const char* name;
+    const void* val;
+    size_t size;
+    for (size_t i = 0; rd_kafka_header_get_all(hdrs, i, &name, &val, &size) == 0; ++i) {
+      std::optional<std::string_view> hv;
+      if (val) hv = std::string_view(static_cast<const char*>(val), size);
+      headers.push_back({name, hv});
+    }
+  }
+  return SinkRecord(rd_kafka_topic_name(m->rkt), m->partition, m->offset,
+                    ts >= 0 ? std::optional<int64_t>(ts) : std::nullopt, key, value,
+                    std::move(headers));
+}
+
+TopicPartition partitionOf(const rd_kafka_message_t* m) {
+  return {rd_kafka_topic_name(m->rkt), m->partition};
+}
+
+std::vector<TopicPartition> toVector(const std::set<TopicPartition>& s) {
+  return {s.begin(), s.end()};
+}
+
+}  // namespace
+
+void WorkerSinkTask::Batch::dropPartitions(const std::set<TopicPartition>& partitions) {
+  if (partitions.empty() || messages.empty()) return;
+  std::vector<MessagePtr> kept_messages;
+  std::vector<SinkRecord> kept_records;
+  for (size_t i = 0; i < messages.size(); ++i) {
+    if (partitions.contains(partitionOf(messages[i].get()))) continue;
+    kept_messages.push_back(std::move(messages[i]));
+    kept_records.push_back(std::move(records[i]));
+  }
+  messages = std::move(kept_messages);
+  records = std::move(kept_records);
+}
+
+WorkerSinkTask::WorkerSinkTask(int id, WorkerConfig settings, Config config,
+                               std::unique_ptr<SinkTask> task)
+    : id_(id), settings_(std::move(settings)), config_(std::move(config)), task_(std::move(task)) {}
+
+WorkerSinkTask::~WorkerSinkTask() = default;
+
+void WorkerSinkTask::stop(Clock::time_point deadline) {
+  int64_t expected = 0;
+  stop_deadline_ns_.compare_exchange_strong(expected, deadline.time_since_epoch().count());
+  stopping_ = true;
+}
+
+void WorkerSinkTask::run() {
+  std::exception_ptr failure;
+  try {
+    auto props = settings_.consumer_properties;
+    props["client.id"] += fmt::format("-{}", id_);
+    consumer_ = KafkaConsumer::create(props, *this);
+    task_->initialize(*this);
+    task_->start(config_);
+    if (!settings_.topics.empty())
+      consumer_->subscribe(settings_.topics);
+    else
+      consumer_->subscribeRegex(settings_.topics_regex);
+    next_commit_ = Clock::now() + settings_.offset_flush_interval;
+    spdlog::info("task {}-{} started (group {})", settings_.name, id_, settings_.group_id);
+    while (!stopping_) iteration();
+  } catch (...) {
+    failure = std::current_exception();
+    try {
+      std::rethrow_exception(failure);
+    } catch (const std::exception& e) {
+      spdlog::error("task {}-{} failed: {}", settings_.name, id_, e.what());
+    } catch (...) {
+      spdlog::error("task {}-{} failed with a non-standard exception", settings_.name, id_);
+    }
+  }
+  finish(failure);
+  if (failure) std::rethrow_exception(failure);
+}
+
+// Connect's shutdown order: final preCommit → close(all) → commit (skipped when cancelled) →
+// stop() → consumer close. No preCommit after stop(); the revocations the consumer close
+// triggers are ignored.
+void WorkerSinkTask::finish(std::exception_ptr failure) {
+  if (stop_deadline_ns_ == 0) stop(Clock::now() + settings_.shutdown_graceful_timeout);
+  const Clock::time_point deadline{Clock::duration(stop_deadline_ns_.load())};
+  if (consumer_) {
+    try {
+      // Records of a failed batch were never delivered, so the ledger holds only what was put.
+      commitOffsets(CommitMode::kFinal, ledger_.partitions());
+    } catch (const std::exception& e) {
+      spdlog::error("task {}-{}: final commit failed: {}", settings_.name, id_, e.what());
+      if (!failure) failure = std::current_exception();
+    }
+  }
+  try {
+    task_->stop();
+  } catch (const std::exception& e) {
+    spdlog::error("task {}-{}: stop() threw: {}", settings_.name, id_, e.what());
+  }
+  task_stopped_ = true;
+  metrics_.partition_count = 0;
+  if (consumer_) consumer_->close(until(deadline));
+  ledger_.clear();
+  publishSnapshot();
+  spdlog::info("task {}-{} stopped", settings_.name, id_);
+  (void)failure;
+}
+
+void WorkerSinkTask::iteration() {
+  drainCommitResults();
+  const auto now = Clock::now();
+  if (!inflight_ && (commit_requested_ || now >= next_commit_)) {
+    commit_requested_ = false;
+    commitOffsets(CommitMode::kPeriodic, toVector(assigned_));
+    next_commit_ = now + settings_.offset_flush_interval;  // relative to this commit (KAFKA-8229)
+  }
+  if (inflight_ && now >= inflight_->started + settings_.offset_flush_timeout) {
+    spdlog::warn("task {}-{}: commit of offsets #{} timed out after {} ms", settings_.name, id_,
+                 inflight_->seqno, settings_.offset_flush_timeout.count());
+    metrics_.offset_commit_failure_total++;
+    inflight_.reset();  // its late result is ignored by sequence number; the next cycle retries
+  }
+  applyRewinds();
+
+  auto deadline = std::min(now + settings_.poll_timeout, next_commit_);
+  if (inflight_) deadline = std::min(deadline, inflight_->started + settings_.offset_flush_timeout);
+  if (paused_for_redelivery_) deadline = std::min(deadline, retry_at_);
+  if (context_timeout_) {
+    deadline = std::min(deadline, now + *context_timeout_);
+    context_timeout_.reset();
+  }
+  pollBatch(std::max(deadline, now));
+  deliver();
+  publishSnapshot();
+}
+
+void WorkerSinkTask::pollBatch(Clock::time_point deadline) {
+  // Messages parked while their partition was paused go first, once it is not paused any more.
+  if (!paused_for_redelivery_ && !parked_.empty()) {
+    std::deque<MessagePtr> still_parked;
+    while (!parked_.empty()) {
+      auto m = std::move(parked_.front());
+      parked_.pop_front();
+      if (isPaused(partitionOf(m.get())) ||
+          static_cast<int>(batch_.messages.size()) >= settings_.max_poll_records)
+        still_parked.push_back(std::move(m));
+      else
+        accept(std::move(m));
+    }
+    parked_ = std::move(still_parked);
+  }
+  // Wait for the first message up to the deadline, then take what is already fetched. While a
+  // batch waits for redelivery, keep polling (it serves rebalances and keeps the group membership)
+  // but park whatever still arrives.
+  bool wait = batch_.empty() || paused_for_redelivery_;
+  while (paused_for_redelivery_ ||
+         static_cast<int>(batch_.messages.size()) < settings_.max_poll_records) {
+    auto message = consumer_->poll(wait ? until(deadline) : milliseconds(0));
+    if (!message) break;
+    if (message->err) {
+      if (message->err == RD_KAFKA_RESP_ERR__PARTITION_EOF) continue;
+      if (message->err == RD_KAFKA_RESP_ERR__FATAL)
+        throw std::runtime_error(fmt::format("fatal consumer error: {}",
+                                             rd_kafka_message_errstr(message.get())));
+      // Unreachable brokers, unknown topics and the like: librdkafka retries; keep going.
+      spdlog::warn("task {}-{}: consumer: {}", settings_.name, id_,
+                   rd_kafka_message_errstr(message.get()));
+      if (Clock::now() >= deadline) break;
+      continue;
+    }
+    metrics_.sink_record_read_total++;
+    const auto tp = partitionOf(message.get());
+    if (!assigned_.contains(tp)) continue;  // stale: fetched before a revoke
+    if (paused_for_redelivery_ || isPaused(tp)) {
+      parked_.push_back(std::move(message));
+      if (Clock::now() >= deadline) break;
+      continue;
+    }
+    accept(std::move(message));
+    wait = false;
+  }
+}
+
+void WorkerSinkTask::accept(MessagePtr message) {
+  batch_.records.push_back(toRecord(message.get()));
+  batch_.messages.push_back(std::move(message));
+}
+
+void WorkerSinkTask::deliver() {
+  if (paused_for_redelivery_ && Clock::now() < retry_at_) return;
+  const auto started = Clock::now();
+  try {
+    task_->put(std::span<const SinkRecord>(batch_.records));
+  } catch (const RetriableError& e) {
+    metrics_.retriable_put_failures++;
+    if (!paused_for_redelivery_) {
+      first_retry_failure_ = started;
+      retry_attempt_ = 0;
+    }
+    if (settings_.retry_timeout.count() > 0 &&
+        started - first_retry_failure_ >= settings_.retry_timeout) {
+      throw std::runtime_error(fmt::format(
+          "put() kept failing with retriable errors for longer than errors.retry.timeout={} ms: {}",
+          settings_.retry_timeout.count(), e.what()));
+    }
+    const auto delay = retryDelay();
+    retry_at_ = Clock::now() + delay;
+    ++retry_attempt_;
+    spdlog::warn("task {}-{}: retriable error from put() ({} records), retrying in {} ms: {}",
+                 settings_.name, id_, batch_.records.size(), delay.count(), e.what());
+    pauseForRedelivery();
+    return;
+  }
+  const auto took = duration_cast<std::chrono::microseconds>(Clock::now() - started).count();
+  // Offsets advance only now that put() returned normally.
+  std::map<TopicPartition, int64_t> next;
+  for (const auto& m : batch_.messages) {
+    auto& n = next[partitionOf(m.get())];
+    n = std::max(n, m->offset + 1);
+  }
+  for (const auto& [tp, offset] : next) ledger_.markDelivered(tp, offset);
+  metrics_.sink_record_send_total += batch_.records.size();
+  metrics_.put_batch_count++;
+  metrics_.put_batch_total_time_us += static_cast<uint64_t>(took);
+  if (static_cast<uint64_t>(took) > metrics_.put_batch_max_time_us)
+    metrics_.put_batch_max_time_us = static_cast<uint64_t>(took);
+  batch_ = Batch{};
+  if (paused_for_redelivery_) resumeAfterRedelivery();
+}
+
+milliseconds WorkerSinkTask::retryDelay() const {
+  if (context_timeout_) return *context_timeout_;
+  // 300 ms doubling per attempt, capped by errors.retry.delay.max.ms.
+  const auto shift = std::min(retry_attempt_, 20);
+  return std::min(kInitialRetryDelay * (int64_t{1} << shift), settings_.retry_delay_max);
+}
+
+void WorkerSinkTask::pauseForRedelivery() {
+  if (paused_for_redelivery_) return;
+  paused_for_redelivery_ = true;
+  consumer_->pause(toVector(assigned_));
+}
+
+void WorkerSinkTask::resumeAfterRedelivery() {
+  paused_for_redelivery_ = false;
+  retry_attempt_ = 0;
+  std::vector<TopicPartition> to_resume;
+  for (const auto& tp : assigned_)
+    if (!paused_by_task_.contains(tp)) to_resume.push_back(tp);
+  consumer_->resume(to_resume);
+}
+
+bool WorkerSinkTask::isPaused(const TopicPartition& tp) const {
+  return paused_by_task_.contains(tp);
+}
+
+// One commit attempt (Connect's commitOffsets): preCommit with what was delivered, filter what it
+// returned, skip when nothing changed, send.
+void WorkerSinkTask::commitOffsets(CommitMode mode, const std::vector<TopicPartition>& partitions) {
+  const bool closing = mode != CommitMode::kPeriodic;
+  const OffsetMap current = ledger_.deliveredOffsets(partitions);
+  if (current.empty()) {
+    if (closing && !partitions.empty()) task_->close(partitions);
+    return;
+  }
+  const uint64_t seqno = ++commit_seqno_;
+  metrics_.offset_commit_seq_no = seqno;
+  OffsetMap provided;
+  try {
+    provided = task_->preCommit(current);
+  } catch (const std::exception& e) {
+    metrics_.offset_commit_failure_total++;
+    if (closing) {
+      spdlog::error("task {}-{}: offset commit failed during close: {}", settings_.name, id_,
+                    e.what());
+      task_->close(partitions);
+      return;
+    }
+    spdlog::error("task {}-{}: preCommit/flush failed, rewinding to the last committed offsets: {}",
+                  settings_.name, id_, e.what());
+    OffsetMap back;
+    for (const auto& tp : partitions)
+      if (auto p = ledger_.get(tp); p && p->committed) back[tp] = *p->committed;
+    rewindTo(back);
+    return;
+  }
+  if (closing) task_->close(partitions);
+
+  if (provided.empty()) {
+    spdlog::debug("task {}-{}: skipping offset commit, task returned no offsets", settings_.name,
+                  id_);
+    metrics_.offset_commit_completion_total++;
+    return;
+  }
+  auto plan = ledger_.confirm(partitions, provided);
+  for (const auto& reason : plan.ignored)
+    spdlog::warn("task {}-{}: ignoring task-provided offset {}", settings_.name, id_, reason);
+  if (!plan.changed) {
+    metrics_.offset_commit_completion_total++;
+    return;
+  }
+  if (mode == CommitMode::kFinal && cancelled_) {
+    spdlog::warn("task {}-{}: skipping final offset commit, the task was cancelled",
+                 settings_.name, id_);
+    return;
+  }
+  if (mode == CommitMode::kPeriodic) {
+    if (consumer_->commitAsync(plan.offsets, seqno))
+      inflight_ = InflightCommit{seqno, Clock::now(), plan.offsets};
+    else
+      metrics_.offset_commit_failure_total++;
+    return;
+  }
+  // Revocation and shutdown commit synchronously, but never longer than the flush timeout (and,
+  // at shutdown, the graceful-stop deadline).
+  auto deadline = Clock::now() + settings_.offset_flush_timeout;
+  if (mode == CommitMode::kFinal)
+    deadline = std::min(deadline, Clock::time_point{Clock::duration(stop_deadline_ns_.load())});
+  if (!commitAndWait(plan.offsets, seqno, deadline))
+    spdlog::warn("task {}-{}: commit #{} on {} did not succeed", settings_.name, id_, seqno,
+                 mode == CommitMode::kRevoke ? "revocation" : "shutdown");
+}
+
+bool WorkerSinkTask::commitAndWait(const OffsetMap& offsets, uint64_t seqno,
+                                   Clock::time_point deadline) {
+  inflight_ = InflightCommit{seqno, Clock::now(), offsets};
+  if (!consumer_->commitAsync(offsets, seqno)) {
+    inflight_.reset();
+    metrics_.offset_commit_failure_total++;
+    return false;
+  }
+  while (auto result = consumer_->pollCommitResult(until(deadline))) {
+    const bool ours = result->seqno == seqno;
+    handleCommitResult(*result);
+    if (ours) return !result->error;
+  }
+  inflight_.reset();
+  metrics_.offset_commit_failure_total++;
+  spdlog::warn("task {}-{}: commit #{} timed out", settings_.name, id_, seqno);
+  return false;
+}
+
+void WorkerSinkTask::drainCommitResults() {
+  while (auto result = consumer_->pollCommitResult(milliseconds(0))) handleCommitResult(*result);
+}
+
+void WorkerSinkTask::handleCommitResult(const CommitResult& result) {
+  if (!inflight_ || inflight_->seqno != result.seqno) {
+    // A newer commit started since (or this one timed out): its result must not overwrite.
+    metrics_.offset_commit_skip_total++;
+    spdlog::debug("task {}-{}: ignoring out-of-order result of commit #{}", settings_.name, id_,
+                  result.seqno);
+    return;
+  }
+  const auto offsets = std::move(inflight_->offsets);
+  inflight_.reset();
+  if (result.error) {
+    metrics_.offset_commit_failure_total++;
+    spdlog::error("task {}-{}: commit of offsets #{} failed: {}; retrying next cycle",
+                  settings_.name, id_, result.seqno, rd_kafka_err2str(result.error));
+    return;
+  }
+  ledger_.markCommitted(offsets);
+  metrics_.offset_commit_completion_total++;
+  spdlog::debug("task {}-{}: committed #{}", settings_.name, id_, result.seqno);
+}
+
+void WorkerSinkTask::applyRewinds() {
+  if (pending_rewinds_.empty()) return;
+  rewindTo(std::exchange(pending_rewinds_, {}));
+}
+
+void WorkerSinkTask::rewindTo(const OffsetMap& offsets) {
+  if (offsets.empty()) return;
+  std::set<TopicPartition> rewound;
+  for (const auto& [tp, offset] : offsets) {
+    ledger_.rewind(tp, offset);
+    rewound.insert(tp);
+  }
+  consumer_->seek(offsets, settings_.offset_flush_timeout);
+  batch_.dropPartitions(rewound);
+  std::erase_if(parked_, [&](const MessagePtr& m) { return rewound.contains(partitionOf(m.get())); });
+  if (paused_for_redelivery_ && batch_.empty()) resumeAfterRedelivery();
+}
+
+OffsetMap WorkerSinkTask::onPartitionsAssigned(const std::vector<TopicPartition>& partitions) {
+  // Where each partition starts: its committed offset, else auto.offset.reset's end.
+  OffsetMap start = consumer_->committed(partitions, kLookupTimeout).value_or(OffsetMap{});
+  const auto reset = settings_.consumer_properties.count("auto.offset.reset")
+                         ? settings_.consumer_properties.at("auto.offset.reset")
+                         : std::string("earliest");
+  for (const auto& tp : partitions) {
+    assigned_.insert(tp);
+    if (!start.contains(tp)) {
+      if (auto marks = consumer_->watermarks(tp, kLookupTimeout)) {
+        if (reset == "earliest" || reset == "smallest" || reset == "beginning")
+          start[tp] = marks->first;
+        else if (reset == "latest" || reset == "largest" || reset == "end")
+          start[tp] = marks->second;
+      }
+    }
+    const auto it = start.find(tp);
+    ledger_.assign(tp, it == start.end() ? std::nullopt : std::optional<int64_t>(it->second));
+  }
+  metrics_.partition_count = static_cast<int64_t>(assigned_.size());
+  // Rewinds requested inside open() are applied as the start offsets: before the first fetch.
+  assign_rewinds_.emplace();
+  try {
+    task_->open(partitions);
+  } catch (...) {
+    assign_rewinds_.reset();
+    throw;
+  }
+  OffsetMap rewinds = std::move(*assign_rewinds_);
+  assign_rewinds_.reset();
+  for (const auto& [tp, offset] : rewinds) {
+    ledger_.rewind(tp, offset);
+    start[tp] = offset;
+  }
+  return start;
+}
+
+void WorkerSinkTask::afterAssigned(const std::vector<TopicPartition>& partitions) {
+  std::vector<TopicPartition> to_pause;
+  for (const auto& tp : partitions)
+    if (paused_for_redelivery_ || paused_by_task_.contains(tp)) to_pause.push_back(tp);
+  consumer_->pause(to_pause);
+}
+
+void WorkerSinkTask::onPartitionsRevoked(const std::vector<TopicPartition>& partitions,
+                                         bool lost) {
+  if (task_stopped_) return;  // KAFKA-10188: nothing reaches the task after stop()
+  const std::set<TopicPartition> removed(partitions.begin(), partitions.end());
+  if (lost) {
+    spdlog::warn("task {}-{}: partitions lost: {}", settings_.name, id_, fmt::join(partitions, ","));
+    task_->close(partitions);
+  } else {
+    commitOffsets(CommitMode::kRevoke, partitions);
+  }
+  // librdkafka keeps an application pause across unassign/assign: clear ours now.
+  std::vector<TopicPartition> paused;
+  for (const auto& tp : partitions)
+    if (paused_for_redelivery_ || paused_by_task_.contains(tp)) paused.push_back(tp);
+  consumer_->resume(paused);
+  for (const auto& tp : partitions) {
+    ledger_.remove(tp);
+    assigned_.erase(tp);
+    paused_by_task_.erase(tp);
+    pending_rewinds_.erase(tp);
+  }
+  batch_.dropPartitions(removed);
+  std::erase_if(parked_, [&](const MessagePtr& m) { return removed.contains(partitionOf(m.get())); });
+  if (paused_for_redelivery_ && batch_.empty()) resumeAfterRedelivery();
+  metrics_.partition_count = static_cast<int64_t>(assigned_.size());
+}
+
+std::set<TopicPartition> WorkerSinkTask::assignment() const { return assigned_; }
+
+void WorkerSinkTask::offset(const TopicPartition& tp, int64_t offset) {
+  if (assign_rewinds_ && assigned_.contains(tp)) {
+    (*assign_rewinds_)[tp] = offset;
+    return;
+  }
+  if (!assigned_.contains(tp)) {
+    spdlog::warn("task {}-{}: ignoring rewind of {} to {}: partition not assigned", settings_.name,
+                 id_, tp, offset);
+    return;
+  }
+  pending_rewinds_[tp] = offset;
+}
+
+void WorkerSinkTask::offset(const OffsetMap& offsets) {
+  for (const auto& [tp, o] : offsets) offset(tp, o);
+}
+
+void WorkerSinkTask::timeout(std::chrono::milliseconds timeout) { context_timeout_ = timeout; }
+
+void WorkerSinkTask::pause(const std::vector<TopicPartition>& partitions) {
+  std::vector<TopicPartition> to_pause;
+  for (const auto& tp : partitions) {
+    if (!assigned_.contains(tp)) {
+      spdlog::warn("task {}-{}: cannot pause {}: not assigned", settings_.name, id_, tp);
+      continue;
+    }
+    if (paused_by_task_.insert(tp).second) to_pause.push_back(tp);
+  }
+  if (!paused_for_redelivery_) consumer_->pause(to_pause);
+}
+
+void WorkerSinkTask::resume(const std::vector<TopicPartition>& partitions) {
+  std::vector<TopicPartition> to_resume;
+  for (const auto& tp : partitions)
+    if (paused_by_task_.erase(tp)) to_resume.push_back(tp);
+  if (!paused_for_redelivery_) consumer_->resume(to_resume);
+}
+
+void WorkerSinkTask::publishSnapshot() {
+  std::lock_guard lock(snapshot_mutex_);
+  snapshot_ = ledger_.snapshot();
+}
+
+std::map<TopicPartition, PartitionOffsets> WorkerSinkTask::ledgerSnapshot() const {
+  std::lock_guard lock(snapshot_mutex_);
+  return snapshot_;
+}
+
+}  // namespace ksink

@@ -1,0 +1,110 @@
+#include "worker_config.h"
+
+#include <gtest/gtest.h>
+
+namespace ksink {
+namespace {
+
+std::map<std::string, std::string> base() {
+  return {{"name", "orders"}, {"bootstrap.servers", "127.0.0.1:9092"}, {"topics", "a,b"}};
+}
+
+// The key ConfigException names for `values`, or "" when it is accepted.
+std::set<std::string> rejectedKeys(std::map<std::string, std::string> values) {
+  try {
+    WorkerConfig::parse(Config(std::move(values)));
+    return {};
+  } catch (const ConfigException& e) {
+    std::set<std::string> keys;
+    for (const auto& p : e.problems()) keys.insert(p.key);
+    return keys;
+  }
+}
+
+TEST(WorkerConfig, DefaultsFollowKafkaConnect) {
+  auto wc = WorkerConfig::parse(Config(base()));
+  EXPECT_EQ(wc.group_id, "connect-orders");
+  EXPECT_EQ(wc.offset_flush_interval.count(), 60000);
+  EXPECT_EQ(wc.offset_flush_timeout.count(), 5000);
+  EXPECT_EQ(wc.shutdown_graceful_timeout.count(), 5000);
+  EXPECT_EQ(wc.max_poll_records, 500);
+  EXPECT_EQ(wc.consumer_properties.at("enable.auto.commit"), "false");
+  EXPECT_EQ(wc.consumer_properties.at("enable.auto.offset.store"), "false");
+  EXPECT_EQ(wc.consumer_properties.at("auto.offset.reset"), "earliest");
+  EXPECT_EQ(wc.consumer_properties.at("partition.assignment.strategy"), "range");
+  EXPECT_EQ(wc.topics, (std::vector<std::string>{"a", "b"}));
+}
+
+TEST(WorkerConfig, ConsumerOverridesPassThroughAndWinOverWorkerWide) {
+  auto values = base();
+  values["consumer.session.timeout.ms"] = "10000";
+  values["consumer.fetch.min.bytes"] = "10";
+  values["consumer.override.fetch.min.bytes"] = "20";
+  values["consumer.override.partition.assignment.strategy"] =
+      "org.apache.kafka.clients.consumer.CooperativeStickyAssignor";
+  values["consumer.override.max.poll.records"] = "50";
+  values["security.protocol"] = "plaintext";
+  auto wc = WorkerConfig::parse(Config(values));
+  EXPECT_EQ(wc.consumer_properties.at("session.timeout.ms"), "10000");
+  EXPECT_EQ(wc.consumer_properties.at("fetch.min.bytes"), "20");
+  EXPECT_EQ(wc.consumer_properties.at("partition.assignment.strategy"), "cooperative-sticky");
+  EXPECT_EQ(wc.consumer_properties.at("security.protocol"), "plaintext");
+  EXPECT_EQ(wc.max_poll_records, 50);
+  EXPECT_FALSE(wc.consumer_properties.contains("max.poll.records"));
+}
+
+TEST(WorkerConfig, RejectsBothTopicsAndRegex) {
+  auto values = base();
+  values["topics.regex"] = "a.*";
+  EXPECT_EQ(rejectedKeys(values), (std::set<std::string>{"topics.regex"}));
+}
+
+TEST(WorkerConfig, RejectsNeitherTopicsNorRegex) {
+  auto values = base();
+  values.erase("topics");
+  EXPECT_EQ(rejectedKeys(values), (std::set<std::string>{"topics"}));
+}
+
+TEST(WorkerConfig, RejectsNonNumericAndNegativeIntervals) {
+  auto values = base();
+  values["offset.flush.interval.ms"] = "often";
+  values["offset.flush.timeout.ms"] = "-1";
+  EXPECT_EQ(rejectedKeys(values),
+            (std::set<std::string>{"offset.flush.interval.ms", "offset.flush.timeout.ms"}));
+}
+
+TEST(WorkerConfig, RejectsUnknownAssignmentStrategy) {
+  auto values = base();
+  values["consumer.override.partition.assignment.strategy"] = "sticky-ish";
+  EXPECT_EQ(rejectedKeys(values),
+            (std::set<std::string>{"consumer.override.partition.assignment.strategy"}));
+}
+
+TEST(WorkerConfig, RejectsMissingBootstrapServers) {
+  auto values = base();
+  values.erase("bootstrap.servers");
+  EXPECT_EQ(rejectedKeys(values), (std::set<std::string>{"bootstrap.servers"}));
+}
+
+TEST(WorkerConfig, RejectsAutoCommit) {
+  auto values = base();
+  values["consumer.override.enable.auto.commit"] = "true";
+  EXPECT_EQ(rejectedKeys(values),
+            (std::set<std::string>{"consumer.override.enable.auto.commit"}));
+}
+
+TEST(WorkerConfig, LibrdkafkaRejectsUnknownConsumerProperties) {
+  auto values = base();
+  values["consumer.override.no.such.property"] = "1";
+  EXPECT_EQ(rejectedKeys(values), (std::set<std::string>{"consumer.override.no.such.property"}));
+}
+
+TEST(WorkerConfig, RejectsInvalidRegex) {
+  auto values = base();
+  values.erase("topics");
+  values["topics.regex"] = "a(";
+  EXPECT_EQ(rejectedKeys(values), (std::set<std::string>{"topics.regex"}));
+}
+
+}  // namespace
+}  // namespace ksink
