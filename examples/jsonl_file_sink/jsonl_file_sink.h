@@ -1,0 +1,29 @@
+// JsonlFileSink: the example sink of the README's "write your own sink". Appends every record as
+// one JSON line ({"topic","partition","offset","timestamp","key","value"}) to the file named by
+// `file`, and makes the file durable (fflush + fsync) in flush(), so the default preCommit only
+// lets the worker commit what is on disk: at-least-once delivery into a file.
+#pragma once
+
+#include <cstdio>
+#include <string>
+
+#include "ksink/ksink.h"
+
+namespace example {
+
+class JsonlFileSink : public ksink::SinkTask {
+ public:
+  static const ksink::ConfigDef& configDef();
+
+  void start(const ksink::Config& config) override;
+  void put(std::span<const ksink::SinkRecord> records) override;
+  void flush(const ksink::OffsetMap& offsets) override;
+  void stop() override;
+  std::string version() const override { return "1.0"; }
+
+ private:
+  std::FILE* file_ = nullptr;
+  std::string line_;  // reused buffer
+};
+
+}  // namespace example

@@ -1,0 +1,177 @@
+#include "ksink/cli.h"
+
+#include <csignal>
+#include <cstdio>
+#include <cstdlib>
+#include <ctime>
+#include <atomic>
+#include <memory>
+#include <thread>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+#include <spdlog/spdlog.h>
+
+#include "ksink/config.h"
+#include "ksink/sink_registry.h"
+#include "ksink/worker.h"
+
+namespace ksink {
+namespace {
+
+constexpr int kExitFailed = 1;
+constexpr int kExitBadConfig = 2;
+
+struct Connector {
+  std::string file;
+  Config config;
+  const SinkRegistry::Entry* sink = nullptr;
+};
+
+// Worker properties first, the connector's on top (Connect standalone keeps them apart; one
+// merged view is what a task sees here).
+Connector loadConnector(const std::map<std::string, std::string>& worker, const std::string& file) {
+  auto values = worker;
+  for (auto& [k, v] : Config::readProperties(file)) values.insert_or_assign(k, v);
+  const auto cls = values.contains("connector.class") ? values.at("connector.class") : "";
+  const auto* sink = SinkRegistry::global().find(cls);
+  if (!sink) {
+    throw ConfigException({{"connector.class",
+                            fmt::format("{} (known sinks: {})",
+                                        cls.empty() ? "is required" : "unknown sink '" + cls + "'",
+                                        fmt::join(SinkRegistry::global().names(), ", "))}});
+  }
+  ConfigDef def = Worker::configDef();
+  def.include(sink->config_def);
+  return {file, Config(std::move(values), std::move(def)), sink};
+}
+
+void setLogLevel(const std::map<std::string, std::string>& worker) {
+  auto it = worker.find("log.level");
+  if (it != worker.end()) spdlog::set_level(spdlog::level::from_str(it->second));
+}
+
+int run(const std::string& worker_file, const std::vector<std::string>& connector_files) {
+  // Signals are taken by a dedicated thread (sigtimedwait), never by an async handler.
+  sigset_t signals;
+  sigemptyset(&signals);
+  sigaddset(&signals, SIGINT);
+  sigaddset(&signals, SIGTERM);
+  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+
+  std::vector<std::unique_ptr<Worker>> workers;
+  try {
+    const auto worker_props = Config::readProperties(worker_file);
+    setLogLevel(worker_props);
+    for (const auto& file : connector_files) {
+      auto connector = loadConnector(worker_props, file);
+      workers.push_back(std::make_unique<Worker>(connector.config, connector.sink->factory));
+      spdlog::info("connector {} ({}) from {}", connector.config.getString("name"),
+                   connector.sink->name, file);
+    }
+  } catch (const ConfigException& e) {
+    fmt::print(stderr, "ksink: {}\n", e.what());
+    return kExitBadConfig;
+  }
+
+  std::atomic<bool> done{false};
+  std::thread signal_thread([&] {
+    int received = 0;
+    const timespec tick{0, 200'000'000};
+    while (!done) {
+      const int sig = sigtimedwait(&signals, nullptr, &tick);
+      if (sig < 0) continue;
+      if (++received == 1) {
+        spdlog::info("signal {}: stopping gracefully (send it again to exit at once)", sig);
+        for (auto& w : workers) w->stop();
+      } else {
+        spdlog::warn("second signal {}: exiting without waiting", sig);
+        std::_Exit(kExitFailed);
+      }
+    }
+  });
+
+  std::atomic<int> exit_code{0};
+  std::vector<std::thread> threads;
+  for (auto& w : workers) {
+    threads.emplace_back([&, worker = w.get()] {
+      try {
+        worker->run();
+      } catch (const std::exception& e) {
+        spdlog::error("connector failed: {}", e.what());
+        exit_code = kExitFailed;
+        // One failed connector stops the process, so a supervisor restarts it whole.
+        for (auto& other : workers) other->stop();
+      }
+    });
+  }
+  for (auto& t : threads) t.join();
+  done = true;
+  signal_thread.join();
+  return exit_code;
+}
+
+int validate(const std::string& worker_file, const std::vector<std::string>& connector_files) {
+  int problems = 0;
+  std::map<std::string, std::string> worker_props;
+  try {
+    worker_props = Config::readProperties(worker_file);
+  } catch (const ConfigException& e) {
+    fmt::print("{}: {}\n", worker_file, e.what());
+    return kExitBadConfig;
+  }
+  for (const auto& file : connector_files) {
+    try {
+      auto connector = loadConnector(worker_props, file);
+      Worker worker(connector.config, connector.sink->factory);  // validates, connects nothing
+      fmt::print("{}: ok ({})\n", file, connector.sink->name);
+    } catch (const ConfigException& e) {
+      ++problems;
+      fmt::print("{}: {} problem(s)\n", file, e.problems().size());
+      for (const auto& p : e.problems()) fmt::print("  {}: {}\n", p.key, p.reason);
+    }
+  }
+  return problems == 0 ? 0 : kExitBadConfig;
+}
+
+}  // namespace
+
+int runCli(int argc, char** argv) {
+  CLI::App app{"ksink: Kafka sink connectors without a JVM"};
+  app.require_subcommand(1);
+  std::string worker_file;
+  std::vector<std::string> connector_files;
+
+  auto* run_cmd = app.add_subcommand(
+      "run", "Run connectors, Kafka Connect standalone style, until SIGTERM/SIGINT");
+  run_cmd->add_option("worker", worker_file, "worker .properties file")->required()
+      ->check(CLI::ExistingFile);
+  run_cmd->add_option("connectors", connector_files, "connector .properties file(s)")->required()
+      ->check(CLI::ExistingFile);
+
+  auto* validate_cmd = app.add_subcommand(
+      "validate", "Check configurations against every declared key; print all problems");
+  validate_cmd->add_option("worker", worker_file, "worker .properties file")->required()
+      ->check(CLI::ExistingFile);
+  validate_cmd->add_option("connectors", connector_files, "connector .properties file(s)")
+      ->required()->check(CLI::ExistingFile);
+
+  auto* version_cmd = app.add_subcommand("version", "Print the version");
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e) == 0 ? 0 : kExitBadConfig;
+  }
+  if (*run_cmd) return run(worker_file, connector_files);
+  if (*validate_cmd) return validate(worker_file, connector_files);
+  if (*version_cmd) {
+    fmt::print("ksink {}\n", KSINK_VERSION);
+    return 0;
+  }
+  return kExitBadConfig;
+}
+
+}  // namespace ksink
