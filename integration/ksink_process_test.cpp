@@ -1,0 +1,181 @@
+// ksink processes (the example JSON-lines sink linked with the ksink command line) against a real
+// Kafka broker: rebalances between processes while records flow, and kill -9 with restart.
+#include <signal.h>
+
+#include <fstream>
+#include <regex>
+#include <thread>
+
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+
+#include "child_process.h"
+#include "test_kafka.h"
+
+namespace ksink::it {
+namespace {
+
+using namespace std::chrono_literals;
+namespace fs = std::filesystem;
+
+// How many times each (partition, offset) appears in the JSON-lines files.
+std::map<std::pair<int, int64_t>, int> readRecords(const std::vector<fs::path>& files) {
+  static const std::regex coordinates(R"re("partition":(\d+),"offset":(\d+))re");
+  std::map<std::pair<int, int64_t>, int> seen;
+  for (const auto& file : files) {
+    std::ifstream in(file);
+    std::string line;
+    std::smatch m;
+    while (std::getline(in, line))
+      if (std::regex_search(line, m, coordinates))
+        ++seen[{std::stoi(m[1]), std::stoll(m[2])}];
+  }
+  return seen;
+}
+
+struct Expectation {
+  size_t missing = 0;
+  size_t duplicated = 0;
+};
+
+Expectation compare(const std::map<std::pair<int, int64_t>, int>& seen, int partitions,
+                    int64_t per_partition) {
+  Expectation e;
+  for (int p = 0; p < partitions; ++p)
+    for (int64_t o = 0; o < per_partition; ++o) {
+      auto it = seen.find({p, o});
+      if (it == seen.end())
+        ++e.missing;
+      else if (it->second > 1)
+        e.duplicated += static_cast<size_t>(it->second - 1);
+    }
+  return e;
+}
+
+class KsinkProcessTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = freshDir("ksink-proc");
+    topic_ = uniqueName("flow");
+    name_ = uniqueName("jsonl");
+  }
+
+  fs::path writeConfigs(const std::string& tag, const fs::path& output, int flush_interval_ms) {
+    const auto worker = dir_ / (tag + "-worker.properties");
+    std::ofstream(worker) << fmt::format(
+        "bootstrap.servers={}\noffset.flush.interval.ms={}\n"
+        "consumer.session.timeout.ms=10000\nconsumer.heartbeat.interval.ms=500\n",
+        RealKafka::shared().bootstrap(), flush_interval_ms);
+    const auto connector = dir_ / (tag + "-connector.properties");
+    std::ofstream(connector) << fmt::format(
+        "name={}\nconnector.class=jsonl-file\ntopics={}\nfile={}\n", name_, topic_,
+        output.string());
+    worker_files_[tag] = worker;
+    return connector;
+  }
+
+  std::unique_ptr<ChildProcess> startKsink(const std::string& tag, const fs::path& output,
+                                           int flush_interval_ms = 1000) {
+    const auto connector = writeConfigs(tag, output, flush_interval_ms);
+    return std::make_unique<ChildProcess>(
+        std::vector<std::string>{KSINK_JSONL_BIN, "run", worker_files_[tag].string(),
+                                 connector.string()},
+        dir_ / (tag + ".log"));
+  }
+
+  OffsetMap endOffsets(int partitions, int64_t per_partition) {
+    OffsetMap out;
+    for (int p = 0; p < partitions; ++p) out[{topic_, p}] = per_partition;
+    return out;
+  }
+
+  fs::path dir_;
+  std::string topic_;
+  std::string name_;
+  std::map<std::string, fs::path> worker_files_;
+};
+
+TEST_F(KsinkProcessTest, RebalanceBetweenTwoProcessesWhileRecordsFlowLosesAndDuplicatesNothing) {
+  auto& kafka = RealKafka::shared();
+  constexpr int kPartitions = 4;
+  constexpr int kBatches = 80, kBatchSize = 40;  // 3200 records over ~16 s
+  kafka.createTopic(topic_, kPartitions);
+  const auto out_a = dir_ / "a.jsonl", out_b = dir_ / "b.jsonl";
+
+  std::atomic<bool> producing{true};
+  std::thread producer([&] {
+    for (int b = 0; b < kBatches; ++b) {
+      kafka.produceSequence(topic_, kPartitions, kBatchSize, "v", b * kBatchSize);
+      std::this_thread::sleep_for(200ms);
+    }
+    producing = false;
+  });
+
+  auto a = startKsink("a", out_a);
+  std::this_thread::sleep_for(4s);
+  auto b = startKsink("b", out_b);  // joins: partitions move from a to b
+  std::this_thread::sleep_for(6s);
+  a->signal(SIGTERM);  // leaves: everything moves to b
+  EXPECT_EQ(a->wait(30s), 0) << a->log();
+  producer.join();
+
+  const int64_t per_partition = kBatches * kBatchSize / kPartitions;
+  const auto expected = endOffsets(kPartitions, per_partition);
+  EXPECT_EQ(kafka.waitForCommitted("connect-" + name_, topic_, kPartitions, expected, 60s),
+            expected);
+  b->signal(SIGTERM);
+  EXPECT_EQ(b->wait(30s), 0) << b->log();
+
+  const auto seen_a = readRecords({out_a}), seen_b = readRecords({out_b});
+  EXPECT_FALSE(seen_a.empty());
+  EXPECT_FALSE(seen_b.empty());
+  const auto result = compare(readRecords({out_a, out_b}), kPartitions, per_partition);
+  EXPECT_EQ(result.missing, 0u);
+  // Graceful hand-overs commit on revoke before the other process opens the partition.
+  EXPECT_EQ(result.duplicated, 0u);
+}
+
+TEST_F(KsinkProcessTest, KillNineThenRestartRedeliversExactlyTheUncommittedRecords) {
+  auto& kafka = RealKafka::shared();
+  constexpr int kPartitions = 2;
+  kafka.createTopic(topic_, kPartitions);
+  const auto output = dir_ / "out.jsonl";
+  const std::string group = "connect-" + name_;
+
+  // 1. 100 records, delivered and committed, then a graceful stop.
+  kafka.produceSequence(topic_, kPartitions, 100);
+  {
+    auto run1 = startKsink("run1", output, 500);
+    EXPECT_EQ(kafka.waitForCommitted(group, topic_, kPartitions, endOffsets(kPartitions, 50), 60s),
+              endOffsets(kPartitions, 50));
+    run1->signal(SIGTERM);
+    ASSERT_EQ(run1->wait(30s), 0) << run1->log();
+  }
+  // 2. 50 more, delivered (in the file) but never committed: the interval is far away.
+  kafka.produceSequence(topic_, kPartitions, 50, "v", 100);
+  {
+    auto run2 = startKsink("run2", output, 600000);
+    const auto deadline = std::chrono::steady_clock::now() + 60s;
+    while (readRecords({output}).size() < 150 && std::chrono::steady_clock::now() < deadline)
+      std::this_thread::sleep_for(100ms);
+    ASSERT_EQ(readRecords({output}).size(), 150u) << run2->log();
+    run2->signal(SIGKILL);
+    run2->wait(10s);
+  }
+  EXPECT_EQ(kafka.committed(group, topic_, kPartitions), endOffsets(kPartitions, 50));
+  // 3. Restart: exactly the 50 uncommitted records come again, nothing older.
+  {
+    auto run3 = startKsink("run3", output, 500);
+    EXPECT_EQ(kafka.waitForCommitted(group, topic_, kPartitions, endOffsets(kPartitions, 75), 60s),
+              endOffsets(kPartitions, 75));
+    run3->signal(SIGTERM);
+    ASSERT_EQ(run3->wait(30s), 0) << run3->log();
+  }
+  const auto seen = readRecords({output});
+  for (int p = 0; p < kPartitions; ++p)
+    for (int64_t o = 0; o < 75; ++o)
+      EXPECT_EQ(seen.at({p, o}), o < 50 ? 1 : 2) << "partition " << p << " offset " << o;
+}
+
+}  // namespace
+}  // namespace ksink::it
