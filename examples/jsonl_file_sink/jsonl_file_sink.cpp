@@ -73,6 +73,9 @@ void JsonlFileSink::put(std::span<const ksink::SinkRecord> records) {
       // A full disk may clear up: let the worker redeliver this batch later.
       throw ksink::RetriableError(fmt::format("write failed: {}", std::strerror(errno)));
   }
+  // Hand the batch to the OS (one write per batch) so readers see it; flush() makes it durable.
+  if (std::fflush(file_) != 0)
+    throw ksink::RetriableError(fmt::format("write failed: {}", std::strerror(errno)));
 }
 
 void JsonlFileSink::flush(const ksink::OffsetMap& /*offsets*/) {

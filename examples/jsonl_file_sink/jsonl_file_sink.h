@@ -1,7 +1,7 @@
 // JsonlFileSink: the example sink of the README's "write your own sink". Appends every record as
 // one JSON line ({"topic","partition","offset","timestamp","key","value"}) to the file named by
-// `file`, and makes the file durable (fflush + fsync) in flush(), so the default preCommit only
-// lets the worker commit what is on disk: at-least-once delivery into a file.
+// `file`: put() hands each batch to the OS, flush() makes the file durable (fsync), so the default
+// preCommit only lets the worker commit what is on disk: at-least-once delivery into a file.
 #pragma once
 
 #include <cstdio>
