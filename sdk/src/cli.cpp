@@ -17,6 +17,8 @@
 #include "ksink/config.h"
 #include "ksink/sink_registry.h"
 #include "ksink/worker.h"
+#include "group_offsets.h"
+#include "worker_config.h"
 
 namespace ksink {
 namespace {
@@ -43,6 +45,15 @@ Connector loadConnector(const std::map<std::string, std::string>& worker, const 
                                         cls.empty() ? "is required" : "unknown sink '" + cls + "'",
                                         fmt::join(SinkRegistry::global().names(), ", "))}});
   }
+  // Every problem at once: the sink's own keys, then the worker's (which include Connect's
+  // cross-key rules and librdkafka's checks of the consumer properties).
+  auto problems = sink->config_def.validate(values);
+  try {
+    WorkerConfig::parse(Config(values));
+  } catch (const ConfigException& e) {
+    problems.insert(problems.end(), e.problems().begin(), e.problems().end());
+  }
+  if (!problems.empty()) throw ConfigException(std::move(problems));
   ConfigDef def = Worker::configDef();
   def.include(sink->config_def);
   return {file, Config(std::move(values), std::move(def)), sink};
@@ -136,6 +147,27 @@ int validate(const std::string& worker_file, const std::vector<std::string>& con
   return problems == 0 ? 0 : kExitBadConfig;
 }
 
+int offsets(const std::string& worker_file, const std::string& connector_file) {
+  try {
+    const auto connector = loadConnector(Config::readProperties(worker_file), connector_file);
+    const auto settings = WorkerConfig::parse(connector.config);
+    fmt::print("group {}\n{:<40} {:>9} {:>12} {:>12} {:>10}\n", settings.group_id, "topic",
+               "partition", "committed", "end", "lag");
+    for (const auto& row : readGroupOffsets(settings)) {
+      fmt::print("{:<40} {:>9} {:>12} {:>12} {:>10}\n", row.tp.topic, row.tp.partition,
+                 row.committed ? std::to_string(*row.committed) : "-", row.end,
+                 row.end - row.committed.value_or(0));
+    }
+    return 0;
+  } catch (const ConfigException& e) {
+    fmt::print(stderr, "ksink: {}\n", e.what());
+    return kExitBadConfig;
+  } catch (const std::exception& e) {
+    fmt::print(stderr, "ksink: {}\n", e.what());
+    return kExitFailed;
+  }
+}
+
 }  // namespace
 
 int runCli(int argc, char** argv) {
@@ -158,6 +190,14 @@ int runCli(int argc, char** argv) {
   validate_cmd->add_option("connectors", connector_files, "connector .properties file(s)")
       ->required()->check(CLI::ExistingFile);
 
+  std::string offsets_connector;
+  auto* offsets_cmd = app.add_subcommand(
+      "offsets", "Show the connector's consumer group: committed offsets, end offsets, lag");
+  offsets_cmd->add_option("worker", worker_file, "worker .properties file")->required()
+      ->check(CLI::ExistingFile);
+  offsets_cmd->add_option("connector", offsets_connector, "connector .properties file")
+      ->required()->check(CLI::ExistingFile);
+
   auto* version_cmd = app.add_subcommand("version", "Print the version");
 
   try {
@@ -167,6 +207,7 @@ int runCli(int argc, char** argv) {
   }
   if (*run_cmd) return run(worker_file, connector_files);
   if (*validate_cmd) return validate(worker_file, connector_files);
+  if (*offsets_cmd) return offsets(worker_file, offsets_connector);
   if (*version_cmd) {
     fmt::print("ksink {}\n", KSINK_VERSION);
     return 0;

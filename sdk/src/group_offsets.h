@@ -1,0 +1,23 @@
+// GroupOffsets: the consumer group's committed offsets for a connector's topics, read from the
+// broker without joining the group (what `ksink offsets` shows).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+#include "ksink/topic_partition.h"
+#include "worker_config.h"
+
+namespace ksink {
+
+struct GroupOffsetRow {
+  TopicPartition tp;
+  std::optional<int64_t> committed;  // nullopt: nothing committed yet
+  int64_t end = 0;                   // the partition's high watermark
+};
+
+// Throws std::runtime_error when the broker cannot be reached within `timeout_ms`.
+std::vector<GroupOffsetRow> readGroupOffsets(const WorkerConfig& settings, int timeout_ms = 10000);
+
+}  // namespace ksink

@@ -1,0 +1,99 @@
+// The ksink command line as a user meets it: help, bad configurations, validation. No broker.
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+
+namespace {
+
+namespace fs = std::filesystem;
+
+struct Result {
+  int exit_code;
+  std::string output;
+};
+
+Result runKsink(const std::string& args) {
+  const auto command = fmt::format("'{}' {} 2>&1", KSINK_JSONL_BIN, args);
+  FILE* pipe = ::popen(command.c_str(), "r");
+  std::string out;
+  char buf[4096];
+  while (size_t n = std::fread(buf, 1, sizeof buf, pipe)) out.append(buf, n);
+  const int status = ::pclose(pipe);
+  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, out};
+}
+
+class CliTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() /
+           fmt::format("ksink-cli-{}-{}", ::getpid(),
+                       ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::create_directories(dir_);
+    std::ofstream(dir_ / "worker.properties") << "bootstrap.servers=127.0.0.1:1\n";
+  }
+  fs::path connector(const std::string& body) {
+    auto path = dir_ / "connector.properties";
+    std::ofstream(path) << body;
+    return path;
+  }
+  std::string files(const fs::path& connector) {
+    return fmt::format("'{}' '{}'", (dir_ / "worker.properties").string(), connector.string());
+  }
+  fs::path dir_;
+};
+
+TEST_F(CliTest, HelpListsTheCommandsAndExitsZero) {
+  auto r = runKsink("--help");
+  EXPECT_EQ(r.exit_code, 0);
+  for (const char* word : {"run", "validate", "offsets", "version"})
+    EXPECT_NE(r.output.find(word), std::string::npos) << word;
+}
+
+TEST_F(CliTest, RunRejectsBothTopicsAndRegexBeforeConnecting) {
+  auto c = connector("name=x\nconnector.class=jsonl-file\nfile=/tmp/x\ntopics=a\ntopics.regex=b.*\n");
+  auto r = runKsink("run " + files(c));
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.output.find("topics.regex: topics and topics.regex are mutually exclusive"),
+            std::string::npos)
+      << r.output;
+}
+
+TEST_F(CliTest, RunRejectsANegativeIntervalNamingTheKey) {
+  auto c = connector(
+      "name=x\nconnector.class=jsonl-file\nfile=/tmp/x\ntopics=a\noffset.flush.interval.ms=-3\n");
+  auto r = runKsink("run " + files(c));
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.output.find("offset.flush.interval.ms: must be at least 0"), std::string::npos)
+      << r.output;
+}
+
+TEST_F(CliTest, RunRejectsAnUnknownSinkListingTheKnownOnes) {
+  auto c = connector("name=x\nconnector.class=nope\ntopics=a\n");
+  auto r = runKsink("run " + files(c));
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.output.find("unknown sink 'nope'"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("jsonl-file"), std::string::npos) << r.output;
+}
+
+TEST_F(CliTest, ValidatePrintsEveryProblemAtOnce) {
+  auto c = connector(
+      "connector.class=jsonl-file\ntopics=a\ntasks.max=0\n"
+      "consumer.override.partition.assignment.strategy=sticky-ish\n");
+  auto r = runKsink("validate " + files(c));
+  EXPECT_EQ(r.exit_code, 2);
+  for (const char* key : {"name:", "file:", "tasks.max:", "partition.assignment.strategy:"})
+    EXPECT_NE(r.output.find(key), std::string::npos) << key << "\n" << r.output;
+}
+
+TEST_F(CliTest, ValidateAcceptsAGoodConfig) {
+  auto c = connector("name=x\nconnector.class=jsonl-file\nfile=/tmp/x\ntopics=a\n");
+  auto r = runKsink("validate " + files(c));
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("ok (jsonl-file)"), std::string::npos) << r.output;
+}
+
+}  // namespace
