@@ -1,0 +1,153 @@
+// Null-sink throughput: how close the worker gets to raw librdkafka consumption of the same topic
+// on the same broker. Both read with rd_kafka_consumer_poll in a consumer group from a real Kafka
+// broker; the clock runs from the first record to the last (group join excluded).
+//
+//   bench/null_sink_throughput [--records N] [--partitions P] [--value-bytes B] [--rounds R]
+//
+// The broker is KSINK_BENCH_BOOTSTRAP, or one started for the run with integration/kafka/start.sh.
+#include <librdkafka/rdkafka.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstdlib>
+#include <thread>
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+#include <spdlog/spdlog.h>
+
+#include "ksink/ksink.h"
+#include "test_kafka.h"
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+struct Run {
+  double seconds = 0;
+  double rate() const { return seconds > 0 ? 1.0 / seconds : 0; }
+};
+
+double rawConsume(const std::string& bootstrap, const std::string& topic, int64_t records) {
+  char err[512];
+  rd_kafka_conf_t* conf = rd_kafka_conf_new();
+  const auto group = ksink::it::uniqueName("bench-raw");
+  for (auto [k, v] : std::vector<std::pair<const char*, std::string>>{
+           {"bootstrap.servers", bootstrap}, {"group.id", group}, {"auto.offset.reset", "earliest"},
+           {"enable.auto.commit", "false"}, {"enable.auto.offset.store", "false"}})
+    rd_kafka_conf_set(conf, k, v.c_str(), err, sizeof err);
+  rd_kafka_t* rk = rd_kafka_new(RD_KAFKA_CONSUMER, conf, err, sizeof err);
+  rd_kafka_poll_set_consumer(rk);
+  auto* list = rd_kafka_topic_partition_list_new(1);
+  rd_kafka_topic_partition_list_add(list, topic.c_str(), RD_KAFKA_PARTITION_UA);
+  rd_kafka_subscribe(rk, list);
+  rd_kafka_topic_partition_list_destroy(list);
+  int64_t seen = 0;
+  Clock::time_point first{};
+  size_t bytes = 0;
+  while (seen < records) {
+    rd_kafka_message_t* m = rd_kafka_consumer_poll(rk, 100);
+    if (!m) continue;
+    if (!m->err) {
+      if (seen++ == 0) first = Clock::now();
+      bytes += m->len;  // touch the payload as a sink would
+    }
+    rd_kafka_message_destroy(m);
+  }
+  const double secs = std::chrono::duration<double>(Clock::now() - first).count();
+  rd_kafka_consumer_close(rk);
+  rd_kafka_destroy(rk);
+  return secs;
+}
+
+class NullSink : public ksink::SinkTask {
+ public:
+  NullSink(std::atomic<int64_t>& count, std::atomic<int64_t>& first_ns)
+      : count_(count), first_ns_(first_ns) {}
+  void start(const ksink::Config&) override {}
+  void put(std::span<const ksink::SinkRecord> records) override {
+    if (records.empty()) return;
+    int64_t expected = 0;
+    first_ns_.compare_exchange_strong(expected, Clock::now().time_since_epoch().count());
+    size_t bytes = 0;
+    for (const auto& r : records) bytes += r.value() ? r.value()->size() : 0;
+    bytes_ += bytes;
+    count_ += static_cast<int64_t>(records.size());
+  }
+  void stop() override {}
+
+ private:
+  std::atomic<int64_t>& count_;
+  std::atomic<int64_t>& first_ns_;
+  size_t bytes_ = 0;
+};
+
+double workerConsume(const std::string& bootstrap, const std::string& topic, int64_t records) {
+  std::atomic<int64_t> count{0}, first_ns{0};
+  ksink::Worker worker(ksink::Config(std::map<std::string, std::string>{
+                           {"name", ksink::it::uniqueName("bench-null")},
+                           {"bootstrap.servers", bootstrap},
+                           {"topics", topic},
+                           {"offset.flush.interval.ms", "5000"}}),
+                       [&] { return std::make_unique<NullSink>(count, first_ns); });
+  std::thread runner([&] { worker.run(); });
+  while (count < records) std::this_thread::sleep_for(std::chrono::microseconds(200));
+  const auto last = Clock::now();
+  worker.stop();
+  runner.join();
+  const Clock::time_point first{Clock::duration(first_ns.load())};
+  return std::chrono::duration<double>(last - first).count();
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"ksink null-sink throughput vs raw librdkafka"};
+  int64_t records = 2'000'000;
+  int partitions = 6, value_bytes = 100, rounds = 3;
+  app.add_option("--records", records);
+  app.add_option("--partitions", partitions);
+  app.add_option("--value-bytes", value_bytes);
+  app.add_option("--rounds", rounds);
+  CLI11_PARSE(app, argc, argv);
+  spdlog::set_level(spdlog::level::warn);
+
+  std::unique_ptr<ksink::it::KafkaBrokerProcess> own;
+  std::string bootstrap;
+  if (const char* env = std::getenv("KSINK_BENCH_BOOTSTRAP"); env && *env) {
+    bootstrap = env;
+  } else {
+    own = std::make_unique<ksink::it::KafkaBrokerProcess>(ksink::it::freshDir("ksink-bench-kafka"));
+    bootstrap = own->start();
+  }
+  ksink::it::RealKafka kafka(bootstrap);
+  const auto topic = ksink::it::uniqueName("bench");
+  kafka.createTopic(topic, partitions);
+  const std::string value(static_cast<size_t>(value_bytes), 'x');
+  std::vector<ksink::it::RealKafka::Message> batch;
+  for (int64_t i = 0; i < records; ++i) {
+    batch.push_back({static_cast<int>(i % partitions), std::nullopt, value});
+    if (batch.size() == 100000 || i + 1 == records) {
+      kafka.produce(topic, batch);
+      batch.clear();
+    }
+  }
+
+  std::vector<double> raw, sdk;
+  for (int r = 0; r < rounds; ++r) {
+    raw.push_back(rawConsume(bootstrap, topic, records));
+    sdk.push_back(workerConsume(bootstrap, topic, records));
+    fmt::print("round {}: raw {:.0f} rec/s, ksink null sink {:.0f} rec/s\n", r + 1,
+               records / raw.back(), records / sdk.back());
+  }
+  std::sort(raw.begin(), raw.end());
+  std::sort(sdk.begin(), sdk.end());
+  const double raw_rate = records / raw[raw.size() / 2], sdk_rate = records / sdk[sdk.size() / 2];
+  fmt::print("\n{} records x {} B, {} partitions, median of {} rounds\n", records, value_bytes,
+             partitions, rounds);
+  fmt::print("{:<28}{:>14}\n", "raw librdkafka consumer", fmt::format("{:.0f} rec/s", raw_rate));
+  fmt::print("{:<28}{:>14}\n", "ksink worker, null sink", fmt::format("{:.0f} rec/s", sdk_rate));
+  fmt::print("{:<28}{:>14.2f}\n", "ratio (aim >= 0.9)", sdk_rate / raw_rate);
+  return 0;
+}
