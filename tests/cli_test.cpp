@@ -97,3 +97,32 @@ TEST_F(CliTest, ValidateAcceptsAGoodConfig) {
 }
 
 }  // namespace
+
+namespace {
+
+TEST_F(CliTest, StockKsinkLoadsASinkFromPluginPath) {
+  std::ofstream(dir_ / "worker.properties")
+      << "bootstrap.servers=127.0.0.1:1\nplugin.path=" << KSINK_PLUGIN_DIR << "\n";
+  auto c = connector("name=x\nconnector.class=jsonl-file\nfile=/tmp/x\ntopics=a\n");
+  const auto command = fmt::format("'{}' validate {} 2>&1", KSINK_BIN, files(c));
+  FILE* pipe = ::popen(command.c_str(), "r");
+  std::string out;
+  char buf[4096];
+  while (size_t n = std::fread(buf, 1, sizeof buf, pipe)) out.append(buf, n);
+  const int status = ::pclose(pipe);
+  EXPECT_EQ(WEXITSTATUS(status), 0) << out;
+  EXPECT_NE(out.find("ok (jsonl-file)"), std::string::npos) << out;
+}
+
+TEST_F(CliTest, PluginPathThatIsNotADirectoryIsAConfigError) {
+  std::ofstream(dir_ / "worker.properties")
+      << "bootstrap.servers=127.0.0.1:1\nplugin.path=/nonexistent/plugins\n";
+  auto c = connector("name=x\nconnector.class=jsonl-file\nfile=/tmp/x\ntopics=a\n");
+  auto r = runKsink("run " + files(c));
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.output.find("plugin.path: '/nonexistent/plugins' is not a directory"),
+            std::string::npos)
+      << r.output;
+}
+
+}  // namespace

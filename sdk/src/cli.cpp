@@ -17,7 +17,9 @@
 #include "ksink/config.h"
 #include "ksink/sink_registry.h"
 #include "ksink/worker.h"
+#include "config_parse.h"
 #include "group_offsets.h"
+#include "plugin_loader.h"
 #include "worker_config.h"
 
 namespace ksink {
@@ -59,9 +61,23 @@ Connector loadConnector(const std::map<std::string, std::string>& worker, const 
   return {file, Config(std::move(values), std::move(def)), sink};
 }
 
-void setLogLevel(const std::map<std::string, std::string>& worker) {
-  auto it = worker.find("log.level");
-  if (it != worker.end()) spdlog::set_level(spdlog::level::from_str(it->second));
+// The worker file: log level and plugins take effect before any connector is read.
+std::map<std::string, std::string> readWorker(const std::string& file) {
+  auto props = Config::readProperties(file);
+  if (auto it = props.find("log.level"); it != props.end()) {
+    const auto level = spdlog::level::from_str(it->second);
+    if (level == spdlog::level::off && it->second != "off")
+      throw ConfigException({{"log.level", fmt::format("unknown level '{}' (trace, debug, info, "
+                                                       "warn, error, critical, off)",
+                                                       it->second)}});
+    spdlog::set_level(level);
+  }
+  static bool plugins_loaded = false;
+  if (auto it = props.find("plugin.path"); it != props.end() && !plugins_loaded) {
+    loadPlugins(detail::parseList(it->second), SinkRegistry::global());
+    plugins_loaded = true;
+  }
+  return props;
 }
 
 int run(const std::string& worker_file, const std::vector<std::string>& connector_files) {
@@ -74,8 +90,7 @@ int run(const std::string& worker_file, const std::vector<std::string>& connecto
 
   std::vector<std::unique_ptr<Worker>> workers;
   try {
-    const auto worker_props = Config::readProperties(worker_file);
-    setLogLevel(worker_props);
+    const auto worker_props = readWorker(worker_file);
     for (const auto& file : connector_files) {
       auto connector = loadConnector(worker_props, file);
       workers.push_back(std::make_unique<Worker>(connector.config, connector.sink->factory));
@@ -128,7 +143,7 @@ int validate(const std::string& worker_file, const std::vector<std::string>& con
   int problems = 0;
   std::map<std::string, std::string> worker_props;
   try {
-    worker_props = Config::readProperties(worker_file);
+    worker_props = readWorker(worker_file);
   } catch (const ConfigException& e) {
     fmt::print("{}: {}\n", worker_file, e.what());
     return kExitBadConfig;
@@ -149,7 +164,7 @@ int validate(const std::string& worker_file, const std::vector<std::string>& con
 
 int offsets(const std::string& worker_file, const std::string& connector_file) {
   try {
-    const auto connector = loadConnector(Config::readProperties(worker_file), connector_file);
+    const auto connector = loadConnector(readWorker(worker_file), connector_file);
     const auto settings = WorkerConfig::parse(connector.config);
     fmt::print("group {}\n{:<40} {:>9} {:>12} {:>12} {:>10}\n", settings.group_id, "topic",
                "partition", "committed", "end", "lag");
