@@ -1,0 +1,47 @@
+// Converter: turns a record's key or value bytes into a SchemaAndValue, like Kafka Connect's
+// Converter.toConnectData(). Sinks get theirs from makeConverter().
+//
+// Chosen by `key.converter` / `value.converter` with Connect's class names or short aliases:
+//   org.apache.kafka.connect.json.JsonConverter       | json    (+ `<prefix>.schemas.enable`,
+//                                                                default true: Connect's envelope
+//                                                                {"schema": …, "payload": …})
+//   org.apache.kafka.connect.storage.StringConverter  | string  → optional string
+//   org.apache.kafka.connect.converters.ByteArrayConverter | bytes → optional bytes
+// The default for both is the JSON converter with schemas enabled, as in Connect.
+//
+// Thread-safety: a Converter keeps parse buffers and a schema cache; use one per task (thread).
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string_view>
+
+#include "ksink/config.h"
+#include "ksink/config_def.h"
+#include "ksink/conversion_error.h"
+#include "ksink/value.h"
+
+namespace ksink {
+
+class Converter {
+ public:
+  virtual ~Converter() = default;
+  // `data` nullopt = a null key/value (tombstone): returns a null value with a null schema.
+  // Throws ConversionError when the bytes cannot be converted; never crashes on any input.
+  virtual SchemaAndValue toConnectData(std::string_view topic,
+                                       std::optional<std::string_view> data) = 0;
+
+  // Builds the key (`is_key`) or value converter named in `config`; throws ConfigException for an
+  // unknown converter name.
+  static std::unique_ptr<Converter> create(const Config& config, bool is_key);
+  // The converter keys (`key.converter`, `value.converter`, `*.schemas.enable`) for a sink's
+  // ConfigDef.
+  static const ConfigDef& configDef();
+};
+
+// Same as Converter::create (the name the sink-layer plan uses).
+inline std::unique_ptr<Converter> makeConverter(const Config& config, bool is_key) {
+  return Converter::create(config, is_key);
+}
+
+}  // namespace ksink

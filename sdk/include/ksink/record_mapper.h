@@ -1,0 +1,109 @@
+// RecordMapper: turns SinkRecords into table rows for the table sinks, following TableSinkConfig:
+// the table name (table.name.format), the columns (from the record's schema, or inferred from a
+// schemaless JSON object), the primary key per pk.mode (kafka = __connect_topic,
+// __connect_partition, __connect_offset; record_key; record_value), fields.whitelist, and
+// tombstones (a null value) → delete when delete.enabled (skipped otherwise).
+//
+// Columns come in a Layout shared by every row of the same table and schema, so a sink can cache
+// per-layout work (prepared statements, "does the table have these columns") by pointer. Primary
+// key columns come first.
+//
+// Bad records (conversion errors, a missing key field) come back as failures carrying the record,
+// so the sink hands them to the errant record reporter or fails the task naming the record's
+// coordinates; they never abort the rest of the batch here.
+//
+// Thread-safety: owns the key/value converters and caches; one per task (thread).
+#pragma once
+
+#include <cstddef>
+#include <exception>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "ksink/converter.h"
+#include "ksink/schema.h"
+#include "ksink/sink_record.h"
+#include "ksink/table_sink_config.h"
+#include "ksink/value.h"
+
+namespace ksink {
+
+class RecordMapper {
+ public:
+  struct Column {
+    std::string name;
+    // Never null. For schemaless input: inferred from the JSON value (int64, float64, boolean,
+    // string; nested objects and arrays as kMap / kArray), always optional.
+    std::shared_ptr<const Schema> schema;
+    bool primary_key = false;
+  };
+
+  struct Layout {
+    std::string table;
+    std::vector<Column> columns;  // key columns first
+    size_t key_count = 0;         // how many of `columns` form the primary key
+    bool schemaless = false;      // inferred from JSON without a schema
+  };
+
+  struct Row {
+    const SinkRecord* record = nullptr;  // valid as long as the records passed to map()
+    bool is_delete = false;              // a tombstone with delete.enabled: only key columns
+    std::shared_ptr<const Layout> layout;
+    std::vector<Value> values;  // one per layout->columns entry
+  };
+
+  struct Failure {
+    const SinkRecord* record = nullptr;
+    std::exception_ptr error;  // a ConversionError (or whatever the converter threw)
+  };
+
+  struct Batch {
+    std::vector<Row> rows;  // in record order (after reduction: the surviving rows, in order)
+    std::vector<Failure> failures;
+  };
+
+  // Converters are built from `config` (key.converter / value.converter).
+  RecordMapper(TableSinkConfig table_config, const Config& config);
+  RecordMapper(TableSinkConfig table_config, std::unique_ptr<Converter> key_converter,
+               std::unique_ptr<Converter> value_converter);
+  ~RecordMapper();
+  RecordMapper(const RecordMapper&) = delete;
+  RecordMapper& operator=(const RecordMapper&) = delete;
+
+  // One record: its row, or nullopt for a tombstone that is skipped (delete.enabled=false).
+  // Throws ConversionError for a bad record.
+  std::optional<Row> map(const SinkRecord& record);
+
+  // Every record of a batch. In upsert and update modes the rows are then reduced to the last
+  // row per (table, primary key), so a key written and then deleted in one batch is only
+  // deleted; rows without a key are kept as they are.
+  Batch map(std::span<const SinkRecord> records);
+
+  // Keeps only the last row per (table, primary key), in their original relative order.
+  static void reduceToLastPerKey(std::vector<Row>& rows);
+
+  const TableSinkConfig& config() const { return config_; }
+
+ private:
+  struct MappedLayout;
+  const std::string& tableFor(std::string_view topic);
+  std::shared_ptr<const MappedLayout> layoutFor(const std::string& table,
+                                                const SchemaAndValue& key,
+                                                const SchemaAndValue& value, bool is_delete);
+
+  TableSinkConfig config_;
+  std::unique_ptr<Converter> key_converter_;
+  std::unique_ptr<Converter> value_converter_;
+  // Layouts by what produced them: table, schemas by pointer (the layout keeps them alive, so a
+  // pointer is never reused while cached) or the inferred field types of schemaless data.
+  // Bounded: cleared when it grows past a limit.
+  std::unordered_map<std::string, std::shared_ptr<const MappedLayout>> layouts_;
+  std::unordered_map<std::string, std::string> table_names_;  // topic → table
+  std::string lookup_key_;                                    // reused to avoid allocations
+};
+
+}  // namespace ksink

@@ -1,0 +1,97 @@
+// TransactionalSinkTask: the exactly-once pattern for sinks whose destination has transactions.
+// The sink keeps, per (connector, topic, partition), the next offset to read in the destination
+// itself (table `ksink_offsets(connector, topic, partition, next_offset)`, primary key
+// (connector, topic, partition)) and writes it in the same transaction as the rows:
+//
+//   open()      loads the stored offsets (loadOffsets) and rewinds the consumer to them with
+//               context().offset(); a partition with no stored row starts where the consumer
+//               group says.
+//   put()       drops records the destination already holds (offset below the stored one), splits
+//               the rest into transactions of at most maxBatchSize() records, and hands each to
+//               writeBatch() with the offset updates to apply in that transaction. Each update is
+//               a compare-and-set against the value this task last read or wrote (`expected`;
+//               nullopt = no row yet: insert only if still absent).
+//               When a compare-and-set fails, another task wrote the partition since (this task is
+//               a zombie that lost it, or the partition moved): the sink rolled back, nothing was
+//               written; the helper reloads the stored offsets and rewinds every partition of the
+//               unwritten records to them, so nothing is written twice or skipped.
+//   preCommit() returns only what committed transactions cover (never more than `current`), so
+//               the consumer group's offsets trail the destination and show true lag.
+//   close()     forgets the partitions.
+//
+// A subclass implements start()/stop() and the two hooks; it must not override put() or
+// preCommit(). Failure taxonomy: a hook throws RetriableError for a transient failure (the worker
+// redelivers the batch; records already committed are dropped by the stored-offset check) and
+// anything else for a fatal one. Bad records go through reportBadRecord().
+//
+// Thread-safety: like every SinkTask, called only from its worker task thread.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <exception>
+#include <map>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "ksink/sink_record.h"
+#include "ksink/sink_task.h"
+#include "ksink/topic_partition.h"
+
+namespace ksink {
+
+class TransactionalSinkTask : public SinkTask {
+ public:
+  // The destination table both reference sinks keep their offsets in.
+  static constexpr std::string_view kOffsetsTable = "ksink_offsets";
+
+  struct OffsetUpdate {
+    TopicPartition partition;
+    std::optional<int64_t> expected;  // stored value this task last saw; nullopt = no row
+    int64_t next_offset = 0;          // value to store: last written offset + 1
+  };
+
+  void open(const std::vector<TopicPartition>& partitions) override;
+  void put(std::span<const SinkRecord> records) final;
+  OffsetMap preCommit(const OffsetMap& current_offsets) final;
+  void close(const std::vector<TopicPartition>& partitions) override;
+
+  // What committed transactions of this task cover, per open partition.
+  OffsetMap committedOffsets() const;
+
+ protected:
+  // The stored next offsets of these partitions; partitions without a row are left out.
+  virtual OffsetMap loadOffsets(const std::vector<TopicPartition>& partitions) = 0;
+
+  // In ONE transaction: write `records` (all non-empty batches; possibly only records the sink
+  // reports as bad) and apply every update as a compare-and-set:
+  //   expected set:     UPDATE … SET next_offset = :next WHERE key AND next_offset = :expected
+  //   expected nullopt: INSERT … unless a row exists
+  // If any update changes no row, roll back and return false; else commit and return true.
+  virtual bool writeBatch(std::span<const SinkRecord> records,
+                          std::span<const OffsetUpdate> offsets) = 0;
+
+  // Most records per writeBatch() call (a sink sets it from batch.size in start()); 0 = no limit.
+  void setMaxBatchSize(size_t records) { max_batch_size_ = records; }
+  size_t maxBatchSize() const { return max_batch_size_; }
+
+  // The one place a bad record (conversion error, constraint or type violation) is decided: to
+  // the errant record reporter when the worker has one (which throws under errors.tolerance=none),
+  // else a fatal error naming the record's topic, partition and offset.
+  void reportBadRecord(const SinkRecord& record, const std::exception& error);
+  void reportBadRecord(const SinkRecord& record, std::exception_ptr error);
+
+ private:
+  // Returns false when a compare-and-set failed (the rest of the batch was abandoned and rewound).
+  bool writeChunk(std::span<const SinkRecord> records);
+  void fence(std::span<const SinkRecord> unwritten);
+
+  // Stored next offset per open partition as this task last read or wrote it; nullopt = no row.
+  std::map<TopicPartition, std::optional<int64_t>> stored_;
+  size_t max_batch_size_ = 0;
+};
+
+}  // namespace ksink

@@ -1,0 +1,94 @@
+// Value: one converted datum, as a Kafka Connect converter produces it, schema-free:
+// null | boolean | int64 | double | string | bytes | array | object (ordered name/value pairs).
+//
+// Logical types keep Connect's representation: Decimal = unscaled two's-complement big-endian bytes
+// (the scale is in the schema), Date = days since the epoch, Time = milliseconds of the day,
+// Timestamp = milliseconds since the epoch (all as int64). The static helpers turn them into the
+// text SQL databases accept. A struct value is an object whose entries follow the schema's field
+// order, one entry per field.
+//
+// SchemaAndValue pairs a value with its schema; schema == nullptr means schemaless (e.g. a plain
+// JSON object read with schemas.enable=false).
+//
+// Plain value types: copy or move them freely; a const Value is safe to read from several threads.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <variant>
+#include <vector>
+
+#include "ksink/schema.h"
+
+namespace ksink {
+
+class Value {
+ public:
+  enum class Kind { kNull, kBoolean, kInt, kDouble, kString, kBytes, kArray, kObject };
+  using Array = std::vector<Value>;
+  using Object = std::vector<std::pair<std::string, Value>>;
+
+  Value() = default;  // null
+  static Value boolean(bool b) { return Value(Storage(std::in_place_index<1>, b)); }
+  static Value integer(int64_t i) { return Value(Storage(std::in_place_index<2>, i)); }
+  static Value floating(double d) { return Value(Storage(std::in_place_index<3>, d)); }
+  static Value string(std::string s) { return Value(Storage(std::in_place_index<4>, std::move(s))); }
+  static Value bytes(std::string b) {
+    return Value(Storage(std::in_place_index<5>, Bytes{std::move(b)}));
+  }
+  static Value array(Array a) { return Value(Storage(std::in_place_index<6>, std::move(a))); }
+  static Value object(Object o) { return Value(Storage(std::in_place_index<7>, std::move(o))); }
+
+  Kind kind() const { return static_cast<Kind>(v_.index()); }
+  bool isNull() const { return kind() == Kind::kNull; }
+
+  // Accessors; calling one for another kind is a programming error (std::bad_variant_access).
+  bool asBoolean() const { return std::get<1>(v_); }
+  int64_t asInt() const { return std::get<2>(v_); }
+  double asDouble() const { return std::get<3>(v_); }
+  const std::string& asString() const { return std::get<4>(v_); }
+  const std::string& asBytes() const { return std::get<5>(v_).data; }
+  const Array& asArray() const { return std::get<6>(v_); }
+  const Object& asObject() const { return std::get<7>(v_); }
+  Object& asObject() { return std::get<7>(v_); }
+
+  // The entry named `name` of an object, or nullptr (also when this is not an object).
+  const Value* find(std::string_view name) const;
+
+  // Compact JSON text (bytes as base64, as Connect's JsonConverter writes them).
+  std::string toJson() const;
+
+  // Text forms of Connect's logical values, as SQL accepts them.
+  // "-12.345" for unscaled bytes of -12345 and scale 3.
+  static std::string decimalToString(std::string_view unscaled, int32_t scale);
+  // The unscaled bytes of a decimal number's text at `scale` ("1.5" at scale 2 → 150); nullopt
+  // when `text` is not a plain decimal number or has more fractional digits than `scale`.
+  static std::optional<std::string> decimalFromString(std::string_view text, int32_t scale);
+  static std::string dateToString(int64_t days);              // "2024-02-29"
+  static std::string timeToString(int64_t millis_of_day);     // "13:45:07.250"
+  static std::string timestampToString(int64_t epoch_millis);  // "2024-02-29 13:45:07.250" (UTC)
+
+  friend bool operator==(const Value&, const Value&) = default;
+
+ private:
+  struct Bytes {
+    std::string data;
+    friend bool operator==(const Bytes&, const Bytes&) = default;
+  };
+  using Storage =
+      std::variant<std::monostate, bool, int64_t, double, std::string, Bytes, Array, Object>;
+  explicit Value(Storage v) : v_(std::move(v)) {}
+
+  Storage v_;
+};
+
+struct SchemaAndValue {
+  std::shared_ptr<const Schema> schema;  // nullptr = schemaless
+  Value value;
+};
+
+}  // namespace ksink

@@ -1,0 +1,292 @@
+#include "ksink/record_mapper.h"
+
+#include <algorithm>
+#include <unordered_set>
+
+#include <fmt/format.h>
+
+namespace ksink {
+namespace {
+
+using PkMode = TableSinkConfig::PkMode;
+
+// Where a column's value comes from.
+struct Source {
+  enum class Kind { kTopic, kPartition, kOffset, kWholeKey, kKeyField, kWholeValue, kValueField };
+  Kind kind;
+  size_t index = 0;  // field index in the key/value object
+};
+
+bool isObject(const SchemaAndValue& sv) {
+  return sv.value.kind() == Value::Kind::kObject &&
+         (!sv.schema || sv.schema->type == Schema::Type::kStruct);
+}
+
+std::shared_ptr<const Schema> inferSchema(const Value& v) {
+  using T = Schema::Type;
+  switch (v.kind()) {
+    case Value::Kind::kBoolean: return Schema::of(T::kBoolean, true);
+    case Value::Kind::kInt: return Schema::of(T::kInt64, true);
+    case Value::Kind::kDouble: return Schema::of(T::kFloat64, true);
+    case Value::Kind::kBytes: return Schema::of(T::kBytes, true);
+    case Value::Kind::kArray: return Schema::of(T::kArray, true);
+    case Value::Kind::kObject: return Schema::of(T::kMap, true);
+    case Value::Kind::kNull:  // type unknown: text holds anything a later record brings
+    case Value::Kind::kString: return Schema::of(T::kString, true);
+  }
+  return Schema::of(T::kString, true);
+}
+
+char kindCode(const Value& v) { return static_cast<char>('a' + static_cast<int>(v.kind())); }
+
+// Appends what identifies the shape of `sv` to a layout cache key.
+void describe(std::string& out, const SchemaAndValue& sv) {
+  if (sv.schema) {
+    out += fmt::format("p{}", static_cast<const void*>(sv.schema.get()));
+    return;
+  }
+  out += 's';
+  if (sv.value.kind() != Value::Kind::kObject) {
+    out += kindCode(sv.value);
+    return;
+  }
+  for (const auto& [name, v] : sv.value.asObject()) {
+    out += name;
+    out += '\x1f';
+    out += kindCode(v);
+  }
+}
+
+// One column from a field of an object (struct or schemaless).
+struct FieldRef {
+  std::string_view name;
+  std::shared_ptr<const Schema> schema;
+  size_t index;
+};
+
+std::vector<FieldRef> fieldsOf(const SchemaAndValue& sv) {
+  std::vector<FieldRef> out;
+  const auto& obj = sv.value.asObject();
+  if (sv.schema) {
+    for (size_t i = 0; i < sv.schema->fields.size(); ++i)
+      out.push_back({sv.schema->fields[i].name, sv.schema->fields[i].schema, i});
+  } else {
+    for (size_t i = 0; i < obj.size(); ++i) out.push_back({obj[i].first, inferSchema(obj[i].second), i});
+  }
+  return out;
+}
+
+std::shared_ptr<const Schema> wholeSchema(const SchemaAndValue& sv) {
+  return sv.schema ? sv.schema : inferSchema(sv.value);
+}
+
+}  // namespace
+
+struct RecordMapper::MappedLayout : Layout {
+  std::vector<Source> sources;  // parallel to columns
+  // Keeps the schemas the cache key names by address alive.
+  std::shared_ptr<const Schema> key_schema, value_schema;
+};
+
+RecordMapper::RecordMapper(TableSinkConfig table_config, const Config& config)
+    : RecordMapper(std::move(table_config), Converter::create(config, true),
+                   Converter::create(config, false)) {}
+
+RecordMapper::RecordMapper(TableSinkConfig table_config, std::unique_ptr<Converter> key_converter,
+                           std::unique_ptr<Converter> value_converter)
+    : config_(std::move(table_config)),
+      key_converter_(std::move(key_converter)),
+      value_converter_(std::move(value_converter)) {}
+
+RecordMapper::~RecordMapper() = default;
+
+const std::string& RecordMapper::tableFor(std::string_view topic) {
+  lookup_key_.assign(topic);
+  auto it = table_names_.find(lookup_key_);
+  if (it == table_names_.end())
+    it = table_names_.emplace(lookup_key_, config_.tableName(topic)).first;
+  return it->second;
+}
+
+std::shared_ptr<const RecordMapper::MappedLayout> RecordMapper::layoutFor(
+    const std::string& table, const SchemaAndValue& key, const SchemaAndValue& value,
+    bool is_delete) {
+  const bool uses_key = config_.pk_mode == PkMode::kRecordKey;
+  auto& cache_key = lookup_key_;
+  cache_key.assign(table);
+  cache_key += is_delete ? "\x1e" "d" : "\x1e" "w";
+  if (uses_key) describe(cache_key, key);
+  cache_key += '\x1e';
+  if (!is_delete) describe(cache_key, value);
+  if (auto it = layouts_.find(cache_key); it != layouts_.end()) return it->second;
+
+  auto layout = std::make_shared<MappedLayout>();
+  layout->table = table;
+  layout->schemaless = is_delete ? !key.schema : !value.schema;
+  if (uses_key) layout->key_schema = key.schema;
+  if (!is_delete) layout->value_schema = value.schema;
+  auto add = [&](std::string name, std::shared_ptr<const Schema> schema, bool pk, Source source) {
+    for (const auto& c : layout->columns)
+      if (c.name == name) return;  // the key's column wins over a value field of the same name
+    layout->columns.push_back({std::move(name), std::move(schema), pk});
+    layout->sources.push_back(source);
+  };
+  auto requireFields = [&](const SchemaAndValue& sv, const std::vector<FieldRef>& fields,
+                           const char* what) {
+    std::vector<FieldRef> out;
+    if (config_.pk_fields.empty()) return fields;
+    for (const auto& name : config_.pk_fields) {
+      auto it = std::find_if(fields.begin(), fields.end(),
+                             [&](const FieldRef& f) { return f.name == name; });
+      if (it == fields.end())
+        throw ConversionError(fmt::format("pk.fields names '{}', which the record {} ({}) does not have",
+                                          name, what, sv.schema ? format_as(*sv.schema) : "schemaless"));
+      out.push_back(*it);
+    }
+    return out;
+  };
+
+  switch (config_.pk_mode) {
+    case PkMode::kNone:
+      break;
+    case PkMode::kKafka:
+      add(config_.pk_fields[0], Schema::of(Schema::Type::kString), true, {Source::Kind::kTopic});
+      add(config_.pk_fields[1], Schema::of(Schema::Type::kInt32), true, {Source::Kind::kPartition});
+      add(config_.pk_fields[2], Schema::of(Schema::Type::kInt64), true, {Source::Kind::kOffset});
+      break;
+    case PkMode::kRecordKey:
+      if (key.value.isNull())
+        throw ConversionError("pk.mode=record_key but the record key is null");
+      if (isObject(key)) {
+        for (const auto& f : requireFields(key, fieldsOf(key), "key"))
+          add(std::string(f.name), f.schema, true, {Source::Kind::kKeyField, f.index});
+      } else {
+        if (config_.pk_fields.size() > 1)
+          throw ConversionError(fmt::format(
+              "pk.fields names {} fields but the record key is not a struct",
+              config_.pk_fields.size()));
+        add(config_.pk_fields.empty() ? std::string(TableSinkConfig::kKeyColumn)
+                                      : config_.pk_fields[0],
+            wholeSchema(key), true, {Source::Kind::kWholeKey});
+      }
+      break;
+    case PkMode::kRecordValue:
+      if (!isObject(value))
+        throw ConversionError("pk.mode=record_value but the record value is not a struct/object");
+      for (const auto& f : requireFields(value, fieldsOf(value), "value"))
+        add(std::string(f.name), f.schema, true, {Source::Kind::kValueField, f.index});
+      break;
+  }
+  layout->key_count = layout->columns.size();
+
+  if (!is_delete) {
+    if (isObject(value)) {
+      const auto& allow = config_.fields_whitelist;
+      for (const auto& f : fieldsOf(value)) {
+        if (!allow.empty() && std::find(allow.begin(), allow.end(), f.name) == allow.end())
+          continue;
+        add(std::string(f.name), f.schema, false, {Source::Kind::kValueField, f.index});
+      }
+    } else {
+      add(std::string(TableSinkConfig::kValueColumn), wholeSchema(value), false,
+          {Source::Kind::kWholeValue});
+    }
+  }
+  if (layout->columns.empty())
+    throw ConversionError("the record has no fields to write (empty struct or whitelist)");
+
+  if (layouts_.size() >= 4096) layouts_.clear();
+  layouts_.emplace(cache_key, layout);
+  return layout;
+}
+
+std::optional<RecordMapper::Row> RecordMapper::map(const SinkRecord& record) {
+  const auto& table = tableFor(record.topic());
+  SchemaAndValue key, value;
+  if (config_.pk_mode == PkMode::kRecordKey)
+    key = key_converter_->toConnectData(record.topic(), record.key());
+  if (record.value()) value = value_converter_->toConnectData(record.topic(), record.value());
+  const bool is_delete = value.value.isNull();  // a Kafka tombstone, or JSON null
+  if (is_delete && !config_.delete_enabled) return std::nullopt;
+
+  Row row;
+  row.record = &record;
+  row.is_delete = is_delete;
+  auto layout = layoutFor(table, key, value, is_delete);
+  row.values.reserve(layout->columns.size());
+  for (const auto& source : layout->sources) {
+    switch (source.kind) {
+      case Source::Kind::kTopic:
+        row.values.push_back(Value::string(std::string(record.topic())));
+        break;
+      case Source::Kind::kPartition:
+        row.values.push_back(Value::integer(record.partition()));
+        break;
+      case Source::Kind::kOffset:
+        row.values.push_back(Value::integer(record.offset()));
+        break;
+      case Source::Kind::kWholeKey:
+        row.values.push_back(key.value);
+        break;
+      case Source::Kind::kKeyField:
+        row.values.push_back(key.value.asObject()[source.index].second);
+        break;
+      case Source::Kind::kWholeValue:
+        row.values.push_back(std::move(value.value));
+        break;
+      case Source::Kind::kValueField:
+        // Each value field feeds one column at most; moving it out saves a copy.
+        row.values.push_back(std::move(value.value.asObject()[source.index].second));
+        break;
+    }
+  }
+  for (size_t i = 0; i < layout->key_count; ++i)
+    if (row.values[i].isNull())
+      throw ConversionError(
+          fmt::format("primary key column '{}' is null", layout->columns[i].name));
+  row.layout = std::move(layout);
+  return row;
+}
+
+RecordMapper::Batch RecordMapper::map(std::span<const SinkRecord> records) {
+  Batch batch;
+  batch.rows.reserve(records.size());
+  for (const auto& record : records) {
+    try {
+      if (auto row = map(record)) batch.rows.push_back(std::move(*row));
+    } catch (const std::bad_alloc&) {
+      throw;
+    } catch (...) {
+      batch.failures.push_back({&record, std::current_exception()});
+    }
+  }
+  if (config_.insert_mode != TableSinkConfig::InsertMode::kInsert)
+    reduceToLastPerKey(batch.rows);
+  return batch;
+}
+
+void RecordMapper::reduceToLastPerKey(std::vector<Row>& rows) {
+  std::unordered_set<std::string> seen;
+  std::vector<uint8_t> keep(rows.size(), 1);
+  std::string key;
+  for (size_t i = rows.size(); i-- > 0;) {
+    const auto& row = rows[i];
+    if (row.layout->key_count == 0) continue;
+    key.assign(row.layout->table);
+    for (size_t k = 0; k < row.layout->key_count; ++k) {
+      key += '\x1f';
+      key += static_cast<char>('a' + static_cast<int>(row.values[k].kind()));
+      key += row.values[k].toJson();
+    }
+    if (!seen.insert(key).second) keep[i] = 0;
+  }
+  size_t out = 0;
+  for (size_t i = 0; i < rows.size(); ++i)
+    if (keep[i]) {
+      if (out != i) rows[out] = std::move(rows[i]);
+      ++out;
+    }
+  rows.resize(out);
+}
+
+}  // namespace ksink

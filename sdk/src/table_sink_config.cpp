@@ -1,0 +1,138 @@
+#include "ksink/table_sink_config.h"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+
+#include "ksink/converter.h"
+
+namespace ksink {
+namespace {
+
+using InsertMode = TableSinkConfig::InsertMode;
+using PkMode = TableSinkConfig::PkMode;
+
+InsertMode insertModeOf(const std::string& s) {
+  if (s == "upsert") return InsertMode::kUpsert;
+  if (s == "update") return InsertMode::kUpdate;
+  return InsertMode::kInsert;
+}
+
+PkMode pkModeOf(const std::string& s) {
+  if (s == "kafka") return PkMode::kKafka;
+  if (s == "record_key") return PkMode::kRecordKey;
+  if (s == "record_value") return PkMode::kRecordValue;
+  return PkMode::kNone;
+}
+
+std::string lower(std::string s) {
+  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::tolower(c); });
+  return s;
+}
+
+}  // namespace
+
+std::string TableSinkConfig::tableName(std::string_view topic) const {
+  std::string out = table_name_format;
+  constexpr std::string_view kPlaceholder = "${topic}";
+  for (size_t at = out.find(kPlaceholder); at != std::string::npos;
+       at = out.find(kPlaceholder, at + topic.size()))
+    out.replace(at, kPlaceholder.size(), topic);
+  return out;
+}
+
+TableSinkConfig TableSinkConfig::parse(const Config& config) {
+  // Validate against our own keys even when the Config was built with other definitions.
+  std::vector<ConfigProblem> problems = configDef().validate(config.values());
+  auto str = [&](std::string_view key) {
+    auto v = config.get(key);
+    if (v) return *v;
+    const auto* k = configDef().find(key);
+    return k && k->default_value ? *k->default_value : std::string();
+  };
+  auto list = [&](std::string_view key) {
+    std::vector<std::string> out;
+    std::string item;
+    for (const char c : str(key) + ",") {
+      if (c != ',') {
+        item += c;
+        continue;
+      }
+      const auto b = item.find_first_not_of(" \t"), e = item.find_last_not_of(" \t");
+      if (b != std::string::npos) {
+        auto trimmed = item.substr(b, e - b + 1);
+        if (std::find(out.begin(), out.end(), trimmed) == out.end()) out.push_back(trimmed);
+      }
+      item.clear();
+    }
+    return out;
+  };
+  auto boolean = [&](std::string_view key) { return lower(str(key)) == "true"; };
+
+  TableSinkConfig out;
+  out.connector_name = str("name");
+  out.table_name_format = str("table.name.format");
+  out.insert_mode = insertModeOf(lower(str("insert.mode")));
+  out.pk_mode = pkModeOf(lower(str("pk.mode")));
+  out.pk_fields = list("pk.fields");
+  out.fields_whitelist = list("fields.whitelist");
+  out.delete_enabled = boolean("delete.enabled");
+  out.auto_create = boolean("auto.create");
+  out.auto_evolve = boolean("auto.evolve");
+  if (problems.empty()) out.batch_size = static_cast<int32_t>(std::stol(str("batch.size")));
+
+  if (out.table_name_format.empty())
+    problems.push_back({"table.name.format", "must not be empty"});
+  if (out.delete_enabled && out.pk_mode != PkMode::kRecordKey)
+    problems.push_back(
+        {"delete.enabled", "delete.enabled=true requires pk.mode=record_key (deletes find rows by "
+                           "the record key)"});
+  if (out.insert_mode != InsertMode::kInsert && out.pk_mode == PkMode::kNone)
+    problems.push_back({"insert.mode", fmt::format("insert.mode={} needs a primary key: set "
+                                                   "pk.mode to kafka, record_key or record_value",
+                                                   str("insert.mode"))});
+  if (out.pk_mode == PkMode::kKafka && !out.pk_fields.empty() && out.pk_fields.size() != 3)
+    problems.push_back({"pk.fields", "pk.mode=kafka takes no pk.fields or exactly three names "
+                                     "(topic, partition and offset columns)"});
+  if (out.pk_mode == PkMode::kNone && !out.pk_fields.empty())
+    problems.push_back({"pk.fields", "pk.fields is set but pk.mode=none"});
+  if (!problems.empty()) throw ConfigException(std::move(problems));
+  if (out.pk_mode == PkMode::kKafka && out.pk_fields.empty())
+    out.pk_fields = {std::string(kTopicColumn), std::string(kPartitionColumn),
+                     std::string(kOffsetColumn)};
+  return out;
+}
+
+const ConfigDef& TableSinkConfig::configDef() {
+  static const ConfigDef def = [] {
+    using Type = ConfigDef::Type;
+    using Importance = ConfigDef::Importance;
+    ConfigDef d;
+    d.define("table.name.format", Type::kString, "${topic}", Importance::kMedium,
+             "Destination table name; ${topic} is replaced by the record's topic")
+        .define("insert.mode", Type::kString, "insert", Importance::kHigh,
+                "insert: plain inserts; upsert: insert or update by primary key; update: update "
+                "existing rows by primary key",
+                ConfigDef::oneOf({"insert", "upsert", "update"}))
+        .define("pk.mode", Type::kString, "none", Importance::kHigh,
+                "Primary key: none, kafka (topic, partition, offset), record_key, record_value",
+                ConfigDef::oneOf({"none", "kafka", "record_key", "record_value"}))
+        .define("pk.fields", Type::kList, "", Importance::kMedium,
+                "Primary key field names (meaning depends on pk.mode, as in the JDBC sink)")
+        .define("fields.whitelist", Type::kList, "", Importance::kMedium,
+                "Value fields to write (empty = all)")
+        .define("delete.enabled", Type::kBoolean, "false", Importance::kMedium,
+                "Tombstones (null values) delete the row with the record key's primary key")
+        .define("auto.create", Type::kBoolean, "false", Importance::kMedium,
+                "Create missing tables from the record schema")
+        .define("auto.evolve", Type::kBoolean, "false", Importance::kMedium,
+                "Add missing columns (nullable) when records carry new fields")
+        .define("batch.size", Type::kInt, "3000", Importance::kMedium,
+                "Most records written in one destination transaction", ConfigDef::atLeast(1));
+    d.include(Converter::configDef());
+    return d;
+  }();
+  return def;
+}
+
+}  // namespace ksink

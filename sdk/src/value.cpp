@@ -1,0 +1,206 @@
+#include "ksink/value.h"
+
+#include <algorithm>
+#include <array>
+#include <cstdio>
+
+#include <fmt/format.h>
+
+#include "base64.h"
+
+namespace ksink {
+namespace {
+
+void appendJsonString(std::string& out, std::string_view s) {
+  out += '"';
+  for (const char c : s) {
+    switch (c) {
+      case '"': out += "\\\""; break;
+      case '\\': out += "\\\\"; break;
+      case '\n': out += "\\n"; break;
+      case '\r': out += "\\r"; break;
+      case '\t': out += "\\t"; break;
+      case '\b': out += "\\b"; break;
+      case '\f': out += "\\f"; break;
+      default:
+        if (static_cast<unsigned char>(c) < 0x20)
+          out += fmt::format("\\u{:04x}", static_cast<unsigned>(c));
+        else
+          out += c;
+    }
+  }
+  out += '"';
+}
+
+void appendJson(std::string& out, const Value& v) {
+  switch (v.kind()) {
+    case Value::Kind::kNull: out += "null"; break;
+    case Value::Kind::kBoolean: out += v.asBoolean() ? "true" : "false"; break;
+    case Value::Kind::kInt: out += fmt::format("{}", v.asInt()); break;
+    case Value::Kind::kDouble: out += fmt::format("{}", v.asDouble()); break;
+    case Value::Kind::kString: appendJsonString(out, v.asString()); break;
+    case Value::Kind::kBytes: appendJsonString(out, base64Encode(v.asBytes())); break;
+    case Value::Kind::kArray: {
+      out += '[';
+      bool first = true;
+      for (const auto& item : v.asArray()) {
+        if (!first) out += ',';
+        first = false;
+        appendJson(out, item);
+      }
+      out += ']';
+      break;
+    }
+    case Value::Kind::kObject: {
+      out += '{';
+      bool first = true;
+      for (const auto& [name, item] : v.asObject()) {
+        if (!first) out += ',';
+        first = false;
+        appendJsonString(out, name);
+        out += ':';
+        appendJson(out, item);
+      }
+      out += '}';
+      break;
+    }
+  }
+}
+
+// Days since 1970-01-01 → civil date (Howard Hinnant's algorithm; valid for any int64 day count
+// a Connect Date can hold).
+void civilFromDays(int64_t z, int64_t& y, unsigned& m, unsigned& d) {
+  z += 719468;
+  const int64_t era = (z >= 0 ? z : z - 146096) / 146097;
+  const auto doe = static_cast<unsigned>(z - era * 146097);
+  const unsigned yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
+  y = static_cast<int64_t>(yoe) + era * 400;
+  const unsigned doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+  const unsigned mp = (5 * doy + 2) / 153;
+  d = doy - (153 * mp + 2) / 5 + 1;
+  m = mp < 10 ? mp + 3 : mp - 9;
+  y += m <= 2;
+}
+
+int64_t floorDiv(int64_t a, int64_t b) { return a / b - ((a % b != 0) && ((a < 0) != (b < 0))); }
+
+}  // namespace
+
+const Value* Value::find(std::string_view name) const {
+  if (kind() != Kind::kObject) return nullptr;
+  for (const auto& [n, v] : asObject())
+    if (n == name) return &v;
+  return nullptr;
+}
+
+std::string Value::toJson() const {
+  std::string out;
+  appendJson(out, *this);
+  return out;
+}
+
+std::string Value::decimalToString(std::string_view unscaled, int32_t scale) {
+  // Two's complement big-endian → sign + magnitude, then magnitude → decimal digits by repeated
+  // division (decimals are short; no big-integer library needed).
+  std::vector<uint8_t> mag(unscaled.begin(), unscaled.end());
+  const bool negative = !mag.empty() && (mag[0] & 0x80);
+  if (negative) {
+    for (auto& b : mag) b = static_cast<uint8_t>(~b);
+    for (size_t i = mag.size(); i-- > 0;)
+      if (++mag[i] != 0) break;
+  }
+  std::string digits;
+  auto nonzero = [&] { return std::any_of(mag.begin(), mag.end(), [](uint8_t b) { return b; }); };
+  while (nonzero()) {
+    unsigned rem = 0;
+    for (auto& b : mag) {
+      const unsigned cur = (rem << 8) | b;
+      b = static_cast<uint8_t>(cur / 10);
+      rem = cur % 10;
+    }
+    digits += static_cast<char>('0' + rem);
+  }
+  if (digits.empty()) digits = "0";
+  if (scale > 0) {
+    while (digits.size() <= static_cast<size_t>(scale)) digits += '0';
+    digits.insert(static_cast<size_t>(scale), ".");
+  } else if (scale < 0 && digits != "0") {
+    digits.insert(0, static_cast<size_t>(-scale), '0');
+  }
+  if (negative) digits += '-';
+  std::reverse(digits.begin(), digits.end());
+  return digits;
+}
+
+std::optional<std::string> Value::decimalFromString(std::string_view text, int32_t scale) {
+  if (scale < 0) return std::nullopt;
+  bool negative = false;
+  if (!text.empty() && (text[0] == '-' || text[0] == '+')) {
+    negative = text[0] == '-';
+    text.remove_prefix(1);
+  }
+  std::string digits;
+  int32_t fraction = -1;
+  for (const char c : text) {
+    if (c == '.' && fraction < 0) {
+      fraction = 0;
+    } else if (c >= '0' && c <= '9') {
+      digits += c;
+      if (fraction >= 0) ++fraction;
+    } else {
+      return std::nullopt;
+    }
+  }
+  if (digits.empty()) return std::nullopt;
+  if (fraction < 0) fraction = 0;
+  // Drop trailing zeros beyond the scale ("1.50" at scale 1); refuse real extra precision.
+  while (fraction > scale && digits.back() == '0') {
+    digits.pop_back();
+    --fraction;
+  }
+  if (fraction > scale) return std::nullopt;
+  digits.append(static_cast<size_t>(scale - fraction), '0');
+  // Decimal digits → big-endian magnitude.
+  std::vector<uint8_t> mag{0};
+  for (const char c : digits) {
+    unsigned carry = static_cast<unsigned>(c - '0');
+    for (size_t i = mag.size(); i-- > 0;) {
+      const unsigned cur = mag[i] * 10u + carry;
+      mag[i] = static_cast<uint8_t>(cur & 0xff);
+      carry = cur >> 8;
+    }
+    while (carry) {
+      mag.insert(mag.begin(), static_cast<uint8_t>(carry & 0xff));
+      carry >>= 8;
+    }
+  }
+  while (mag.size() > 1 && mag[0] == 0 && !(mag[1] & 0x80)) mag.erase(mag.begin());
+  if (mag[0] & 0x80) mag.insert(mag.begin(), 0);  // keep the sign bit clear for the magnitude
+  if (negative) {
+    for (auto& b : mag) b = static_cast<uint8_t>(~b);
+    for (size_t i = mag.size(); i-- > 0;)
+      if (++mag[i] != 0) break;
+    while (mag.size() > 1 && mag[0] == 0xff && (mag[1] & 0x80)) mag.erase(mag.begin());
+  }
+  return std::string(mag.begin(), mag.end());
+}
+
+std::string Value::dateToString(int64_t days) {
+  int64_t y;
+  unsigned m, d;
+  civilFromDays(days, y, m, d);
+  return fmt::format("{:04}-{:02}-{:02}", y, m, d);
+}
+
+std::string Value::timeToString(int64_t millis_of_day) {
+  const int64_t ms = ((millis_of_day % 86400000) + 86400000) % 86400000;
+  return fmt::format("{:02}:{:02}:{:02}.{:03}", ms / 3600000, ms / 60000 % 60, ms / 1000 % 60,
+                     ms % 1000);
+}
+
+std::string Value::timestampToString(int64_t epoch_millis) {
+  const int64_t days = floorDiv(epoch_millis, 86400000);
+  return dateToString(days) + " " + timeToString(epoch_millis - days * 86400000);
+}
+
+}  // namespace ksink
