@@ -301,9 +301,35 @@ void wrap(std::string& buffer, std::string_view data) {
   buffer += ']';
 }
 
+// simdjson's On Demand parser trusts documents to nest less than its max_depth (it asserts, or
+// worse, past it), so deeper input is refused before parsing.
+constexpr size_t kMaxDepth = 512;
+
+void checkDepth(std::string_view data) {
+  size_t depth = 0;
+  bool in_string = false;
+  for (size_t i = 0; i < data.size(); ++i) {
+    const char c = data[i];
+    if (in_string) {
+      if (c == '\\')
+        ++i;
+      else if (c == '"')
+        in_string = false;
+    } else if (c == '"') {
+      in_string = true;
+    } else if (c == '[' || c == '{') {
+      if (++depth > kMaxDepth)
+        fail(Path{}, fmt::format("nested deeper than {} levels", kMaxDepth));
+    } else if ((c == ']' || c == '}') && depth > 0) {
+      --depth;
+    }
+  }
+}
+
 template <typename Convert>
 auto parseWrapped(od::parser& parser, std::string& buffer, std::string_view data,
                   Convert&& convert) {
+  checkDepth(data);
   wrap(buffer, data);
   const size_t len = buffer.size();
   buffer.resize(len + simdjson::SIMDJSON_PADDING, '\0');

@@ -1,0 +1,212 @@
+// Converters: Connect's JSON (schema envelope with logical types, schemaless), string and bytes,
+// and that no input makes them do anything but return or throw ConversionError.
+#include <random>
+
+#include <gtest/gtest.h>
+
+#include "json_converter.h"
+#include "ksink/config.h"
+#include "ksink/converter.h"
+
+namespace ksink {
+namespace {
+
+SchemaAndValue json(std::string_view data, bool schemas = true) {
+  JsonConverter c(schemas);
+  return c.toConnectData("t", data);
+}
+
+constexpr std::string_view kOrderSchema =
+    R"({"type":"struct","name":"Order","optional":false,"fields":[)"
+    R"({"field":"id","type":"int32","optional":false},)"
+    R"({"field":"name","type":"string","optional":true},)"
+    R"({"field":"qty","type":"int16","optional":true,"default":7},)"
+    R"({"field":"price","type":"bytes","optional":false,"name":"org.apache.kafka.connect.data.Decimal","version":1,"parameters":{"scale":"2"}},)"
+    R"({"field":"day","type":"int32","optional":true,"name":"org.apache.kafka.connect.data.Date"},)"
+    R"({"field":"at","type":"int32","optional":true,"name":"org.apache.kafka.connect.data.Time"},)"
+    R"({"field":"ts","type":"int64","optional":true,"name":"org.apache.kafka.connect.data.Timestamp"},)"
+    R"({"field":"blob","type":"bytes","optional":true},)"
+    R"({"field":"tags","type":"array","items":{"type":"string"},"optional":true},)"
+    R"({"field":"attrs","type":"map","keys":{"type":"string"},"values":{"type":"double"},"optional":true})"
+    R"(]})";
+
+std::string envelope(std::string_view payload) {
+  return fmt::format(R"({{"schema":{},"payload":{}}})", kOrderSchema, payload);
+}
+
+TEST(JsonConverterTest, EnvelopeStructConvertsEveryFieldInSchemaOrder) {
+  const auto sv = json(envelope(
+      R"({"name":"widget","id":42,"price":"MDk=","day":19000,"at":45307250,"ts":1700000000123,)"
+      R"("blob":"aGk=","tags":["a","b"],"attrs":{"x":1.5},"unknown":true})"));
+  ASSERT_TRUE(sv.schema);
+  EXPECT_EQ(sv.schema->type, Schema::Type::kStruct);
+  EXPECT_EQ(sv.schema->name, "Order");
+  ASSERT_EQ(sv.value.kind(), Value::Kind::kObject);
+  const auto& o = sv.value.asObject();
+  ASSERT_EQ(o.size(), 10u);
+  EXPECT_EQ(o[0].first, "id");
+  EXPECT_EQ(o[0].second, Value::integer(42));
+  EXPECT_EQ(o[1].second, Value::string("widget"));
+  EXPECT_EQ(o[2].second, Value::integer(7)) << "missing optional field with a default";
+  EXPECT_EQ(Value::decimalToString(o[3].second.asBytes(), sv.schema->fields[3].schema->decimalScale()),
+            "123.45");
+  EXPECT_EQ(Value::dateToString(o[4].second.asInt()), "2022-01-08");
+  EXPECT_EQ(Value::timeToString(o[5].second.asInt()), "12:35:07.250");
+  EXPECT_EQ(Value::timestampToString(o[6].second.asInt()), "2023-11-14 22:13:20.123");
+  EXPECT_EQ(o[7].second, Value::bytes("hi"));
+  EXPECT_EQ(o[8].second, Value::array({Value::string("a"), Value::string("b")}));
+  EXPECT_EQ(o[9].second.toJson(), R"({"x":1.5})");
+}
+
+TEST(JsonConverterTest, DecimalAsJsonNumberIsAccepted) {
+  const auto sv = json(envelope(R"({"id":1,"price":-123.45})"));
+  EXPECT_EQ(Value::decimalToString(sv.value.asObject()[3].second.asBytes(), 2), "-123.45");
+}
+
+TEST(JsonConverterTest, RecordsWithTheSameSchemaShareOneSchemaObject) {
+  JsonConverter c(true);
+  const auto a = c.toConnectData("t", envelope(R"({"id":1,"price":"MDk="})"));
+  const auto b = c.toConnectData("t", envelope(R"({"id":2,"price":"MDk="})"));
+  EXPECT_EQ(a.schema.get(), b.schema.get());
+}
+
+TEST(JsonConverterTest, PrimitiveEnvelopeAndNullSchema) {
+  const auto s = json(R"({"schema":{"type":"string","optional":false},"payload":"hello"})");
+  EXPECT_EQ(s.schema->type, Schema::Type::kString);
+  EXPECT_EQ(s.value, Value::string("hello"));
+  const auto n = json(R"({"schema":null,"payload":{"a":1}})");
+  EXPECT_FALSE(n.schema);
+  EXPECT_EQ(n.value.toJson(), R"({"a":1})");
+}
+
+TEST(JsonConverterTest, SchemalessKeepsFieldOrderAndTypes) {
+  const auto sv = json(R"({"b":1,"a":"x","c":2.5,"d":true,"e":null,"f":[1,{"g":-3}]})", false);
+  EXPECT_FALSE(sv.schema);
+  EXPECT_EQ(sv.value.toJson(), R"({"b":1,"a":"x","c":2.5,"d":true,"e":null,"f":[1,{"g":-3}]})");
+  EXPECT_EQ(json("17", false).value, Value::integer(17));
+  EXPECT_EQ(json("\"s\"", false).value, Value::string("s"));
+  EXPECT_EQ(json(" null ", false).value, Value());
+}
+
+TEST(JsonConverterTest, NullDataIsANullValue) {
+  JsonConverter c(true);
+  const auto sv = c.toConnectData("t", std::nullopt);
+  EXPECT_FALSE(sv.schema);
+  EXPECT_TRUE(sv.value.isNull());
+}
+
+void expectConversionError(std::string_view data, bool schemas, std::string_view reason_part) {
+  JsonConverter c(schemas);
+  try {
+    c.toConnectData("t", data);
+    ADD_FAILURE() << "no error for " << data;
+  } catch (const ConversionError& e) {
+    EXPECT_NE(std::string(e.what()).find(reason_part), std::string::npos)
+        << "message '" << e.what() << "' lacks '" << reason_part << "'";
+  }
+}
+
+TEST(JsonConverterTest, MalformedJsonIsAConversionError) {
+  for (const auto* bad : {"", "{", "{\"a\":", "nul", "[1,", "{\"a\" 1}", "\"open", "\xff\xfe",
+                          "1 2", "{} {}", "1],[2", "{\"a\":1}x", "tru"})
+    expectConversionError(bad, false, "invalid JSON data");
+}
+
+TEST(JsonConverterTest, SchemaMismatchesSayWhatAndWhere) {
+  expectConversionError(envelope(R"({"id":"x","price":"MDk="})"), true, "'payload.id': expected int32");
+  expectConversionError(envelope(R"({"name":"x","price":"MDk="})"), true, "required int32");
+  expectConversionError(envelope(R"({"id":1,"price":"MDk=","qty":40000})"), true, "out of range");
+  expectConversionError(envelope(R"({"id":1,"price":"%%%"})"), true, "base64");
+  expectConversionError(envelope(R"({"id":1,"price":"MDk=","tags":[1]})"), true, "'payload.tags[0]'");
+  expectConversionError(R"({"a":1})", true, "schemas.enable=false");
+  expectConversionError(R"({"schema":{"type":"struct","fields":[]}})", true, "no \"payload\"");
+  expectConversionError(R"({"schema":{"type":"strange"},"payload":1})", true, "unknown schema type");
+  expectConversionError("[1]", true, "schemas.enable=false");
+}
+
+TEST(JsonConverterTest, ArbitraryBytesNeverCrash) {
+  std::mt19937 rng(42);
+  const std::string valid = envelope(R"({"id":1,"price":"MDk=","tags":["a"],"attrs":{"k":2}})");
+  const std::string alphabet = "{}[]\":,0123456789.-eEtrufalsn \\x\x01\xff";
+  JsonConverter with_schema(true), schemaless(false);
+  for (int i = 0; i < 20000; ++i) {
+    std::string data;
+    if (i % 2 == 0) {  // a valid document, truncated or with one byte changed
+      data = valid.substr(0, rng() % (valid.size() + 1));
+      if (!data.empty() && i % 4 == 0) data[rng() % data.size()] = alphabet[rng() % alphabet.size()];
+    } else {
+      const size_t n = rng() % 40;
+      for (size_t k = 0; k < n; ++k) data += alphabet[rng() % alphabet.size()];
+    }
+    for (auto* c : {&with_schema, &schemaless}) {
+      try {
+        c->toConnectData("t", data);
+      } catch (const ConversionError&) {
+      }
+    }
+  }
+  SUCCEED();
+}
+
+TEST(JsonConverterTest, DeepNestingIsAnErrorNotAStackOverflow) {
+  const std::string deep = std::string(100000, '[') + std::string(100000, ']');
+  expectConversionError(deep, false, "invalid JSON data");
+}
+
+TEST(ConverterTest, CreateHonoursConnectClassNamesAndAliases) {
+  Config config({{"key.converter", "org.apache.kafka.connect.storage.StringConverter"},
+                 {"value.converter", "bytes"}});
+  auto key = Converter::create(config, true);
+  auto value = Converter::create(config, false);
+  EXPECT_EQ(key->toConnectData("t", "k1").value, Value::string("k1"));
+  EXPECT_EQ(key->toConnectData("t", "k1").schema->type, Schema::Type::kString);
+  EXPECT_EQ(value->toConnectData("t", "{x").value, Value::bytes("{x"));
+  EXPECT_TRUE(value->toConnectData("t", std::nullopt).value.isNull());
+
+  Config schemaless({{"value.converter", "org.apache.kafka.connect.json.JsonConverter"},
+                     {"value.converter.schemas.enable", "false"}});
+  EXPECT_EQ(Converter::create(schemaless, false)->toConnectData("t", R"({"a":1})").value.toJson(),
+            R"({"a":1})");
+  // The default is Connect's: JSON with schemas enabled.
+  EXPECT_THROW(Converter::create(Config(), false)->toConnectData("t", R"({"a":1})"),
+               ConversionError);
+}
+
+TEST(ConverterTest, UnknownConverterIsAConfigError) {
+  EXPECT_THROW(Converter::create(Config(std::map<std::string, std::string>{{"value.converter", "avro"}}), false), ConfigException);
+  const auto problems = Converter::configDef().validate({{"key.converter", "avro"}});
+  ASSERT_EQ(problems.size(), 1u);
+  EXPECT_EQ(problems[0].key, "key.converter");
+}
+
+TEST(ValueTest, DecimalTextRoundTrips) {
+  for (const auto* text : {"0", "1", "-1", "123.45", "-123.45", "0.01", "-0.01", "127", "128",
+                           "-128", "-129", "99999999999999999999999999.99"}) {
+    const auto bytes = Value::decimalFromString(text, 2);
+    ASSERT_TRUE(bytes) << text;
+    std::string expected = text;
+    if (expected.find('.') == std::string::npos) expected += ".00";
+    EXPECT_EQ(Value::decimalToString(*bytes, 2), expected) << text;
+  }
+  EXPECT_EQ(Value::decimalToString("\x30\x39", 0), "12345");
+  EXPECT_EQ(Value::decimalToString("\xcf\xc7", 2), "-123.45");
+  EXPECT_FALSE(Value::decimalFromString("1.234", 2));
+  EXPECT_FALSE(Value::decimalFromString("1e5", 2));
+  EXPECT_EQ(Value::decimalFromString("1.50", 1), Value::decimalFromString("1.5", 1));
+}
+
+TEST(ValueTest, DatesBeforeTheEpochAndTimestampsFormatInUtc) {
+  EXPECT_EQ(Value::dateToString(0), "1970-01-01");
+  EXPECT_EQ(Value::dateToString(-1), "1969-12-31");
+  EXPECT_EQ(Value::dateToString(11016), "2000-02-29");
+  EXPECT_EQ(Value::timestampToString(-1), "1969-12-31 23:59:59.999");
+  EXPECT_EQ(Value::timeToString(0), "00:00:00.000");
+}
+
+TEST(ValueTest, JsonEscapesStringsAndEncodesBytes) {
+  const auto v = Value::object({{"s", Value::string("a\"b\\\n\x01")}, {"b", Value::bytes("hi")}});
+  EXPECT_EQ(v.toJson(), R"({"s":"a\"b\\\n\u0001","b":"aGk="})");
+}
+
+}  // namespace
+}  // namespace ksink

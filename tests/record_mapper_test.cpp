@@ -1,0 +1,169 @@
+// RecordMapper: records → rows per pk.mode, whitelist, tombstones and upsert reduction.
+#include <gtest/gtest.h>
+
+#include "ksink/record_mapper.h"
+
+namespace ksink {
+namespace {
+
+TableSinkConfig tableConfig(std::map<std::string, std::string> values) {
+  values.emplace("name", "c");
+  return TableSinkConfig::parse(Config(std::move(values)));
+}
+
+RecordMapper mapper(std::map<std::string, std::string> values) {
+  auto with_converters = values;
+  with_converters.emplace("value.converter", "json");
+  with_converters.emplace("value.converter.schemas.enable", "false");
+  with_converters.emplace("key.converter", "json");
+  with_converters.emplace("key.converter.schemas.enable", "false");
+  return RecordMapper(tableConfig(values), Config(with_converters));
+}
+
+SinkRecord record(int64_t offset, std::optional<std::string_view> key,
+                  std::optional<std::string_view> value, std::string_view topic = "orders") {
+  return SinkRecord(topic, 3, offset, 1000, key, value);
+}
+
+std::vector<std::string> columnNames(const RecordMapper::Row& row) {
+  std::vector<std::string> out;
+  for (const auto& c : row.layout->columns) out.push_back(c.name);
+  return out;
+}
+
+TEST(RecordMapperTest, PkModeNoneWritesTheValueFieldsToTheFormattedTable) {
+  auto m = mapper({{"table.name.format", "kafka_${topic}"}});
+  const auto r = record(5, std::nullopt, R"({"id":1,"name":"a"})");
+  const auto row = m.map(r);
+  ASSERT_TRUE(row);
+  EXPECT_EQ(row->layout->table, "kafka_orders");
+  EXPECT_EQ(columnNames(*row), (std::vector<std::string>{"id", "name"}));
+  EXPECT_EQ(row->layout->key_count, 0u);
+  EXPECT_EQ(row->values[1], Value::string("a"));
+  EXPECT_EQ(row->record, &r);
+}
+
+TEST(RecordMapperTest, PkModeKafkaPrependsTopicPartitionOffset) {
+  auto m = mapper({{"pk.mode", "kafka"}});
+  const auto row = m.map(record(5, std::nullopt, R"({"id":1})"));
+  EXPECT_EQ(columnNames(*row), (std::vector<std::string>{"__connect_topic", "__connect_partition",
+                                                          "__connect_offset", "id"}));
+  EXPECT_EQ(row->layout->key_count, 3u);
+  EXPECT_EQ(row->values[0], Value::string("orders"));
+  EXPECT_EQ(row->values[1], Value::integer(3));
+  EXPECT_EQ(row->values[2], Value::integer(5));
+}
+
+TEST(RecordMapperTest, PkModeRecordKeyTakesAPrimitiveKeyOrTheKeyStructFields) {
+  auto primitive = mapper({{"pk.mode", "record_key"}, {"pk.fields", "order_id"}});
+  auto row = primitive.map(record(1, "17", R"({"name":"a"})"));
+  EXPECT_EQ(columnNames(*row), (std::vector<std::string>{"order_id", "name"}));
+  EXPECT_EQ(row->values[0], Value::integer(17));
+
+  auto fields = mapper({{"pk.mode", "record_key"}});
+  row = fields.map(record(1, R"({"a":1,"b":"x"})", R"({"a":9,"name":"n"})"));
+  EXPECT_EQ(columnNames(*row), (std::vector<std::string>{"a", "b", "name"}));
+  EXPECT_EQ(row->values[0], Value::integer(1)) << "the key's column wins over the value field";
+}
+
+TEST(RecordMapperTest, PkModeRecordValueUsesTheNamedValueFields) {
+  auto m = mapper({{"pk.mode", "record_value"}, {"pk.fields", "id"}});
+  const auto row = m.map(record(1, std::nullopt, R"({"name":"a","id":4})"));
+  EXPECT_EQ(columnNames(*row), (std::vector<std::string>{"id", "name"}));
+  EXPECT_TRUE(row->layout->columns[0].primary_key);
+  EXPECT_FALSE(row->layout->columns[1].primary_key);
+}
+
+TEST(RecordMapperTest, WhitelistKeepsOnlyTheNamedValueFields) {
+  auto m = mapper({{"fields.whitelist", "b, c"}});
+  const auto row = m.map(record(1, std::nullopt, R"({"a":1,"b":2,"c":3})"));
+  EXPECT_EQ(columnNames(*row), (std::vector<std::string>{"b", "c"}));
+}
+
+TEST(RecordMapperTest, TombstonesAreSkippedOrBecomeDeletes) {
+  auto skip = mapper({});
+  EXPECT_FALSE(skip.map(record(1, "1", std::nullopt)));
+
+  auto del = mapper({{"pk.mode", "record_key"}, {"pk.fields", "id"}, {"delete.enabled", "true"}});
+  const auto row = del.map(record(1, "7", std::nullopt));
+  ASSERT_TRUE(row);
+  EXPECT_TRUE(row->is_delete);
+  EXPECT_EQ(columnNames(*row), (std::vector<std::string>{"id"}));
+  EXPECT_EQ(row->values, (std::vector<Value>{Value::integer(7)}));
+}
+
+TEST(RecordMapperTest, RowsOfTheSameShapeShareALayout) {
+  auto m = mapper({});
+  const auto a = m.map(record(1, std::nullopt, R"({"id":1})"));
+  const auto b = m.map(record(2, std::nullopt, R"({"id":2})"));
+  const auto c = m.map(record(3, std::nullopt, R"({"id":"x"})"));
+  EXPECT_EQ(a->layout.get(), b->layout.get());
+  EXPECT_NE(a->layout.get(), c->layout.get()) << "a different inferred type is another layout";
+}
+
+TEST(RecordMapperTest, BadRecordsComeBackWithTheRecordAndDoNotStopTheBatch) {
+  auto m = mapper({{"pk.mode", "record_key"}, {"pk.fields", "id"}});
+  const std::vector<SinkRecord> records = {record(1, "1", R"({"a":1})"),
+                                           record(2, std::nullopt, R"({"a":2})"),
+                                           record(3, "3", R"({"a":)"), record(4, "4", R"({"a":4})")};
+  const auto batch = m.map(std::span(records));
+  ASSERT_EQ(batch.rows.size(), 2u);
+  EXPECT_EQ(batch.rows[1].record->offset(), 4);
+  ASSERT_EQ(batch.failures.size(), 2u);
+  EXPECT_EQ(batch.failures[0].record->offset(), 2);
+  EXPECT_EQ(batch.failures[1].record->offset(), 3);
+  EXPECT_THROW(std::rethrow_exception(batch.failures[0].error), ConversionError);
+}
+
+TEST(RecordMapperTest, UpsertReducesTheBatchToTheLastRowPerKey) {
+  auto m = mapper({{"insert.mode", "upsert"},
+                   {"pk.mode", "record_key"},
+                   {"pk.fields", "id"},
+                   {"delete.enabled", "true"}});
+  const std::vector<SinkRecord> records = {
+      record(1, "1", R"({"v":"a"})"), record(2, "2", R"({"v":"b"})"),
+      record(3, "1", R"({"v":"c"})"), record(4, "2", std::nullopt),
+      record(5, "1", R"({"v":"d"})", "other")};
+  const auto batch = m.map(std::span(records));
+  ASSERT_EQ(batch.rows.size(), 3u);
+  EXPECT_EQ(batch.rows[0].record->offset(), 3);  // key 1: the last write
+  EXPECT_EQ(batch.rows[1].record->offset(), 4);  // key 2: written, then deleted → delete
+  EXPECT_TRUE(batch.rows[1].is_delete);
+  EXPECT_EQ(batch.rows[2].record->offset(), 5);  // same key, other table
+}
+
+TEST(RecordMapperTest, InsertModeKeepsEveryRow) {
+  auto m = mapper({{"pk.mode", "record_key"}, {"pk.fields", "id"}});
+  const std::vector<SinkRecord> records = {record(1, "1", R"({"v":"a"})"),
+                                           record(2, "1", R"({"v":"b"})")};
+  EXPECT_EQ(m.map(std::span(records)).rows.size(), 2u);
+}
+
+TEST(RecordMapperTest, SchemaEnvelopeColumnsCarryTheFieldSchemas) {
+  TableSinkConfig config = tableConfig({{"pk.mode", "kafka"}});
+  RecordMapper m(config, Config(std::map<std::string, std::string>{{"value.converter", "json"}}));
+  const auto row = m.map(record(
+      1, std::nullopt,
+      R"({"schema":{"type":"struct","fields":[{"field":"n","type":"int16","optional":false}]},"payload":{"n":3}})"));
+  ASSERT_EQ(row->layout->columns.size(), 4u);
+  EXPECT_EQ(row->layout->columns[3].schema->type, Schema::Type::kInt16);
+  EXPECT_FALSE(row->layout->columns[3].schema->optional);
+  EXPECT_FALSE(row->layout->schemaless);
+}
+
+TEST(TableSinkConfigTest, ConfluentCrossKeyRulesAreEnforced) {
+  EXPECT_THROW(tableConfig({{"delete.enabled", "true"}, {"pk.mode", "record_value"}}),
+               ConfigException);
+  EXPECT_THROW(tableConfig({{"insert.mode", "upsert"}}), ConfigException);
+  EXPECT_THROW(tableConfig({{"pk.mode", "kafka"}, {"pk.fields", "a,b"}}), ConfigException);
+  EXPECT_THROW(tableConfig({{"insert.mode", "merge"}}), ConfigException);
+  EXPECT_THROW(tableConfig({{"batch.size", "0"}}), ConfigException);
+  const auto ok = tableConfig({{"insert.mode", "upsert"}, {"pk.mode", "kafka"}, {"batch.size", "10"}});
+  EXPECT_EQ(ok.pk_fields.size(), 3u);
+  EXPECT_EQ(ok.batch_size, 10);
+  EXPECT_EQ(ok.connector_name, "c");
+  EXPECT_EQ(ok.tableName("a.b"), "a.b");
+}
+
+}  // namespace
+}  // namespace ksink

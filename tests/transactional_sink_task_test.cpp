@@ -1,0 +1,227 @@
+// TransactionalSinkTask against an in-memory transactional destination: offsets stored with the
+// rows, rewinds on open, compare-and-set fencing of zombies, preCommit = what is committed.
+#include <gtest/gtest.h>
+
+#include "ksink/retriable_error.h"
+#include "ksink/transactional_sink_task.h"
+
+namespace ksink {
+namespace {
+
+// A destination shared by several tasks: rows and offsets change together or not at all.
+struct FakeDestination {
+  std::vector<std::pair<TopicPartition, int64_t>> rows;  // (partition, offset) of written records
+  OffsetMap offsets;
+  int transactions = 0;
+  int fail_next_with_retriable = 0;
+};
+
+class FakeContext : public SinkTaskContext {
+ public:
+  std::set<TopicPartition> assignment() const override { return {}; }
+  void offset(const TopicPartition& tp, int64_t o) override { rewinds[tp] = o; }
+  void offset(const OffsetMap& offsets) override {
+    for (const auto& [tp, o] : offsets) rewinds[tp] = o;
+  }
+  void timeout(std::chrono::milliseconds) override {}
+  void pause(const std::vector<TopicPartition>&) override {}
+  void resume(const std::vector<TopicPartition>&) override {}
+  void requestCommit() override {}
+  ErrantRecordReporter* errantRecordReporter() override { return nullptr; }
+  const Config& config() const override { return config_; }
+
+  OffsetMap rewinds;
+
+ private:
+  Config config_;
+};
+
+class FakeTask : public TransactionalSinkTask {
+ public:
+  explicit FakeTask(FakeDestination& dest, size_t batch = 0) : dest_(dest) { setMaxBatchSize(batch); }
+  void start(const Config&) override {}
+  void stop() override {}
+  using TransactionalSinkTask::reportBadRecord;
+
+ protected:
+  OffsetMap loadOffsets(const std::vector<TopicPartition>& partitions) override {
+    OffsetMap out;
+    for (const auto& tp : partitions)
+      if (auto it = dest_.offsets.find(tp); it != dest_.offsets.end()) out[tp] = it->second;
+    return out;
+  }
+  bool writeBatch(std::span<const SinkRecord> records,
+                  std::span<const OffsetUpdate> offsets) override {
+    if (dest_.fail_next_with_retriable > 0) {
+      --dest_.fail_next_with_retriable;
+      throw RetriableError("busy");
+    }
+    for (const auto& u : offsets) {  // compare-and-set, all or nothing
+      auto it = dest_.offsets.find(u.partition);
+      const std::optional<int64_t> actual =
+          it == dest_.offsets.end() ? std::nullopt : std::optional<int64_t>(it->second);
+      if (actual != u.expected) return false;
+    }
+    for (const auto& r : records) dest_.rows.emplace_back(r.topicPartition(), r.offset());
+    for (const auto& u : offsets) dest_.offsets[u.partition] = u.next_offset;
+    ++dest_.transactions;
+    return true;
+  }
+
+ private:
+  FakeDestination& dest_;
+};
+
+const TopicPartition kP0{"t", 0}, kP1{"t", 1};
+
+std::vector<SinkRecord> records(const TopicPartition& tp, int64_t from, int64_t to) {
+  std::vector<SinkRecord> out;
+  for (int64_t o = from; o < to; ++o)
+    out.emplace_back("t", tp.partition, o, std::nullopt, std::nullopt, "v");
+  return out;
+}
+
+struct Harness {
+  explicit Harness(FakeDestination& dest, size_t batch = 0) : task(dest, batch) {
+    task.initialize(context);
+    task.start(Config());
+  }
+  FakeContext context;
+  FakeTask task;
+};
+
+size_t count(const FakeDestination& d, const TopicPartition& tp, int64_t offset) {
+  return static_cast<size_t>(std::count(d.rows.begin(), d.rows.end(), std::make_pair(tp, offset)));
+}
+
+TEST(TransactionalSinkTaskTest, OpenRewindsToStoredOffsetsAndLeavesMissingOnesToTheGroup) {
+  FakeDestination dest;
+  dest.offsets[kP0] = 40;
+  Harness h(dest);
+  h.task.open({kP0, kP1});
+  EXPECT_EQ(h.context.rewinds, (OffsetMap{{kP0, 40}}));
+  EXPECT_EQ(h.task.committedOffsets(), (OffsetMap{{kP0, 40}}));
+}
+
+TEST(TransactionalSinkTaskTest, PutWritesRowsAndOffsetsInOneTransaction) {
+  FakeDestination dest;
+  Harness h(dest);
+  h.task.open({kP0, kP1});
+  auto batch = records(kP0, 0, 5);
+  const auto more = records(kP1, 10, 12);
+  batch.insert(batch.end(), more.begin(), more.end());
+  h.task.put(batch);
+  EXPECT_EQ(dest.rows.size(), 7u);
+  EXPECT_EQ(dest.transactions, 1);
+  EXPECT_EQ(dest.offsets, (OffsetMap{{kP0, 5}, {kP1, 12}}));
+}
+
+TEST(TransactionalSinkTaskTest, PreCommitReturnsOnlyWhatCommittedTransactionsCover) {
+  FakeDestination dest;
+  Harness h(dest);
+  h.task.open({kP0, kP1});
+  EXPECT_TRUE(h.task.preCommit({{kP0, 5}, {kP1, 3}}).empty()) << "nothing written yet";
+  h.task.put(records(kP0, 0, 5));
+  dest.fail_next_with_retriable = 1;
+  EXPECT_THROW(h.task.put(records(kP0, 5, 8)), RetriableError);
+  // The worker delivered up to 8 but only 5 are durable; P1 has nothing.
+  EXPECT_EQ(h.task.preCommit({{kP0, 8}, {kP1, 3}}), (OffsetMap{{kP0, 5}}));
+  // Never more than the worker says it delivered.
+  EXPECT_EQ(h.task.preCommit({{kP0, 2}}), (OffsetMap{{kP0, 2}}));
+}
+
+TEST(TransactionalSinkTaskTest, RedeliveryAfterARetriableErrorWritesEachRecordOnce) {
+  FakeDestination dest;
+  Harness h(dest, 2);  // three transactions of at most 2 records
+  h.task.open({kP0});
+  dest.fail_next_with_retriable = 0;
+  auto batch = records(kP0, 0, 6);
+  h.task.put(std::span(batch).subspan(0, 2));  // first chunk alone commits
+  dest.fail_next_with_retriable = 1;
+  EXPECT_THROW(h.task.put(batch), RetriableError);  // whole batch again (0..5): fails at once
+  h.task.put(batch);                                // redelivered: 0,1 already there
+  for (int64_t o = 0; o < 6; ++o) EXPECT_EQ(count(dest, kP0, o), 1u) << o;
+  EXPECT_EQ(dest.offsets[kP0], 6);
+}
+
+TEST(TransactionalSinkTaskTest, BatchSizeSplitsAPutIntoSeveralTransactions) {
+  FakeDestination dest;
+  Harness h(dest, 3);
+  h.task.open({kP0});
+  h.task.put(records(kP0, 0, 7));
+  EXPECT_EQ(dest.transactions, 3);
+  EXPECT_EQ(dest.rows.size(), 7u);
+  EXPECT_EQ(dest.offsets[kP0], 7);
+}
+
+TEST(TransactionalSinkTaskTest, AZombieIsFencedWritesNothingAndRewindsToTheStoredOffset) {
+  FakeDestination dest;
+  Harness zombie(dest), owner(dest);
+  zombie.task.open({kP0});
+  zombie.task.put(records(kP0, 0, 10));
+  // The partition moves to `owner` while the zombie still believes it has it.
+  owner.task.open({kP0});
+  EXPECT_EQ(owner.context.rewinds[kP0], 10);
+  owner.task.put(records(kP0, 10, 20));
+  const auto rows_before = dest.rows.size();
+
+  zombie.task.put(records(kP0, 10, 15));  // compare-and-set against 10 fails: stored is 20
+  EXPECT_EQ(dest.rows.size(), rows_before);
+  EXPECT_EQ(dest.offsets[kP0], 20);
+  EXPECT_EQ(zombie.context.rewinds[kP0], 20);
+  EXPECT_EQ(zombie.task.committedOffsets()[kP0], 20);
+  for (int64_t o = 0; o < 20; ++o) EXPECT_EQ(count(dest, kP0, o), 1u) << o;
+}
+
+TEST(TransactionalSinkTaskTest, TwoTasksWithoutStoredRowsCannotBothInsertIt) {
+  FakeDestination dest;
+  Harness a(dest), b(dest);
+  a.task.open({kP0});
+  b.task.open({kP0});
+  a.task.put(records(kP0, 0, 5));
+  b.task.put(records(kP0, 0, 5));  // insert-if-absent fails: a's row exists
+  EXPECT_EQ(dest.rows.size(), 5u);
+  EXPECT_EQ(b.context.rewinds[kP0], 5);
+}
+
+TEST(TransactionalSinkTaskTest, AFencedBatchRewindsEveryPartitionItDidNotWrite) {
+  FakeDestination dest;
+  Harness zombie(dest), owner(dest);
+  zombie.task.open({kP0, kP1});
+  owner.task.open({kP0});
+  owner.task.put(records(kP0, 0, 3));
+  auto batch = records(kP1, 0, 4);
+  const auto p0 = records(kP0, 0, 2);
+  batch.insert(batch.end(), p0.begin(), p0.end());
+  zombie.task.put(batch);
+  EXPECT_EQ(dest.rows.size(), 3u);
+  // P1 was not written either: it must be read again from its first record.
+  EXPECT_EQ(zombie.context.rewinds, (OffsetMap{{kP0, 3}, {kP1, 0}}));
+}
+
+TEST(TransactionalSinkTaskTest, CloseForgetsThePartitions) {
+  FakeDestination dest;
+  Harness h(dest);
+  h.task.open({kP0});
+  h.task.put(records(kP0, 0, 2));
+  h.task.close({kP0});
+  EXPECT_TRUE(h.task.committedOffsets().empty());
+  EXPECT_TRUE(h.task.preCommit({{kP0, 2}}).empty());
+}
+
+TEST(TransactionalSinkTaskTest, BadRecordWithoutAReporterFailsNamingItsCoordinates) {
+  FakeDestination dest;
+  Harness h(dest);
+  const SinkRecord r("orders", 2, 77, std::nullopt, std::nullopt, "x");
+  try {
+    h.task.reportBadRecord(r, std::runtime_error("NOT NULL constraint failed"));
+    FAIL();
+  } catch (const std::runtime_error& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find("topic orders, partition 2, offset 77"), std::string::npos) << what;
+    EXPECT_NE(what.find("NOT NULL constraint failed"), std::string::npos) << what;
+  }
+}
+
+}  // namespace
+}  // namespace ksink
