@@ -10,7 +10,8 @@
 # ports and data (so tests can bounce the broker); use a fresh dir for a fresh one.
 # Env: KSINK_KAFKA_HEAP (default "-Xms256m -Xmx512m"), KSINK_KAFKA_LOG_LEVEL
 # (root level in broker.log, default WARN), KSINK_KAFKA_START_TIMEOUT (s, 60),
-# plus those of fetch.sh.
+# KSINK_KAFKA_SASL_PLAIN=user:password (adds a SASL_PLAINTEXT listener with the PLAIN mechanism
+# and that one user; its address goes to <workdir>/sasl_bootstrap), plus those of fetch.sh.
 set -euo pipefail
 
 [[ $# -eq 1 ]] || { echo "usage: $0 <workdir>" >&2; exit 2; }
@@ -43,20 +44,31 @@ L4J
 if [[ ! -f "$wd/data/meta.properties" ]]; then
   # Two distinct free loopback ports, bound at the same time so they differ.
   # (Small race until the broker binds them; acceptable for tests.)
-  read -r port cport < <(python3 -c '
+  read -r port cport sport < <(python3 -c '
 import socket
-s = [socket.socket() for _ in range(2)]
+s = [socket.socket() for _ in range(3)]
 for x in s: x.bind(("127.0.0.1", 0))
 print(*(x.getsockname()[1] for x in s))')
+  listeners="PLAINTEXT://127.0.0.1:$port,CONTROLLER://127.0.0.1:$cport"
+  protocols="CONTROLLER:PLAINTEXT,PLAINTEXT:PLAINTEXT"
+  sasl=""
+  if [[ -n "${KSINK_KAFKA_SASL_PLAIN:-}" ]]; then
+    listeners="$listeners,SASL_PLAINTEXT://127.0.0.1:$sport"
+    protocols="$protocols,SASL_PLAINTEXT:SASL_PLAINTEXT"
+    sasl="sasl.enabled.mechanisms=PLAIN
+listener.name.sasl_plaintext.plain.sasl.jaas.config=org.apache.kafka.common.security.plain.PlainLoginModule required user_${KSINK_KAFKA_SASL_PLAIN%%:*}=\"${KSINK_KAFKA_SASL_PLAIN#*:}\";"
+    echo "127.0.0.1:$sport" >"$wd/sasl_bootstrap"
+  fi
   cat >"$wd/server.properties" <<PROPS
 process.roles=broker,controller
 node.id=1
 controller.quorum.bootstrap.servers=127.0.0.1:$cport
-listeners=PLAINTEXT://127.0.0.1:$port,CONTROLLER://127.0.0.1:$cport
-advertised.listeners=PLAINTEXT://127.0.0.1:$port,CONTROLLER://127.0.0.1:$cport
+listeners=$listeners
+advertised.listeners=$listeners
 controller.listener.names=CONTROLLER
 inter.broker.listener.name=PLAINTEXT
-listener.security.protocol.map=CONTROLLER:PLAINTEXT,PLAINTEXT:PLAINTEXT
+listener.security.protocol.map=$protocols
+$sasl
 log.dirs=$wd/data
 num.partitions=1
 auto.create.topics.enable=true

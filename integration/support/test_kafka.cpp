@@ -48,8 +48,13 @@ rd_kafka_t* newClient(rd_kafka_type_t type, const std::string& bootstrap,
 
 }  // namespace
 
-KafkaBrokerProcess::KafkaBrokerProcess(std::filesystem::path workdir)
-    : workdir_(std::move(workdir)) {}
+KafkaBrokerProcess::KafkaBrokerProcess(std::filesystem::path workdir, std::string sasl_plain)
+    : workdir_(std::move(workdir)), sasl_plain_(std::move(sasl_plain)) {}
+
+std::string KafkaBrokerProcess::saslBootstrap() const {
+  if (sasl_plain_.empty()) return "";
+  return runScript(fmt::format("cat '{}/sasl_bootstrap'", workdir_.string()));
+}
 
 KafkaBrokerProcess::~KafkaBrokerProcess() {
   try {
@@ -59,8 +64,8 @@ KafkaBrokerProcess::~KafkaBrokerProcess() {
 }
 
 std::string KafkaBrokerProcess::start() {
-  bootstrap_ = runScript(fmt::format("'{}/integration/kafka/start.sh' '{}'", KSINK_SOURCE_DIR,
-                                     workdir_.string()));
+  bootstrap_ = runScript(fmt::format("KSINK_KAFKA_SASL_PLAIN='{}' '{}/integration/kafka/start.sh' '{}'",
+                                     sasl_plain_, KSINK_SOURCE_DIR, workdir_.string()));
   running_ = true;
   return bootstrap_;
 }

@@ -21,15 +21,19 @@ namespace ksink::it {
 // A broker process run by integration/kafka/start.sh in its own work directory.
 class KafkaBrokerProcess {
  public:
-  explicit KafkaBrokerProcess(std::filesystem::path workdir);
+  // `sasl_plain` ("user:password") adds a SASL_PLAINTEXT listener with that one PLAIN user.
+  explicit KafkaBrokerProcess(std::filesystem::path workdir, std::string sasl_plain = "");
   ~KafkaBrokerProcess();
   // Starts (or restarts, keeping data and ports) the broker; returns its bootstrap address.
   std::string start();
   void stop();
   const std::string& bootstrap() const { return bootstrap_; }
+  // The SASL_PLAINTEXT listener's address (empty without `sasl_plain`).
+  std::string saslBootstrap() const;
 
  private:
   std::filesystem::path workdir_;
+  std::string sasl_plain_;
   std::string bootstrap_;
   bool running_ = false;
 };
