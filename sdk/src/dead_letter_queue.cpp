@@ -1,0 +1,157 @@
+#include "dead_letter_queue.h"
+
+#include <stdexcept>
+
+#include <fmt/format.h>
+#include <spdlog/spdlog.h>
+
+#include "rdkafka_handles.h"
+
+namespace ksink {
+namespace {
+
+struct KafkaDeleter {
+  void operator()(rd_kafka_t* rk) const { rd_kafka_destroy(rk); }
+};
+
+void onDelivery(rd_kafka_t* /*rk*/, const rd_kafka_message_t* m, void* opaque) {
+  if (!m->err) return;
+  ++*static_cast<std::atomic<uint64_t>*>(opaque);
+  spdlog::error("dead-letter queue write to {}-{} failed: {}", rd_kafka_topic_name(m->rkt),
+                m->partition, rd_kafka_err2str(m->err));
+}
+
+// Creates the topic if it is missing. Failing here is not fatal: brokers that auto-create topics
+// (and the embedded mock cluster, which has no CreateTopics) still accept the writes.
+void ensureTopic(rd_kafka_t* rk, const std::string& topic, int replication_factor) {
+  // Listing every topic never auto-creates one; ask CreateTopics only when the DLQ is missing.
+  const rd_kafka_metadata_t* md = nullptr;
+  if (!rd_kafka_metadata(rk, 1, nullptr, &md, 10000)) {
+    bool exists = false;
+    for (int i = 0; i < md->topic_cnt && !exists; ++i)
+      exists = topic == md->topics[i].topic && !md->topics[i].err;
+    rd_kafka_metadata_destroy(md);
+    if (exists) return;
+  }
+  char err[512];
+  rd_kafka_NewTopic_t* nt =
+      rd_kafka_NewTopic_new(topic.c_str(), 1, replication_factor, err, sizeof err);
+  if (!nt) {
+    spdlog::warn("dead-letter queue topic {}: {}", topic, err);
+    return;
+  }
+  QueueHandle queue(rd_kafka_queue_new(rk));
+  rd_kafka_AdminOptions_t* options = rd_kafka_AdminOptions_new(rk, RD_KAFKA_ADMIN_OP_CREATETOPICS);
+  rd_kafka_AdminOptions_set_request_timeout(options, 10000, err, sizeof err);
+  rd_kafka_CreateTopics(rk, &nt, 1, options, queue.get());
+  EventHandle event(rd_kafka_queue_poll(queue.get(), 15000));
+  rd_kafka_AdminOptions_destroy(options);
+  rd_kafka_NewTopic_destroy(nt);
+  if (!event) {
+    spdlog::warn("dead-letter queue topic {}: no answer to CreateTopics", topic);
+    return;
+  }
+  if (rd_kafka_event_error(event.get())) {
+    spdlog::warn("dead-letter queue topic {}: {}", topic, rd_kafka_event_error_string(event.get()));
+    return;
+  }
+  size_t n = 0;
+  const auto** results =
+      rd_kafka_CreateTopics_result_topics(rd_kafka_event_CreateTopics_result(event.get()), &n);
+  for (size_t i = 0; i < n; ++i) {
+    const auto code = rd_kafka_topic_result_error(results[i]);
+    if (code == RD_KAFKA_RESP_ERR_NO_ERROR)
+      spdlog::info("created dead-letter queue topic {}", topic);
+    else if (code != RD_KAFKA_RESP_ERR_TOPIC_ALREADY_EXISTS)
+      spdlog::warn("dead-letter queue topic {}: {}", topic,
+                   rd_kafka_topic_result_error_string(results[i]));
+  }
+}
+
+}  // namespace
+
+struct DeadLetterQueue::Producer {
+  std::unique_ptr<rd_kafka_t, KafkaDeleter> rk;
+};
+
+DeadLetterQueue::DeadLetterQueue(const ErrorsConfig& config, std::string connector, int task_id)
+    : producer_(std::make_unique<Producer>()),
+      topic_(config.dlq_topic),
+      connector_(std::move(connector)),
+      task_id_(task_id),
+      context_headers_(config.dlq_context_headers) {
+  ConfHandle conf(rd_kafka_conf_new());
+  char err[512];
+  for (const auto& [key, value] : config.producer_properties)
+    if (rd_kafka_conf_set(conf.get(), key.c_str(), value.c_str(), err, sizeof err) !=
+        RD_KAFKA_CONF_OK)
+      throw std::runtime_error(fmt::format("dead-letter queue producer property {}: {}", key, err));
+  rd_kafka_conf_set_dr_msg_cb(conf.get(), onDelivery);
+  rd_kafka_conf_set_opaque(conf.get(), &failures_);
+  producer_->rk.reset(rd_kafka_new(RD_KAFKA_PRODUCER, conf.get(), err, sizeof err));
+  if (!producer_->rk) throw std::runtime_error(fmt::format("dead-letter queue producer: {}", err));
+  conf.release();
+  ensureTopic(producer_->rk.get(), topic_, config.dlq_replication_factor);
+}
+
+DeadLetterQueue::~DeadLetterQueue() {
+  if (producer_ && producer_->rk) rd_kafka_flush(producer_->rk.get(), 5000);
+}
+
+void DeadLetterQueue::send(const SinkRecord& record, const ErrorContext& context) {
+  rd_kafka_headers_t* headers = rd_kafka_headers_new(record.headers().size() + 10);
+  for (const auto& h : record.headers()) {
+    const std::string name(h.key);
+    rd_kafka_header_add(headers, name.data(), static_cast<ssize_t>(name.size()),
+                        h.value ? h.value->data() : nullptr,
+                        h.value ? static_cast<ssize_t>(h.value->size()) : 0);
+  }
+  if (context_headers_) {
+    auto add = [&](const char* name, const std::string& value) {
+      rd_kafka_header_add(headers, name, -1, value.data(), static_cast<ssize_t>(value.size()));
+    };
+    add("__connect.errors.topic", std::string(record.topic()));
+    add("__connect.errors.partition", std::to_string(record.partition()));
+    add("__connect.errors.offset", std::to_string(record.offset()));
+    add("__connect.errors.connector.name", connector_);
+    add("__connect.errors.task.id", std::to_string(task_id_));
+    add("__connect.errors.stage", context.stage);
+    add("__connect.errors.class.name", context.executing_class);
+    add("__connect.errors.exception.class.name", context.exception_class);
+    add("__connect.errors.exception.message", context.message);
+    // C++ exceptions carry no stack trace; the message and the class are what there is.
+    add("__connect.errors.exception.stacktrace",
+        fmt::format("{}: {}", context.exception_class, context.message));
+  }
+  const auto key = record.key();
+  const auto value = record.value();
+  void* key_ptr = key ? const_cast<char*>(key->data()) : nullptr;
+  const size_t key_len = key ? key->size() : 0;
+  void* value_ptr = value ? const_cast<char*>(value->data()) : nullptr;
+  const size_t value_len = value ? value->size() : 0;
+  const int64_t timestamp = record.timestamp().value_or(0);
+  rd_kafka_resp_err_t err;
+  while (true) {
+    err = rd_kafka_producev(producer_->rk.get(), RD_KAFKA_V_TOPIC(topic_.c_str()),
+                            RD_KAFKA_V_MSGFLAGS(RD_KAFKA_MSG_F_COPY),
+                            RD_KAFKA_V_KEY(key_ptr, key_len), RD_KAFKA_V_VALUE(value_ptr, value_len),
+                            RD_KAFKA_V_TIMESTAMP(timestamp), RD_KAFKA_V_HEADERS(headers),
+                            RD_KAFKA_V_END);
+    if (err != RD_KAFKA_RESP_ERR__QUEUE_FULL) break;
+    rd_kafka_poll(producer_->rk.get(), 50);
+  }
+  if (err) {
+    rd_kafka_headers_destroy(headers);  // only owned by librdkafka when produce succeeded
+    throw std::runtime_error(
+        fmt::format("dead-letter queue write of {} refused: {}", record, rd_kafka_err2str(err)));
+  }
+  ++requests_;
+  rd_kafka_poll(producer_->rk.get(), 0);
+}
+
+bool DeadLetterQueue::awaitDelivered(std::chrono::milliseconds timeout) {
+  const auto err = rd_kafka_flush(producer_->rk.get(), static_cast<int>(timeout.count()));
+  return err == RD_KAFKA_RESP_ERR_NO_ERROR && failures_ == 0;
+}
+
+}  // namespace ksink

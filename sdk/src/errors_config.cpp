@@ -1,0 +1,60 @@
+#include "errors_config.h"
+
+namespace ksink {
+namespace {
+
+using Type = ConfigDef::Type;
+using Importance = ConfigDef::Importance;
+
+ConfigDef makeDef() {
+  ConfigDef def;
+  def.define("errors.log.enable", Type::kBoolean, "false", Importance::kMedium,
+             "Log every bad record (and enable the errant record reporter).")
+      .define("errors.log.include.messages", Type::kBoolean, "false", Importance::kMedium,
+              "Include the record's topic, partition, offset and timestamp in that log.")
+      .define("errors.deadletterqueue.topic.name", Type::kString, "", Importance::kMedium,
+              "Topic that receives records that could not be written (empty: no DLQ).")
+      .define("errors.deadletterqueue.topic.replication.factor", Type::kInt, "3",
+              Importance::kLow, "Replication factor of the DLQ topic when ksink creates it.",
+              ConfigDef::atLeast(-1))
+      .define("errors.deadletterqueue.context.headers.enable", Type::kBoolean, "false",
+              Importance::kMedium, "Add the __connect.errors.* headers to DLQ records.");
+  return def;
+}
+
+bool isSecurityKey(const std::string& key) {
+  return key == "security.protocol" || key.starts_with("ssl.") || key.starts_with("sasl.");
+}
+
+}  // namespace
+
+const ConfigDef& ErrorsConfig::configDef() {
+  static const ConfigDef def = makeDef();
+  return def;
+}
+
+ErrorsConfig ErrorsConfig::parse(const Config& raw) {
+  ConfigDef def = configDef();
+  def.include(raw.definitions());
+  const Config config(raw.values(), def);
+  ErrorsConfig out;
+  out.tolerate_all = config.get("errors.tolerance").value_or("none") == "all";
+  out.log_enable = config.getBoolean("errors.log.enable");
+  out.log_include_messages = config.getBoolean("errors.log.include.messages");
+  out.dlq_topic = config.getString("errors.deadletterqueue.topic.name");
+  out.dlq_replication_factor = config.getInt("errors.deadletterqueue.topic.replication.factor");
+  out.dlq_context_headers = config.getBoolean("errors.deadletterqueue.context.headers.enable");
+  out.producer_properties["bootstrap.servers"] = config.getString("bootstrap.servers");
+  for (const auto& [key, value] : config.values())
+    if (isSecurityKey(key)) out.producer_properties[key] = value;
+  for (const auto& [key, value] : config.withPrefix("producer."))
+    if (!key.starts_with("override.")) out.producer_properties[key] = value;
+  for (const auto& [key, value] : config.withPrefix("producer.override."))
+    out.producer_properties[key] = value;
+  // DLQ records must not be lost or duplicated by retries: acks=all, idempotence.
+  out.producer_properties.try_emplace("acks", "all");
+  out.producer_properties.try_emplace("enable.idempotence", "true");
+  return out;
+}
+
+}  // namespace ksink

@@ -1,0 +1,72 @@
+#include "worker_errant_record_reporter.h"
+
+#include <cxxabi.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <typeinfo>
+
+#include <fmt/format.h>
+#include <spdlog/spdlog.h>
+
+#include "ksink/conversion_error.h"
+
+namespace ksink {
+namespace {
+
+std::string demangledType(const std::exception& e) {
+  int status = 0;
+  char* name = abi::__cxa_demangle(typeid(e).name(), nullptr, nullptr, &status);
+  std::string out = status == 0 && name ? name : typeid(e).name();
+  std::free(name);
+  return out;
+}
+
+}  // namespace
+
+WorkerErrantRecordReporter::WorkerErrantRecordReporter(ErrorsConfig config, std::string connector,
+                                                       std::string sink_name, int task_id)
+    : config_(std::move(config)),
+      connector_(std::move(connector)),
+      sink_name_(std::move(sink_name)),
+      task_id_(task_id) {
+  if (!config_.dlq_topic.empty())
+    dlq_ = std::make_unique<DeadLetterQueue>(config_, connector_, task_id_);
+}
+
+void WorkerErrantRecordReporter::report(const SinkRecord& record, const std::exception& error) {
+  metrics_.total_record_errors++;
+  metrics_.last_error_timestamp_ms =
+      std::chrono::duration_cast<std::chrono::milliseconds>(
+          std::chrono::system_clock::now().time_since_epoch())
+          .count();
+  if (!config_.tolerate_all) {
+    // Connect would still copy the record to the DLQ here; ksink does not write a record to the
+    // DLQ that it is not skipping (the task fails and the record is consumed again).
+    throw ToleranceExceededError(fmt::format(
+        "Tolerance exceeded in error handler (errors.tolerance=none): record {}: {}", record,
+        error.what()));
+  }
+  const bool conversion = dynamic_cast<const ConversionError*>(&error) != nullptr;
+  ErrorContext context{conversion ? "VALUE_CONVERTER" : "TASK_PUT", sink_name_,
+                       demangledType(error), error.what()};
+  if (config_.log_enable) {
+    metrics_.total_errors_logged++;
+    if (config_.log_include_messages)
+      spdlog::error("Error encountered in task {}-{} at stage {}: record {} (timestamp {}): {}",
+                    connector_, task_id_, context.stage, record,
+                    record.timestamp() ? std::to_string(*record.timestamp()) : "none",
+                    error.what());
+    else
+      spdlog::error("Error encountered in task {}-{} at stage {}: {}", connector_, task_id_,
+                    context.stage, error.what());
+  }
+  if (dlq_) dlq_->send(record, context);
+  metrics_.total_records_skipped++;
+}
+
+bool WorkerErrantRecordReporter::awaitDelivered(std::chrono::milliseconds timeout) {
+  return !dlq_ || dlq_->awaitDelivered(timeout);
+}
+
+}  // namespace ksink

@@ -1,0 +1,162 @@
+// The errant record reporter and the dead-letter queue, on the embedded mock cluster: what lands
+// in the DLQ topic, read back from the broker.
+#include "worker_errant_record_reporter.h"
+
+#include <librdkafka/rdkafka.h>
+#include <librdkafka/rdkafka_mock.h>
+
+#include <map>
+
+#include <gtest/gtest.h>
+
+#include "ksink/conversion_error.h"
+
+namespace ksink {
+namespace {
+
+struct DlqRecord {
+  std::optional<std::string> key, value;
+  int64_t timestamp = 0;
+  std::map<std::string, std::string> headers;
+};
+
+class ErrantRecordReporterTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    char err[512];
+    rd_kafka_conf_t* conf = rd_kafka_conf_new();
+    rd_kafka_conf_set(conf, "test.mock.num.brokers", "1", err, sizeof err);
+    rd_kafka_conf_set(conf, "log_level", "2", err, sizeof err);
+    host_ = rd_kafka_new(RD_KAFKA_PRODUCER, conf, err, sizeof err);
+    cluster_ = rd_kafka_handle_mock_cluster(host_);
+    rd_kafka_mock_topic_create(cluster_, "dlq", 1, 1);
+    bootstrap_ = rd_kafka_mock_cluster_bootstraps(cluster_);
+  }
+  void TearDown() override { rd_kafka_destroy(host_); }
+
+  ErrorsConfig config(bool tolerate_all) {
+    ErrorsConfig c;
+    c.tolerate_all = tolerate_all;
+    c.log_enable = true;
+    c.log_include_messages = true;
+    c.dlq_topic = "dlq";
+    c.dlq_replication_factor = 1;
+    c.dlq_context_headers = true;
+    c.producer_properties = {{"bootstrap.servers", bootstrap_}, {"log_level", "2"}};
+    return c;
+  }
+
+  std::vector<DlqRecord> readDlq(size_t expected, int polls = 100) {
+    char err[512];
+    rd_kafka_conf_t* conf = rd_kafka_conf_new();
+    rd_kafka_conf_set(conf, "bootstrap.servers", bootstrap_.c_str(), err, sizeof err);
+    rd_kafka_conf_set(conf, "group.id", "dlq-reader", err, sizeof err);
+    rd_kafka_conf_set(conf, "log_level", "2", err, sizeof err);
+    rd_kafka_t* c = rd_kafka_new(RD_KAFKA_CONSUMER, conf, err, sizeof err);
+    rd_kafka_poll_set_consumer(c);
+    auto* list = rd_kafka_topic_partition_list_new(1);
+    rd_kafka_topic_partition_list_add(list, "dlq", 0)->offset = RD_KAFKA_OFFSET_BEGINNING;
+    rd_kafka_assign(c, list);
+    rd_kafka_topic_partition_list_destroy(list);
+    std::vector<DlqRecord> out;
+    for (int i = 0; i < polls && out.size() < expected; ++i) {
+      rd_kafka_message_t* m = rd_kafka_consumer_poll(c, 100);
+      if (!m) continue;
+      if (!m->err) {
+        DlqRecord r;
+        if (m->key) r.key = std::string(static_cast<char*>(m->key), m->key_len);
+        if (m->payload) r.value = std::string(static_cast<char*>(m->payload), m->len);
+        r.timestamp = rd_kafka_message_timestamp(m, nullptr);
+        rd_kafka_headers_t* hdrs = nullptr;
+        if (!rd_kafka_message_headers(m, &hdrs)) {
+          const char* name;
+          const void* val;
+          size_t size;
+          for (size_t h = 0; !rd_kafka_header_get_all(hdrs, h, &name, &val, &size); ++h)
+            r.headers[name] = val ? std::string(static_cast<const char*>(val), size) : "<null>";
+        }
+        out.push_back(std::move(r));
+      }
+      rd_kafka_message_destroy(m);
+    }
+    rd_kafka_consumer_close(c);
+    rd_kafka_destroy(c);
+    return out;
+  }
+
+  rd_kafka_t* host_ = nullptr;
+  rd_kafka_mock_cluster_t* cluster_ = nullptr;
+  std::string bootstrap_;
+};
+
+TEST_F(ErrantRecordReporterTest, ToleranceAllWritesTheOriginalRecordWithTheTenContextHeaders) {
+  WorkerErrantRecordReporter reporter(config(true), "orders-sink", "postgres", 2);
+  SinkRecord record("orders", 3, 41, 1700000000123, std::string_view("k7"),
+                    std::string_view("{not json"), {{"trace", std::string_view("abc")}});
+  reporter.report(record, ConversionError("unexpected character at 1"));
+  ASSERT_TRUE(reporter.awaitDelivered(std::chrono::seconds(10)));
+
+  auto records = readDlq(1);
+  ASSERT_EQ(records.size(), 1u);
+  const auto& r = records[0];
+  EXPECT_EQ(r.key, "k7");
+  EXPECT_EQ(r.value, "{not json");
+  EXPECT_EQ(r.timestamp, 1700000000123);
+  EXPECT_EQ(r.headers.at("trace"), "abc");
+  EXPECT_EQ(r.headers.at("__connect.errors.topic"), "orders");
+  EXPECT_EQ(r.headers.at("__connect.errors.partition"), "3");
+  EXPECT_EQ(r.headers.at("__connect.errors.offset"), "41");
+  EXPECT_EQ(r.headers.at("__connect.errors.connector.name"), "orders-sink");
+  EXPECT_EQ(r.headers.at("__connect.errors.task.id"), "2");
+  EXPECT_EQ(r.headers.at("__connect.errors.stage"), "VALUE_CONVERTER");
+  EXPECT_EQ(r.headers.at("__connect.errors.class.name"), "postgres");
+  EXPECT_EQ(r.headers.at("__connect.errors.exception.class.name"), "ksink::ConversionError");
+  EXPECT_EQ(r.headers.at("__connect.errors.exception.message"), "unexpected character at 1");
+  EXPECT_EQ(r.headers.count("__connect.errors.exception.stacktrace"), 1u);
+  EXPECT_EQ(r.headers.size(), 11u);
+  EXPECT_EQ(reporter.metrics().total_records_skipped, 1u);
+  EXPECT_EQ(reporter.dlqProduceRequests(), 1u);
+}
+
+TEST_F(ErrantRecordReporterTest, TaskPutErrorsCarryTheTaskPutStage) {
+  WorkerErrantRecordReporter reporter(config(true), "c", "sqlite", 0);
+  SinkRecord record("orders", 0, 5, std::nullopt, std::nullopt, std::string_view("v"));
+  reporter.report(record, std::runtime_error("NOT NULL constraint failed"));
+  ASSERT_TRUE(reporter.awaitDelivered(std::chrono::seconds(10)));
+  auto records = readDlq(1);
+  ASSERT_EQ(records.size(), 1u);
+  EXPECT_EQ(records[0].key, std::nullopt);
+  EXPECT_EQ(records[0].headers.at("__connect.errors.stage"), "TASK_PUT");
+  EXPECT_EQ(records[0].headers.at("__connect.errors.exception.class.name"), "std::runtime_error");
+}
+
+TEST_F(ErrantRecordReporterTest, ToleranceNoneThrowsAndWritesNothing) {
+  WorkerErrantRecordReporter reporter(config(false), "c", "sqlite", 0);
+  SinkRecord record("orders", 1, 9, std::nullopt, std::nullopt, std::string_view("v"));
+  try {
+    reporter.report(record, ConversionError("bad"));
+    FAIL() << "expected ToleranceExceededError";
+  } catch (const ToleranceExceededError& e) {
+    EXPECT_NE(std::string(e.what()).find("orders-1@9"), std::string::npos) << e.what();
+  }
+  EXPECT_TRUE(reporter.awaitDelivered(std::chrono::seconds(5)));
+  EXPECT_EQ(reporter.dlqProduceRequests(), 0u);
+  EXPECT_EQ(reporter.metrics().total_records_skipped, 0u);
+  EXPECT_TRUE(readDlq(1, 20).empty());
+}
+
+TEST_F(ErrantRecordReporterTest, WithoutContextHeadersOnlyTheOriginalHeadersAreWritten) {
+  auto c = config(true);
+  c.dlq_context_headers = false;
+  WorkerErrantRecordReporter reporter(c, "c", "sqlite", 0);
+  SinkRecord record("orders", 0, 1, std::nullopt, std::string_view("k"), std::string_view("v"),
+                    {{"h", std::string_view("1")}});
+  reporter.report(record, std::runtime_error("x"));
+  ASSERT_TRUE(reporter.awaitDelivered(std::chrono::seconds(10)));
+  auto records = readDlq(1);
+  ASSERT_EQ(records.size(), 1u);
+  EXPECT_EQ(records[0].headers, (std::map<std::string, std::string>{{"h", "1"}}));
+}
+
+}  // namespace
+}  // namespace ksink
