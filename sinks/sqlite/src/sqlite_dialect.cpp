@@ -1,0 +1,166 @@
+#include "sqlite_dialect.h"
+
+#include <algorithm>
+#include <cctype>
+
+#include <fmt/format.h>
+
+#include "ksink/transactional_sink_task.h"
+
+namespace ksink::sqlite {
+namespace {
+
+std::string upper(std::string_view s) {
+  std::string out(s);
+  std::transform(out.begin(), out.end(), out.begin(), [](unsigned char c) { return std::toupper(c); });
+  return out;
+}
+
+std::string columnList(const std::vector<RecordMapper::Column>& columns, size_t from, size_t to) {
+  std::string out;
+  for (size_t i = from; i < to; ++i) {
+    if (i > from) out += ',';
+    out += SqliteDialect::quote(columns[i].name);
+  }
+  return out;
+}
+
+std::string keyCondition(const RecordMapper::Layout& layout) {
+  std::string out;
+  for (size_t i = 0; i < layout.key_count; ++i) {
+    if (i > 0) out += " AND ";
+    out += SqliteDialect::quote(layout.columns[i].name) + "=?";
+  }
+  return out;
+}
+
+// A DEFAULT clause for simple default values (what SQLite can hold literally).
+std::string defaultClause(const Schema& schema) {
+  if (!schema.default_value || schema.logical() != Schema::Logical::kNone) return "";
+  const Value& v = *schema.default_value;
+  switch (v.kind()) {
+    case Value::Kind::kBoolean: return v.asBoolean() ? " DEFAULT 1" : " DEFAULT 0";
+    case Value::Kind::kInt: return fmt::format(" DEFAULT {}", v.asInt());
+    case Value::Kind::kDouble: return fmt::format(" DEFAULT {}", v.asDouble());
+    case Value::Kind::kString: {
+      std::string s = v.asString();
+      for (size_t at = s.find('\''); at != std::string::npos; at = s.find('\'', at + 2))
+        s.insert(at, 1, '\'');
+      return " DEFAULT '" + s + "'";
+    }
+    default: return "";
+  }
+}
+
+}  // namespace
+
+std::string SqliteDialect::quote(std::string_view identifier) {
+  std::string out = "\"";
+  for (const char c : identifier) {
+    if (c == '"') out += '"';
+    out += c;
+  }
+  out += '"';
+  return out;
+}
+
+std::string_view SqliteDialect::columnType(const Schema& schema) {
+  switch (schema.logical()) {
+    case Schema::Logical::kDecimal: return "NUMERIC";
+    case Schema::Logical::kDate:
+    case Schema::Logical::kTime:
+    case Schema::Logical::kTimestamp: return "TEXT";
+    case Schema::Logical::kNone: break;
+  }
+  switch (schema.type) {
+    case Schema::Type::kInt8:
+    case Schema::Type::kInt16:
+    case Schema::Type::kInt32:
+    case Schema::Type::kInt64:
+    case Schema::Type::kBoolean: return "INTEGER";
+    case Schema::Type::kFloat32:
+    case Schema::Type::kFloat64: return "REAL";
+    case Schema::Type::kBytes: return "BLOB";
+    case Schema::Type::kString:
+    case Schema::Type::kArray:
+    case Schema::Type::kMap:
+    case Schema::Type::kStruct: return "TEXT";
+  }
+  return "TEXT";
+}
+
+SqliteDialect::Affinity SqliteDialect::affinity(std::string_view declared_type) {
+  const auto t = upper(declared_type);
+  if (t.find("INT") != std::string::npos) return Affinity::kInteger;
+  if (t.find("CHAR") != std::string::npos || t.find("CLOB") != std::string::npos ||
+      t.find("TEXT") != std::string::npos)
+    return Affinity::kText;
+  if (t.empty() || t.find("BLOB") != std::string::npos) return Affinity::kBlob;
+  if (t.find("REAL") != std::string::npos || t.find("FLOA") != std::string::npos ||
+      t.find("DOUB") != std::string::npos)
+    return Affinity::kReal;
+  return Affinity::kNumeric;
+}
+
+std::string SqliteDialect::createTable(const RecordMapper::Layout& layout) {
+  std::string sql = "CREATE TABLE IF NOT EXISTS " + quote(layout.table) + " (";
+  for (size_t i = 0; i < layout.columns.size(); ++i) {
+    const auto& c = layout.columns[i];
+    if (i > 0) sql += ", ";
+    sql += quote(c.name) + " " + std::string(columnType(*c.schema));
+    if (c.primary_key || !c.schema->optional) sql += " NOT NULL";
+    sql += defaultClause(*c.schema);
+  }
+  if (layout.key_count > 0)
+    sql += ", PRIMARY KEY(" + columnList(layout.columns, 0, layout.key_count) + ")";
+  return sql + ")";
+}
+
+std::string SqliteDialect::addColumn(std::string_view table, const RecordMapper::Column& column) {
+  // Always nullable: rows already in the table have no value for it.
+  return fmt::format("ALTER TABLE {} ADD COLUMN {} {}", quote(table), quote(column.name),
+                     columnType(*column.schema));
+}
+
+std::string SqliteDialect::write(const RecordMapper::Layout& layout,
+                                 TableSinkConfig::InsertMode mode) {
+  const auto& cols = layout.columns;
+  const size_t n = cols.size();
+  if (mode == TableSinkConfig::InsertMode::kUpdate) {
+    if (layout.key_count == n) return "";
+    std::string set;
+    for (size_t i = layout.key_count; i < n; ++i) {
+      if (i > layout.key_count) set += ',';
+      set += quote(cols[i].name) + "=?";
+    }
+    return fmt::format("UPDATE {} SET {} WHERE {}", quote(layout.table), set, keyCondition(layout));
+  }
+  std::string placeholders;
+  for (size_t i = 0; i < n; ++i) placeholders += i == 0 ? "?" : ",?";
+  std::string sql = fmt::format("INSERT INTO {} ({}) VALUES ({})", quote(layout.table),
+                                columnList(cols, 0, n), placeholders);
+  if (mode == TableSinkConfig::InsertMode::kUpsert && layout.key_count > 0) {
+    sql += " ON CONFLICT(" + columnList(cols, 0, layout.key_count) + ") DO ";
+    if (layout.key_count == n) return sql + "NOTHING";
+    sql += "UPDATE SET ";
+    for (size_t i = layout.key_count; i < n; ++i) {
+      if (i > layout.key_count) sql += ',';
+      sql += quote(cols[i].name) + "=excluded." + quote(cols[i].name);
+    }
+  }
+  return sql;
+}
+
+std::string SqliteDialect::remove(const RecordMapper::Layout& layout) {
+  return fmt::format("DELETE FROM {} WHERE {}", quote(layout.table), keyCondition(layout));
+}
+
+std::string SqliteDialect::createOffsetsTable() {
+  return fmt::format(
+      "CREATE TABLE IF NOT EXISTS {} (\"connector\" TEXT NOT NULL, \"topic\" TEXT NOT NULL, "
+      "\"partition\" INTEGER NOT NULL, \"next_offset\" INTEGER NOT NULL, "
+      "PRIMARY KEY(\"connector\", \"topic\", \"partition\"))",
+      quote(TransactionalSinkTask::kOffsetsTable));
+}
+
+}  // namespace ksink::sqlite

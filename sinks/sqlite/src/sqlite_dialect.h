@@ -1,0 +1,40 @@
+// SqliteDialect: the SQL text the SQLite sink runs — identifiers always quoted, Connect types
+// mapped to SQLite's declared types, and the statements per insert mode. Pure functions, so the
+// generated SQL is unit-tested without a database.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "ksink/record_mapper.h"
+#include "ksink/schema.h"
+#include "ksink/table_sink_config.h"
+
+namespace ksink::sqlite {
+
+class SqliteDialect {
+ public:
+  // SQLite's type affinities (https://sqlite.org/datatype3.html §3.1).
+  enum class Affinity { kInteger, kReal, kNumeric, kText, kBlob };
+
+  // "name" with embedded quotes doubled.
+  static std::string quote(std::string_view identifier);
+  // INTEGER (ints, boolean), REAL (floats), TEXT (strings, Date/Time/Timestamp as ISO-8601 text,
+  // arrays, maps and structs as JSON), BLOB (bytes), NUMERIC (Decimal).
+  static std::string_view columnType(const Schema& schema);
+  // The affinity SQLite gives a column declared as `declared_type`.
+  static Affinity affinity(std::string_view declared_type);
+
+  static std::string createTable(const RecordMapper::Layout& layout);
+  static std::string addColumn(std::string_view table, const RecordMapper::Column& column);
+  // The statement writing one row of `layout`, with a `?` per column in layout order (for
+  // update: value columns first, then key columns; for delete: key columns). Empty when the mode
+  // has nothing to do for the layout (update of a key-only row).
+  static std::string write(const RecordMapper::Layout& layout, TableSinkConfig::InsertMode mode);
+  static std::string remove(const RecordMapper::Layout& layout);
+
+  static std::string createOffsetsTable();
+};
+
+}  // namespace ksink::sqlite

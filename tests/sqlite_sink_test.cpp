@@ -1,0 +1,348 @@
+// The SQLite sink against real database files, driven directly (no broker): SQL generation, each
+// insert mode, deletes, auto.create/evolve, bad records, fencing, busy files, bad files.
+#include <SQLiteCpp/Database.h>
+#include <SQLiteCpp/Statement.h>
+#include <SQLiteCpp/Transaction.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include <gtest/gtest.h>
+
+#include "ksink/retriable_error.h"
+#include "ksink/sqlite/sqlite_sink_task.h"
+#include "sqlite_dialect.h"
+
+namespace ksink::sqlite {
+namespace {
+
+namespace fs = std::filesystem;
+
+class RecordingReporter : public ErrantRecordReporter {
+ public:
+  void report(const SinkRecord& record, const std::exception& error) override {
+    reported.emplace_back(record.offset(), error.what());
+  }
+  std::vector<std::pair<int64_t, std::string>> reported;
+};
+
+class FakeContext : public SinkTaskContext {
+ public:
+  std::set<TopicPartition> assignment() const override { return {}; }
+  void offset(const TopicPartition& tp, int64_t o) override { rewinds[tp] = o; }
+  void offset(const OffsetMap& offsets) override {
+    for (const auto& [tp, o] : offsets) rewinds[tp] = o;
+  }
+  void timeout(std::chrono::milliseconds) override {}
+  void pause(const std::vector<TopicPartition>&) override {}
+  void resume(const std::vector<TopicPartition>&) override {}
+  void requestCommit() override {}
+  ErrantRecordReporter* errantRecordReporter() override { return reporter; }
+  const Config& config() const override { return config_; }
+
+  OffsetMap rewinds;
+  ErrantRecordReporter* reporter = nullptr;
+
+ private:
+  Config config_;
+};
+
+class SqliteSinkTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() /
+           fmt::format("ksink-sqlite-unit-{}-{}", ::getpid(),
+                       ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+    db_path_ = (dir_ / "out.db").string();
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  std::unique_ptr<SqliteSinkTask> start(std::map<std::string, std::string> props,
+                                        FakeContext& context) {
+    props.emplace("name", "conn");
+    props.emplace("connection.url", "sqlite://" + db_path_);
+    props.emplace("value.converter", "json");
+    props.emplace("value.converter.schemas.enable", "false");
+    props.emplace("key.converter", "string");
+    auto task = std::make_unique<SqliteSinkTask>();
+    task->initialize(context);
+    task->start(Config(props, SqliteSinkTask::configDef()));
+    task->open({{"t", 0}});
+    return task;
+  }
+
+  std::vector<std::vector<std::string>> query(const std::string& sql) {
+    SQLite::Database db(db_path_);
+    SQLite::Statement st(db, sql);
+    std::vector<std::vector<std::string>> rows;
+    while (st.executeStep()) {
+      std::vector<std::string> row;
+      for (int i = 0; i < st.getColumnCount(); ++i)
+        row.push_back(st.getColumn(i).isNull() ? "NULL" : st.getColumn(i).getString());
+      rows.push_back(std::move(row));
+    }
+    return rows;
+  }
+  int64_t storedOffset() {
+    auto rows = query("SELECT next_offset FROM ksink_offsets WHERE connector='conn' AND topic='t'");
+    return rows.empty() ? -1 : std::stoll(rows[0][0]);
+  }
+
+  fs::path dir_;
+  std::string db_path_;
+};
+
+SinkRecord rec(int64_t offset, std::optional<std::string_view> key,
+               std::optional<std::string_view> value) {
+  return SinkRecord("t", 0, offset, 0, key, value);
+}
+
+TEST(SqliteDialectTest, IdentifiersAreAlwaysQuoted) {
+  EXPECT_EQ(SqliteDialect::quote("a\"b"), "\"a\"\"b\"");
+  RecordMapper::Layout layout;
+  layout.table = "my table";
+  layout.columns = {{"id", Schema::of(Schema::Type::kInt64), true},
+                    {"select", Schema::of(Schema::Type::kString, true), false}};
+  layout.key_count = 1;
+  EXPECT_EQ(SqliteDialect::createTable(layout),
+            R"(CREATE TABLE IF NOT EXISTS "my table" ("id" INTEGER NOT NULL, "select" TEXT, PRIMARY KEY("id")))");
+  EXPECT_EQ(SqliteDialect::write(layout, TableSinkConfig::InsertMode::kInsert),
+            R"(INSERT INTO "my table" ("id","select") VALUES (?,?))");
+  EXPECT_EQ(SqliteDialect::write(layout, TableSinkConfig::InsertMode::kUpsert),
+            R"(INSERT INTO "my table" ("id","select") VALUES (?,?) ON CONFLICT("id") DO UPDATE SET "select"=excluded."select")");
+  EXPECT_EQ(SqliteDialect::write(layout, TableSinkConfig::InsertMode::kUpdate),
+            R"(UPDATE "my table" SET "select"=? WHERE "id"=?)");
+  EXPECT_EQ(SqliteDialect::remove(layout), R"(DELETE FROM "my table" WHERE "id"=?)");
+  EXPECT_EQ(SqliteDialect::addColumn("my table", layout.columns[1]),
+            R"(ALTER TABLE "my table" ADD COLUMN "select" TEXT)");
+}
+
+TEST(SqliteDialectTest, TypesAndAffinities) {
+  Schema decimal;
+  decimal.type = Schema::Type::kBytes;
+  decimal.name = std::string(Schema::kDecimalName);
+  EXPECT_EQ(SqliteDialect::columnType(decimal), "NUMERIC");
+  EXPECT_EQ(SqliteDialect::columnType(*Schema::of(Schema::Type::kBoolean)), "INTEGER");
+  EXPECT_EQ(SqliteDialect::columnType(*Schema::of(Schema::Type::kFloat32)), "REAL");
+  EXPECT_EQ(SqliteDialect::columnType(*Schema::of(Schema::Type::kBytes)), "BLOB");
+  EXPECT_EQ(SqliteDialect::affinity("VARCHAR(20)"), SqliteDialect::Affinity::kText);
+  EXPECT_EQ(SqliteDialect::affinity("BIGINT"), SqliteDialect::Affinity::kInteger);
+  EXPECT_EQ(SqliteDialect::affinity("DOUBLE"), SqliteDialect::Affinity::kReal);
+  EXPECT_EQ(SqliteDialect::affinity(""), SqliteDialect::Affinity::kBlob);
+  EXPECT_EQ(SqliteDialect::affinity("DATE"), SqliteDialect::Affinity::kNumeric);
+}
+
+TEST(SqliteSinkUrlTest, AcceptsSqliteJdbcAndPlainPaths) {
+  EXPECT_EQ(SqliteSinkTask::pathFromUrl("sqlite:///var/x.db"), "/var/x.db");
+  EXPECT_EQ(SqliteSinkTask::pathFromUrl("sqlite:rel.db"), "rel.db");
+  EXPECT_EQ(SqliteSinkTask::pathFromUrl("jdbc:sqlite:/a/b.db"), "/a/b.db");
+  EXPECT_EQ(SqliteSinkTask::pathFromUrl("/a/b.db"), "/a/b.db");
+  EXPECT_THROW(SqliteSinkTask::pathFromUrl("postgresql://h/db"), ConfigException);
+}
+
+TEST_F(SqliteSinkTest, InsertModeAutoCreatesTheTableAndStoresOffsetsWithTheRows) {
+  FakeContext ctx;
+  auto task = start({{"auto.create", "true"}, {"pk.mode", "kafka"}}, ctx);
+  const std::vector<SinkRecord> batch = {rec(0, std::nullopt, R"({"id":1,"name":"a","p":1.5})"),
+                                         rec(1, std::nullopt, R"({"id":2,"name":"b","p":2})")};
+  task->put(batch);
+  EXPECT_EQ(query(R"(SELECT "__connect_offset", id, name, p FROM "t" ORDER BY 1)"),
+            (std::vector<std::vector<std::string>>{{"0", "1", "a", "1.5"}, {"1", "2", "b", "2.0"}}));
+  EXPECT_EQ(storedOffset(), 2);
+  EXPECT_EQ(task->preCommit({{{"t", 0}, 2}}), (OffsetMap{{{"t", 0}, 2}}));
+  EXPECT_EQ(query("PRAGMA journal_mode")[0][0], "wal");
+  task->stop();
+}
+
+TEST_F(SqliteSinkTest, ReopeningRewindsToTheStoredOffset) {
+  FakeContext ctx;
+  auto task = start({{"auto.create", "true"}}, ctx);
+  task->put(std::vector<SinkRecord>{rec(41, std::nullopt, R"({"a":1})")});
+  task->stop();
+  FakeContext again;
+  auto task2 = start({}, again);
+  EXPECT_EQ(again.rewinds, (OffsetMap{{{"t", 0}, 42}}));
+}
+
+TEST_F(SqliteSinkTest, UpsertUpdatesByKeyAndTombstonesDelete) {
+  FakeContext ctx;
+  auto task = start({{"auto.create", "true"},
+                     {"insert.mode", "upsert"},
+                     {"pk.mode", "record_key"},
+                     {"pk.fields", "id"},
+                     {"delete.enabled", "true"}},
+                    ctx);
+  task->put(std::vector<SinkRecord>{rec(0, "a", R"({"v":1})"), rec(1, "b", R"({"v":2})"),
+                                    rec(2, "c", R"({"v":3})")});
+  task->put(std::vector<SinkRecord>{rec(3, "a", R"({"v":10})"), rec(4, "b", std::nullopt),
+                                    rec(5, "b", std::nullopt)});
+  EXPECT_EQ(query(R"(SELECT id, v FROM "t" ORDER BY id)"),
+            (std::vector<std::vector<std::string>>{{"a", "10"}, {"c", "3"}}));
+  EXPECT_EQ(storedOffset(), 6);
+}
+
+TEST_F(SqliteSinkTest, UpdateModeOnlyChangesExistingRows) {
+  {
+    SQLite::Database db(db_path_, SQLite::OPEN_READWRITE | SQLite::OPEN_CREATE);
+    db.exec(R"(CREATE TABLE "t" (id TEXT PRIMARY KEY, v INTEGER); INSERT INTO "t" VALUES ('a', 1))");
+  }
+  FakeContext ctx;
+  auto task = start({{"insert.mode", "update"}, {"pk.mode", "record_key"}, {"pk.fields", "id"}},
+                    ctx);
+  task->put(std::vector<SinkRecord>{rec(0, "a", R"({"v":5})"), rec(1, "z", R"({"v":6})")});
+  EXPECT_EQ(query(R"(SELECT id, v FROM "t")"), (std::vector<std::vector<std::string>>{{"a", "5"}}));
+}
+
+TEST_F(SqliteSinkTest, SchemaEnvelopeLogicalTypesAreStoredAsSqlText) {
+  FakeContext ctx;
+  auto task = start({{"auto.create", "true"}, {"value.converter.schemas.enable", "true"}}, ctx);
+  const std::string value =
+      R"({"schema":{"type":"struct","fields":[)"
+      R"({"field":"id","type":"int64","optional":false},)"
+      R"({"field":"price","type":"bytes","name":"org.apache.kafka.connect.data.Decimal","parameters":{"scale":"2"},"optional":false},)"
+      R"({"field":"day","type":"int32","name":"org.apache.kafka.connect.data.Date","optional":true},)"
+      R"({"field":"ts","type":"int64","name":"org.apache.kafka.connect.data.Timestamp","optional":true},)"
+      R"({"field":"raw","type":"bytes","optional":true},)"
+      R"({"field":"tags","type":"array","items":{"type":"string"},"optional":true}]},)"
+      R"("payload":{"id":7,"price":"MDk=","day":19000,"ts":1700000000123,"raw":"aGk=","tags":["x"]}})";
+  task->put(std::vector<SinkRecord>{rec(0, std::nullopt, value)});
+  EXPECT_EQ(query(R"(SELECT id, price, day, ts, hex(raw), tags FROM "t")"),
+            (std::vector<std::vector<std::string>>{
+                {"7", "123.45", "2022-01-08", "2023-11-14 22:13:20.123", "6869", R"(["x"])"}}));
+  EXPECT_EQ(query(R"(SELECT type FROM pragma_table_info('t') ORDER BY cid)"),
+            (std::vector<std::vector<std::string>>{
+                {"INTEGER"}, {"NUMERIC"}, {"TEXT"}, {"TEXT"}, {"BLOB"}, {"TEXT"}}));
+  EXPECT_EQ(query(R"(SELECT "notnull" FROM pragma_table_info('t') WHERE name='id')")[0][0], "1");
+}
+
+TEST_F(SqliteSinkTest, AutoEvolveAddsNullableColumns) {
+  FakeContext ctx;
+  auto task = start({{"auto.create", "true"}, {"auto.evolve", "true"}}, ctx);
+  task->put(std::vector<SinkRecord>{rec(0, std::nullopt, R"({"a":1})")});
+  task->put(std::vector<SinkRecord>{rec(1, std::nullopt, R"({"a":2,"b":"new"})")});
+  EXPECT_EQ(query(R"(SELECT a, b FROM "t" ORDER BY a)"),
+            (std::vector<std::vector<std::string>>{{"1", "NULL"}, {"2", "new"}}));
+}
+
+TEST_F(SqliteSinkTest, MissingColumnWithoutAutoEvolveFailsAndWritesNothing) {
+  FakeContext ctx;
+  auto task = start({{"auto.create", "true"}}, ctx);
+  task->put(std::vector<SinkRecord>{rec(0, std::nullopt, R"({"a":1})")});
+  try {
+    task->put(std::vector<SinkRecord>{rec(1, std::nullopt, R"({"a":2,"b":3})")});
+    FAIL();
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("auto.evolve"), std::string::npos) << e.what();
+  }
+  EXPECT_EQ(query(R"(SELECT count(*) FROM "t")")[0][0], "1");
+  EXPECT_EQ(storedOffset(), 1);
+}
+
+TEST_F(SqliteSinkTest, MissingTableWithoutAutoCreateFailsAtStart) {
+  FakeContext ctx;
+  try {
+    start({{"topics", "t"}}, ctx);
+    FAIL();
+  } catch (const ConfigException& e) {
+    EXPECT_NE(std::string(e.what()).find("auto.create"), std::string::npos) << e.what();
+  }
+}
+
+TEST_F(SqliteSinkTest, AFileThatIsNotADatabaseFailsAtStartWithTheReason) {
+  std::ofstream(db_path_) << "this is not a database, it is a text file with enough bytes to fool "
+                             "nobody about what it is: definitely not SQLite format 3\n";
+  FakeContext ctx;
+  try {
+    start({}, ctx);
+    FAIL();
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("not a database"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find(db_path_), std::string::npos) << e.what();
+  }
+  db_path_ = (dir_ / "no-such-dir" / "x.db").string();
+  EXPECT_THROW(start({}, ctx), std::runtime_error);
+}
+
+TEST_F(SqliteSinkTest, ConstraintViolationWithoutAReporterFailsNamingTheRecordAndCommitsNothing) {
+  {
+    SQLite::Database db(db_path_, SQLite::OPEN_READWRITE | SQLite::OPEN_CREATE);
+    db.exec(R"(CREATE TABLE "t" (a INTEGER NOT NULL, b TEXT))");
+  }
+  FakeContext ctx;
+  auto task = start({}, ctx);
+  try {
+    task->put(std::vector<SinkRecord>{rec(0, std::nullopt, R"({"a":1})"),
+                                      rec(1, std::nullopt, R"({"a":null,"b":"x"})")});
+    FAIL();
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("topic t, partition 0, offset 1"), std::string::npos)
+        << e.what();
+    EXPECT_NE(std::string(e.what()).find("NOT NULL"), std::string::npos) << e.what();
+  }
+  EXPECT_EQ(query(R"(SELECT count(*) FROM "t")")[0][0], "0");
+  EXPECT_EQ(storedOffset(), -1);
+}
+
+TEST_F(SqliteSinkTest, BadRecordsGoToTheReporterAndTheRestIsCommitted) {
+  {
+    SQLite::Database db(db_path_, SQLite::OPEN_READWRITE | SQLite::OPEN_CREATE);
+    db.exec(R"(CREATE TABLE "t" (a INTEGER NOT NULL))");
+  }
+  RecordingReporter reporter;
+  FakeContext ctx;
+  ctx.reporter = &reporter;
+  auto task = start({}, ctx);
+  task->put(std::vector<SinkRecord>{rec(0, std::nullopt, R"({"a":1})"),
+                                    rec(1, std::nullopt, R"({"a":null})"),
+                                    rec(2, std::nullopt, R"({"a":"text"})"),
+                                    rec(3, std::nullopt, R"({"a":)"),
+                                    rec(4, std::nullopt, R"({"a":5})")});
+  EXPECT_EQ(query(R"(SELECT a FROM "t" ORDER BY a)"),
+            (std::vector<std::vector<std::string>>{{"1"}, {"5"}}));
+  ASSERT_EQ(reporter.reported.size(), 3u);
+  std::set<int64_t> offsets;
+  for (const auto& [o, why] : reporter.reported) offsets.insert(o);
+  EXPECT_EQ(offsets, (std::set<int64_t>{1, 2, 3}));
+  EXPECT_EQ(storedOffset(), 5) << "bad records are covered: they are not read again";
+}
+
+TEST_F(SqliteSinkTest, AZombieTaskOnTheSameFileIsFenced) {
+  FakeContext zombie_ctx, owner_ctx;
+  auto zombie = start({{"auto.create", "true"}}, zombie_ctx);
+  zombie->put(std::vector<SinkRecord>{rec(0, std::nullopt, R"({"a":0})")});
+  auto owner = start({}, owner_ctx);
+  EXPECT_EQ((owner_ctx.rewinds[TopicPartition{"t", 0}]), 1);
+  owner->put(std::vector<SinkRecord>{rec(1, std::nullopt, R"({"a":1})")});
+  zombie->put(std::vector<SinkRecord>{rec(1, std::nullopt, R"({"a":1})")});  // stale: fenced
+  EXPECT_EQ(query(R"(SELECT count(*) FROM "t")")[0][0], "2");
+  EXPECT_EQ((zombie_ctx.rewinds[TopicPartition{"t", 0}]), 2);
+}
+
+TEST_F(SqliteSinkTest, ALockedFileIsARetriableErrorAndTheBatchSucceedsLater) {
+  FakeContext ctx;
+  auto task = start({{"auto.create", "true"}, {"sqlite.busy.timeout.ms", "100"}}, ctx);
+  const std::vector<SinkRecord> batch = {rec(0, std::nullopt, R"({"a":1})")};
+  {
+    SQLite::Database other(db_path_, SQLite::OPEN_READWRITE);
+    SQLite::Transaction hold(other, SQLite::TransactionBehavior::IMMEDIATE);
+    EXPECT_THROW(task->put(batch), RetriableError);
+  }
+  task->put(batch);  // redelivered
+  EXPECT_EQ(query(R"(SELECT count(*) FROM "t")")[0][0], "1");
+  EXPECT_EQ(storedOffset(), 1);
+}
+
+TEST_F(SqliteSinkTest, BatchSizeBoundsTheRowsPerTransaction) {
+  FakeContext ctx;
+  auto task = start({{"auto.create", "true"}, {"batch.size", "2"}}, ctx);
+  std::vector<SinkRecord> batch;
+  for (int i = 0; i < 5; ++i) batch.push_back(rec(i, std::nullopt, R"({"a":1})"));
+  task->put(batch);
+  EXPECT_EQ(query(R"(SELECT count(*) FROM "t")")[0][0], "5");
+  EXPECT_EQ(storedOffset(), 5);
+}
+
+}  // namespace
+}  // namespace ksink::sqlite
