@@ -1,0 +1,116 @@
+#include "pg_connection.h"
+
+#include <fmt/format.h>
+
+namespace ksink::postgres {
+namespace {
+
+std::string field(const PGresult* r, int code) {
+  const char* v = r ? PQresultErrorField(r, code) : nullptr;
+  return v ? v : "";
+}
+
+std::string trimmed(std::string s) {
+  while (!s.empty() && (s.back() == '\n' || s.back() == ' ')) s.pop_back();
+  return s;
+}
+
+}  // namespace
+
+PgConnection PgConnection::open(const ConnectionParams& params) {
+  std::vector<const char*> keys, values;
+  for (const auto& [k, v] : params) {
+    keys.push_back(k.c_str());
+    values.push_back(v.c_str());
+  }
+  keys.push_back(nullptr);
+  values.push_back(nullptr);
+  PgConnPtr conn(PQconnectdbParams(keys.data(), values.data(), /*expand_dbname=*/1));
+  if (!conn) throw PgError({"", "libpq could not allocate a connection", "", "", ""}, true);
+  if (PQstatus(conn.get()) != CONNECTION_OK)
+    throw PgError({"", trimmed(PQerrorMessage(conn.get())), "", "", ""}, true);
+  return PgConnection(std::move(conn));
+}
+
+bool PgConnection::ok() const {
+  return conn_ && PQstatus(conn_.get()) == CONNECTION_OK;
+}
+
+int PgConnection::serverVersion() const {
+  return PQserverVersion(conn_.get());
+}
+
+void PgConnection::fail(const PGresult* result, std::string_view what) {
+  PgError::Diagnostics d{field(result, PG_DIAG_SQLSTATE), field(result, PG_DIAG_MESSAGE_PRIMARY),
+                         field(result, PG_DIAG_MESSAGE_DETAIL), field(result, PG_DIAG_MESSAGE_HINT),
+                         field(result, PG_DIAG_CONTEXT)};
+  if (d.message.empty()) d.message = trimmed(PQerrorMessage(conn_.get()));
+  if (d.message.empty()) d.message = fmt::format("{} failed", what);
+  throw PgError(std::move(d), !ok());
+}
+
+PgResultPtr PgConnection::exec(const std::string& sql) {
+  if (in_copy_) abortCopy();
+  PgResultPtr r(PQexec(conn_.get(), sql.c_str()));
+  const auto status = r ? PQresultStatus(r.get()) : PGRES_FATAL_ERROR;
+  if (status != PGRES_COMMAND_OK && status != PGRES_TUPLES_OK) fail(r.get(), sql);
+  return r;
+}
+
+PgResultPtr PgConnection::execParams(const std::string& sql,
+                                     const std::vector<std::optional<std::string>>& params) {
+  if (in_copy_) abortCopy();
+  std::vector<const char*> values;
+  values.reserve(params.size());
+  for (const auto& p : params) values.push_back(p ? p->c_str() : nullptr);
+  PgResultPtr r(PQexecParams(conn_.get(), sql.c_str(), static_cast<int>(values.size()), nullptr,
+                             values.data(), nullptr, nullptr, 0));
+  const auto status = r ? PQresultStatus(r.get()) : PGRES_FATAL_ERROR;
+  if (status != PGRES_COMMAND_OK && status != PGRES_TUPLES_OK) fail(r.get(), sql);
+  return r;
+}
+
+int64_t PgConnection::affectedRows(const PGresult* result) {
+  const char* n = PQcmdTuples(const_cast<PGresult*>(result));
+  return n && *n ? std::stoll(n) : 0;
+}
+
+void PgConnection::beginCopy(const std::string& sql) {
+  PgResultPtr r(PQexec(conn_.get(), sql.c_str()));
+  if (!r || PQresultStatus(r.get()) != PGRES_COPY_IN) fail(r.get(), sql);
+  in_copy_ = true;
+}
+
+void PgConnection::putCopyData(std::string_view data) {
+  if (data.empty()) return;
+  if (PQputCopyData(conn_.get(), data.data(), static_cast<int>(data.size())) != 1) {
+    // The server may already have rejected a row and said why: collect that instead of libpq's
+    // generic "COPY failed" text.
+    in_copy_ = false;
+    PQputCopyEnd(conn_.get(), "ksink: aborting COPY");
+    PgResultPtr r(PQgetResult(conn_.get()));
+    drainResults();
+    fail(r.get(), "COPY data");
+  }
+}
+
+int64_t PgConnection::endCopy() {
+  in_copy_ = false;
+  if (PQputCopyEnd(conn_.get(), nullptr) != 1) fail(nullptr, "COPY end");
+  PgResultPtr r(PQgetResult(conn_.get()));
+  drainResults();
+  if (!r || PQresultStatus(r.get()) != PGRES_COMMAND_OK) fail(r.get(), "COPY");
+  return affectedRows(r.get());
+}
+
+void PgConnection::drainResults() {
+  while (PgResultPtr extra{PQgetResult(conn_.get())}) {
+  }
+}
+
+void PgConnection::abortCopy() noexcept {
+  in_copy_ = false;
+  if (PQputCopyEnd(conn_.get(), "ksink: COPY abandoned") == 1) drainResults();
+}
+
+}  // namespace ksink::postgres

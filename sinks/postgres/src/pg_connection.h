@@ -1,0 +1,60 @@
+// PgConnection: one libpq connection, owned, with every failure turned into a classified PgError.
+//
+// Blocking mode throughout: the sink's task thread is the only user of a connection, so there is
+// nothing to overlap except COPY data with the server's work on it (putCopyData streams as it
+// goes). Not thread-safe; move-only.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "pg_error.h"
+#include "pg_handles.h"
+
+namespace ksink::postgres {
+
+// libpq keyword/value pairs, in order: when a keyword repeats, the last one wins.
+using ConnectionParams = std::vector<std::pair<std::string, std::string>>;
+
+class PgConnection {
+ public:
+  // Connects; throws PgError (kind kRetriable, connectionLost) with libpq's reason on failure.
+  static PgConnection open(const ConnectionParams& params);
+
+  PgConnection(PgConnection&&) noexcept = default;
+  PgConnection& operator=(PgConnection&&) noexcept = default;
+
+  // Runs one or more statements without parameters; throws PgError unless they succeed.
+  PgResultPtr exec(const std::string& sql);
+  // One statement with text parameters (nullopt = NULL).
+  PgResultPtr execParams(const std::string& sql,
+                         const std::vector<std::optional<std::string>>& params);
+  // Rows affected by the statement that produced `result` (INSERT/UPDATE/DELETE/COPY).
+  static int64_t affectedRows(const PGresult* result);
+
+  // COPY ... FROM STDIN: begin, stream any number of chunks, end (returns the rows copied).
+  // A failure anywhere throws PgError with the server's diagnostics and leaves no COPY running.
+  void beginCopy(const std::string& sql);
+  void putCopyData(std::string_view data);
+  int64_t endCopy();
+
+  // False once libpq reports the connection broken; a broken connection is dropped, not reused.
+  bool ok() const;
+  // The server's version as an integer (150004 for 15.4).
+  int serverVersion() const;
+
+ private:
+  explicit PgConnection(PgConnPtr conn) : conn_(std::move(conn)) {}
+  [[noreturn]] void fail(const PGresult* result, std::string_view what);
+  void drainResults();
+  // Ends a COPY left open by an exception between beginCopy() and endCopy().
+  void abortCopy() noexcept;
+
+  PgConnPtr conn_;
+  bool in_copy_ = false;
+};
+
+}  // namespace ksink::postgres

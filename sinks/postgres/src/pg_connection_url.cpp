@@ -1,0 +1,195 @@
+#include "pg_connection_url.h"
+
+#include <fmt/format.h>
+#include <libpq-fe.h>
+
+#include <regex>
+#include <stdexcept>
+
+namespace ksink::postgres {
+namespace {
+
+constexpr std::string_view kJdbcPrefix = "jdbc:postgresql:";
+
+int hexDigit(char c) {
+  if (c >= '0' && c <= '9') return c - '0';
+  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+  return -1;
+}
+
+std::string percentDecode(std::string_view s) {
+  std::string out;
+  out.reserve(s.size());
+  for (size_t i = 0; i < s.size(); ++i) {
+    if (s[i] != '%') {
+      out.push_back(s[i]);
+      continue;
+    }
+    const int hi = i + 2 < s.size() ? hexDigit(s[i + 1]) : -1;
+    const int lo = i + 2 < s.size() ? hexDigit(s[i + 2]) : -1;
+    if (hi < 0 || lo < 0)
+      throw std::invalid_argument(fmt::format("bad percent-encoding in '{}'", s));
+    out.push_back(static_cast<char>(hi * 16 + lo));
+    i += 2;
+  }
+  return out;
+}
+
+// A value inside libpq's `options` must escape spaces and backslashes.
+std::string optionEscape(std::string_view s) {
+  std::string out;
+  for (char c : s) {
+    if (c == ' ' || c == '\\') out.push_back('\\');
+    out.push_back(c);
+  }
+  return out;
+}
+
+// pgjdbc's targetServerType values in libpq's target_session_attrs words.
+std::string targetSessionAttrs(std::string_view jdbc) {
+  if (jdbc == "primary" || jdbc == "master") return "primary";
+  if (jdbc == "secondary" || jdbc == "slave") return "standby";
+  if (jdbc == "preferSecondary" || jdbc == "preferSlave") return "prefer-standby";
+  return "any";
+}
+
+// jdbc:postgresql:[//host[:port][,host[:port]]...[/]]database[?k=v&...]
+void parseJdbc(std::string_view url, ConnectionParams& out, std::vector<std::string>& ignored) {
+  std::string_view rest = url.substr(kJdbcPrefix.size());
+  std::string_view query;
+  if (auto q = rest.find('?'); q != std::string_view::npos) {
+    query = rest.substr(q + 1);
+    rest = rest.substr(0, q);
+  }
+  std::string hosts, ports, dbname;
+  if (rest.starts_with("//")) {
+    rest.remove_prefix(2);
+    const auto slash = rest.find('/');
+    const std::string_view authority = rest.substr(0, slash);
+    dbname = slash == std::string_view::npos ? "" : percentDecode(rest.substr(slash + 1));
+    size_t start = 0;
+    while (start <= authority.size()) {
+      auto comma = authority.find(',', start);
+      if (comma == std::string_view::npos) comma = authority.size();
+      std::string_view hp = authority.substr(start, comma - start);
+      std::string host, port;
+      if (hp.starts_with('[')) {  // [IPv6]:port
+        const auto close = hp.find(']');
+        if (close == std::string_view::npos)
+          throw std::invalid_argument("unterminated '[' in host of " + std::string(url));
+        host = hp.substr(1, close - 1);
+        if (close + 1 < hp.size() && hp[close + 1] == ':') port = hp.substr(close + 2);
+      } else if (auto colon = hp.rfind(':'); colon != std::string_view::npos) {
+        host = hp.substr(0, colon);
+        port = hp.substr(colon + 1);
+      } else {
+        host = hp;
+      }
+      if (host.empty()) host = "localhost";
+      if (port.empty()) port = "5432";
+      if (port.find_first_not_of("0123456789") != std::string::npos)
+        throw std::invalid_argument(fmt::format("bad port '{}' in {}", port, url));
+      hosts += (hosts.empty() ? "" : ",") + host;
+      ports += (ports.empty() ? "" : ",") + port;
+      start = comma + 1;
+    }
+  } else {
+    dbname = percentDecode(rest.starts_with('/') ? rest.substr(1) : rest);
+    hosts = "localhost";
+    ports = "5432";
+  }
+  out.emplace_back("host", hosts);
+  out.emplace_back("port", ports);
+  if (!dbname.empty()) out.emplace_back("dbname", dbname);
+
+  bool ssl = false, sslmode = false;
+  size_t start = 0;
+  while (start < query.size()) {
+    auto amp = query.find('&', start);
+    if (amp == std::string_view::npos) amp = query.size();
+    const std::string_view kv = query.substr(start, amp - start);
+    start = amp + 1;
+    if (kv.empty()) continue;
+    const auto eq = kv.find('=');
+    const std::string key = percentDecode(kv.substr(0, eq));
+    const std::string value = eq == std::string_view::npos ? "" : percentDecode(kv.substr(eq + 1));
+    if (key == "user" || key == "password" || key == "sslcert" || key == "sslkey" ||
+        key == "sslrootcert" || key == "sslpassword" || key == "options" || key == "gssencmode" ||
+        key == "channel_binding") {
+      out.emplace_back(key, value);
+    } else if (key == "sslmode") {
+      sslmode = true;
+      out.emplace_back(key, value);
+    } else if (key == "ssl") {
+      ssl = value.empty() || value == "true";
+    } else if (key == "ApplicationName" || key == "applicationName") {
+      out.emplace_back("application_name", value);
+    } else if (key == "connectTimeout" || key == "loginTimeout") {
+      out.emplace_back("connect_timeout", value);
+    } else if (key == "currentSchema") {
+      out.emplace_back("options", "-c search_path=" + optionEscape(value));
+    } else if (key == "targetServerType") {
+      out.emplace_back("target_session_attrs", targetSessionAttrs(value));
+    } else if (key == "tcpKeepAlive") {
+      out.emplace_back("keepalives", value == "false" ? "0" : "1");
+    } else {
+      ignored.push_back(key);
+    }
+  }
+  if (ssl && !sslmode) out.emplace_back("sslmode", "require");
+}
+
+}  // namespace
+
+PgConnectionUrl::PgConnectionUrl(std::string_view url) {
+  if (url.empty()) throw std::invalid_argument("connection.url is empty");
+  if (url.starts_with(kJdbcPrefix)) {
+    parseJdbc(url, url_params_, ignored_);
+    return;
+  }
+  if (url.starts_with("jdbc:"))
+    throw std::invalid_argument(fmt::format(
+        "'{}' is not a PostgreSQL JDBC URL (expected jdbc:postgresql://...)", redact(url)));
+  // libpq's own syntaxes: let libpq judge them, so its error message reaches the user now
+  // rather than at the first connection attempt.
+  char* err = nullptr;
+  const std::string text(url);
+  PQconninfoOption* options = PQconninfoParse(text.c_str(), &err);
+  if (!options) {
+    std::string reason = err ? err : "not a libpq URI or conninfo string";
+    if (err) PQfreemem(err);
+    while (!reason.empty() && reason.back() == '\n') reason.pop_back();
+    throw std::invalid_argument(fmt::format("cannot parse '{}': {}", redact(url), reason));
+  }
+  PQconninfoFree(options);
+  url_params_.emplace_back("dbname", text);  // expanded by PQconnectdbParams(expand_dbname=1)
+}
+
+ConnectionParams PgConnectionUrl::params(const std::string& user,
+                                         const std::string& password) const {
+  // Defaults first so the URL can override them: fail fast on an unreachable server, notice a
+  // dead peer within seconds rather than after the kernel's two hours.
+  ConnectionParams out{{"application_name", "ksink"}, {"connect_timeout", "10"},
+                       {"keepalives", "1"},           {"keepalives_idle", "10"},
+                       {"keepalives_interval", "5"},  {"keepalives_count", "3"}};
+  out.insert(out.end(), url_params_.begin(), url_params_.end());
+  if (!user.empty()) out.emplace_back("user", user);
+  if (!password.empty()) out.emplace_back("password", password);
+  return out;
+}
+
+std::string PgConnectionUrl::redact(std::string_view url) {
+  std::string s(url);
+  // scheme://user:secret@host  ->  scheme://user:****@host
+  static const std::regex userinfo(R"(^([a-zA-Z][a-zA-Z0-9+.-]*://[^:/@?]*):[^@/?]*@)");
+  s = std::regex_replace(s, userinfo, "$1:****@");
+  // ?password=secret&  /  password=secret (conninfo, optionally quoted)
+  static const std::regex query(R"(([?&;]password=)[^&;]*)");
+  s = std::regex_replace(s, query, "$1****");
+  static const std::regex conninfo(R"((^|\s)password\s*=\s*('(\\.|[^'])*'|\S+))");
+  s = std::regex_replace(s, conninfo, "$1password=****");
+  return s;
+}
+
+}  // namespace ksink::postgres

@@ -1,0 +1,55 @@
+// PgError: a failed libpq call, with the server's SQLSTATE and diagnostics, classified once into
+// what the sink must do about it (abseil's taxonomy: retry the call, skip/report the record, stop).
+//
+// The classification lives in PgError::classify() and nowhere else; every libpq failure the sink
+// sees becomes a PgError through PgConnection.
+#pragma once
+
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+
+namespace ksink::postgres {
+
+class PgError : public std::runtime_error {
+ public:
+  enum class Kind {
+    // Transient: lost connection, serialization failure, deadlock, server shutting down, lock or
+    // resource pressure. Reconnect and redeliver the same batch.
+    kRetriable,
+    // The data of (at least) one record was rejected: 22xxx data exceptions, 23xxx constraint
+    // violations, 54000 (e.g. an oversized value for an index). Isolate the record and report it.
+    kBadRecord,
+    // Anything else (missing table or column, permissions, syntax): retrying will not help.
+    kFatal,
+  };
+
+  struct Diagnostics {
+    std::string sqlstate;  // empty when the server sent none (client-side or connection failure)
+    std::string message;   // primary message, or libpq's text
+    std::string detail;
+    std::string hint;
+    std::string context;  // e.g. "COPY t, line 3, column x: ..."
+  };
+
+  PgError(Diagnostics diagnostics, bool connection_lost);
+
+  // What to do about a failure with `sqlstate` (empty = none) on a connection that is (not) lost.
+  static Kind classify(std::string_view sqlstate, bool connection_lost);
+
+  Kind kind() const { return kind_; }
+  bool connectionLost() const { return connection_lost_; }
+  const Diagnostics& diagnostics() const { return diagnostics_; }
+  const std::string& sqlstate() const { return diagnostics_.sqlstate; }
+  // The 1-based data line a COPY failed on, from the context ("COPY t, line 3, ..."); nullopt
+  // when the error did not come from a COPY row.
+  std::optional<int64_t> copyLine() const;
+
+ private:
+  Diagnostics diagnostics_;
+  bool connection_lost_;
+  Kind kind_;
+};
+
+}  // namespace ksink::postgres

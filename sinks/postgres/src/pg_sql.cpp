@@ -1,0 +1,148 @@
+#include "pg_sql.h"
+
+#include <fmt/format.h>
+
+#include "ksink/transactional_sink_task.h"
+
+namespace ksink::postgres {
+namespace {
+
+std::string columnList(std::span<const std::string> columns, std::string_view prefix = "") {
+  std::string out;
+  for (size_t i = 0; i < columns.size(); ++i) {
+    if (i) out += ", ";
+    out += prefix;
+    out += quoteIdentifier(columns[i]);
+  }
+  return out;
+}
+
+// t."k1" = s."k1" AND t."k2" = s."k2"
+std::string keyMatch(std::span<const std::string> keys) {
+  std::string out;
+  for (size_t i = 0; i < keys.size(); ++i) {
+    if (i) out += " AND ";
+    const auto k = quoteIdentifier(keys[i]);
+    out += fmt::format("ksink_t.{0} = ksink_s.{0}", k);
+  }
+  return out;
+}
+
+std::string offsetsTable() {
+  return quoteIdentifier(TransactionalSinkTask::kOffsetsTable);
+}
+
+}  // namespace
+
+std::string PgSql::createTable(const TableId& table, std::span<const ColumnDef> columns,
+                               std::span<const std::string> key) {
+  std::string out = fmt::format("CREATE TABLE IF NOT EXISTS {} (", table.quoted());
+  for (size_t i = 0; i < columns.size(); ++i) {
+    if (i) out += ", ";
+    out += fmt::format("{} {}{}", quoteIdentifier(columns[i].name), columns[i].type,
+                       columns[i].not_null ? " NOT NULL" : "");
+  }
+  if (!key.empty()) out += fmt::format(", PRIMARY KEY ({})", columnList(key));
+  out += ")";
+  return out;
+}
+
+std::string PgSql::addColumn(const TableId& table, const ColumnDef& column) {
+  return fmt::format("ALTER TABLE {} ADD COLUMN IF NOT EXISTS {} {}", table.quoted(),
+                     quoteIdentifier(column.name), column.type);
+}
+
+std::string PgSql::copyFrom(std::string_view target, std::span<const std::string> columns,
+                            bool binary) {
+  return fmt::format("COPY {} ({}) FROM STDIN{}", target, columnList(columns),
+                     binary ? " (FORMAT binary)" : "");
+}
+
+std::string PgSql::stagingName(int n) {
+  return fmt::format("pg_temp.ksink_stage_{}", n);
+}
+
+std::string PgSql::createStaging(std::string_view staging, const TableId& table,
+                                 std::span<const std::string> columns,
+                                 const std::vector<bool>& as_timestamptz) {
+  std::string select;
+  for (size_t i = 0; i < columns.size(); ++i) {
+    if (i) select += ", ";
+    const auto c = quoteIdentifier(columns[i]);
+    select += i < as_timestamptz.size() && as_timestamptz[i]
+                  ? fmt::format("{0}::timestamptz AS {0}", c)
+                  : c;
+  }
+  return fmt::format(
+      "CREATE TEMP TABLE IF NOT EXISTS {} ON COMMIT DELETE ROWS AS SELECT {} FROM {} "
+      "WITH NO DATA",
+      staging, select, table.quoted());
+}
+
+std::string PgSql::insertFromStaging(const TableId& table, std::string_view staging,
+                                     std::span<const std::string> columns) {
+  const auto cols = columnList(columns);
+  return fmt::format("INSERT INTO {} ({}) SELECT {} FROM {}", table.quoted(), cols, cols, staging);
+}
+
+std::string PgSql::upsertFromStaging(const TableId& table, std::string_view staging,
+                                     std::span<const std::string> columns, size_t key_count) {
+  const auto cols = columnList(columns);
+  std::string out =
+      fmt::format("INSERT INTO {} ({}) SELECT {} FROM {} ON CONFLICT ({}) ", table.quoted(), cols,
+                  cols, staging, columnList(columns.subspan(0, key_count)));
+  if (key_count >= columns.size()) return out + "DO NOTHING";
+  out += "DO UPDATE SET ";
+  for (size_t i = key_count; i < columns.size(); ++i) {
+    if (i > key_count) out += ", ";
+    out += fmt::format("{0} = EXCLUDED.{0}", quoteIdentifier(columns[i]));
+  }
+  return out;
+}
+
+std::string PgSql::updateFromStaging(const TableId& table, std::string_view staging,
+                                     std::span<const std::string> columns, size_t key_count) {
+  std::string set;
+  for (size_t i = key_count; i < columns.size(); ++i) {
+    if (i > key_count) set += ", ";
+    set += fmt::format("{0} = ksink_s.{0}", quoteIdentifier(columns[i]));
+  }
+  return fmt::format("UPDATE {} AS ksink_t SET {} FROM {} AS ksink_s WHERE {}", table.quoted(), set,
+                     staging, keyMatch(columns.subspan(0, key_count)));
+}
+
+std::string PgSql::deleteFromStaging(const TableId& table, std::string_view staging,
+                                     std::span<const std::string> key_columns) {
+  return fmt::format("DELETE FROM {} AS ksink_t USING {} AS ksink_s WHERE {}", table.quoted(),
+                     staging, keyMatch(key_columns));
+}
+
+std::string PgSql::createOffsetsTable() {
+  return fmt::format(
+      "CREATE TABLE IF NOT EXISTS {} (connector text NOT NULL, topic text NOT NULL, "
+      "\"partition\" integer NOT NULL, next_offset bigint NOT NULL, "
+      "updated_at timestamptz NOT NULL DEFAULT now(), "
+      "PRIMARY KEY (connector, topic, \"partition\"))",
+      offsetsTable());
+}
+
+std::string PgSql::selectOffsets() {
+  return fmt::format("SELECT topic, \"partition\", next_offset FROM {} WHERE connector = $1",
+                     offsetsTable());
+}
+
+std::string PgSql::compareAndSetOffset() {
+  return fmt::format(
+      "UPDATE {} SET next_offset = $4, updated_at = now() WHERE connector = $1 AND topic = $2 "
+      "AND \"partition\" = $3 AND next_offset = $5",
+      offsetsTable());
+}
+
+std::string PgSql::insertOffsetIfAbsent() {
+  return fmt::format(
+      "INSERT INTO {} (connector, topic, \"partition\", next_offset) VALUES ($1, $2, $3, $4) "
+      "ON CONFLICT DO NOTHING",
+      offsetsTable());
+}
+
+}  // namespace ksink::postgres

@@ -1,0 +1,68 @@
+// PgSql: the text of every statement the PostgreSQL sink sends. Identifiers are always quoted
+// (quoteIdentifier), values never appear in the text: rows travel by COPY, offsets as parameters.
+//
+// Write paths (see PostgresSinkTask):
+//   insert          COPY t (cols) FROM STDIN [binary]
+//   staged insert   COPY into a temp staging table, then INSERT INTO t SELECT … (used when values
+//                   must be converted on the server, e.g. db.timezone for timestamp columns)
+//   upsert          COPY into staging, then INSERT … ON CONFLICT (key) DO UPDATE SET … = EXCLUDED.…
+//                   (DO NOTHING when every column is part of the key)
+//   update          COPY into staging, then UPDATE t SET … FROM staging WHERE key matches
+//   delete          COPY keys into staging, then DELETE FROM t USING staging WHERE key matches
+// Stateless; thread-safe.
+#pragma once
+
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "table_id.h"
+
+namespace ksink::postgres {
+
+class PgSql {
+ public:
+  struct ColumnDef {
+    std::string name;
+    std::string type;  // SQL type text, e.g. "bigint", "text[]"
+    bool not_null = false;
+  };
+
+  // CREATE TABLE IF NOT EXISTS t ("a" bigint NOT NULL, …, PRIMARY KEY ("a"))
+  static std::string createTable(const TableId& table, std::span<const ColumnDef> columns,
+                                 std::span<const std::string> key);
+  // ALTER TABLE t ADD COLUMN IF NOT EXISTS "c" type (always nullable: existing rows have none)
+  static std::string addColumn(const TableId& table, const ColumnDef& column);
+
+  // COPY <target> ("a", "b") FROM STDIN [(FORMAT binary)]; `target` is already quoted.
+  static std::string copyFrom(std::string_view target, std::span<const std::string> columns,
+                              bool binary);
+
+  // A session-local staging table with the types of `columns` of `table`, emptied at every
+  // commit. `as_timestamptz[i]` stages column i as timestamptz (converted by the final statement
+  // with the session's TimeZone).
+  static std::string createStaging(std::string_view staging, const TableId& table,
+                                   std::span<const std::string> columns,
+                                   const std::vector<bool>& as_timestamptz);
+  static std::string stagingName(int n);
+
+  // `columns` start with the `key_count` key columns.
+  static std::string insertFromStaging(const TableId& table, std::string_view staging,
+                                       std::span<const std::string> columns);
+  static std::string upsertFromStaging(const TableId& table, std::string_view staging,
+                                       std::span<const std::string> columns, size_t key_count);
+  static std::string updateFromStaging(const TableId& table, std::string_view staging,
+                                       std::span<const std::string> columns, size_t key_count);
+  static std::string deleteFromStaging(const TableId& table, std::string_view staging,
+                                       std::span<const std::string> key_columns);
+
+  // The offsets table and its compare-and-set statements (parameters: $1 connector, $2 topic,
+  // $3 partition, $4 new next_offset, $5 expected next_offset).
+  static std::string createOffsetsTable();
+  static std::string selectOffsets();  // $1 connector → topic, partition, next_offset
+  static std::string compareAndSetOffset();
+  static std::string insertOffsetIfAbsent();  // $1..$4
+};
+
+}  // namespace ksink::postgres

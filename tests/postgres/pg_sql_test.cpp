@@ -1,0 +1,120 @@
+// The statements the PostgreSQL sink sends: identifiers always quoted, values never inlined.
+#include "pg_sql.h"
+
+#include <gtest/gtest.h>
+
+#include "pg_types.h"
+#include "table_id.h"
+
+namespace ksink::postgres {
+namespace {
+
+const TableId kOrders{std::nullopt, "Orders"};
+const TableId kQualified{"sales", "order\"lines"};
+
+TEST(TableId, QuotesEveryPartAndDoublesEmbeddedQuotes) {
+  EXPECT_EQ(kOrders.quoted(), R"("Orders")");
+  EXPECT_EQ(kQualified.quoted(), R"("sales"."order""lines")");
+  EXPECT_EQ(quoteIdentifier("a b"), R"("a b")");
+}
+
+TEST(TableId, OnlyADotInTheFormatSeparatesTheSchema) {
+  EXPECT_EQ(TableId::parse("orders.v1", "${topic}"), (TableId{std::nullopt, "orders.v1"}));
+  EXPECT_EQ(TableId::parse("analytics.orders.v1", "analytics.${topic}"),
+            (TableId{"analytics", "orders.v1"}));
+  EXPECT_EQ(TableId::parse("s.t", "s.t"), (TableId{"s", "t"}));
+  EXPECT_EQ(TableId::parse("kafka_orders", "kafka_${topic}"),
+            (TableId{std::nullopt, "kafka_orders"}));
+}
+
+TEST(PgSql, CreateTableDeclaresNotNullAndThePrimaryKey) {
+  const std::vector<PgSql::ColumnDef> columns{{"id", "bigint", true}, {"Name", "text", false}};
+  const std::vector<std::string> key{"id"};
+  EXPECT_EQ(
+      PgSql::createTable(kOrders, columns, key),
+      R"(CREATE TABLE IF NOT EXISTS "Orders" ("id" bigint NOT NULL, "Name" text, PRIMARY KEY ("id")))");
+  EXPECT_EQ(PgSql::createTable(kOrders, columns, {}),
+            R"(CREATE TABLE IF NOT EXISTS "Orders" ("id" bigint NOT NULL, "Name" text))");
+}
+
+TEST(PgSql, AddColumnIsAlwaysNullable) {
+  EXPECT_EQ(PgSql::addColumn(kQualified, {"note", "text", true}),
+            R"(ALTER TABLE "sales"."order""lines" ADD COLUMN IF NOT EXISTS "note" text)");
+}
+
+TEST(PgSql, CopyNamesTheColumnsAndTheFormat) {
+  const std::vector<std::string> columns{"id", "v"};
+  EXPECT_EQ(PgSql::copyFrom(kOrders.quoted(), columns, true),
+            R"(COPY "Orders" ("id", "v") FROM STDIN (FORMAT binary))");
+  EXPECT_EQ(PgSql::copyFrom(kOrders.quoted(), columns, false),
+            R"(COPY "Orders" ("id", "v") FROM STDIN)");
+}
+
+TEST(PgSql, StagingCopiesTheColumnTypesAndCanStageTimestampsWithTimeZone) {
+  const std::vector<std::string> columns{"id", "at"};
+  EXPECT_EQ(PgSql::createStaging("pg_temp.ksink_stage_0", kOrders, columns, {false, true}),
+            R"(CREATE TEMP TABLE IF NOT EXISTS pg_temp.ksink_stage_0 ON COMMIT DELETE ROWS AS )"
+            R"(SELECT "id", "at"::timestamptz AS "at" FROM "Orders" WITH NO DATA)");
+}
+
+TEST(PgSql, UpsertUpdatesEveryNonKeyColumnFromExcluded) {
+  const std::vector<std::string> columns{"k1", "k2", "a", "b"};
+  EXPECT_EQ(PgSql::upsertFromStaging(kOrders, "s", columns, 2),
+            R"(INSERT INTO "Orders" ("k1", "k2", "a", "b") SELECT "k1", "k2", "a", "b" FROM s )"
+            R"(ON CONFLICT ("k1", "k2") DO UPDATE SET "a" = EXCLUDED."a", "b" = EXCLUDED."b")");
+}
+
+TEST(PgSql, UpsertOfKeyOnlyRowsDoesNothingOnConflict) {
+  const std::vector<std::string> columns{"k"};
+  EXPECT_EQ(PgSql::upsertFromStaging(kOrders, "s", columns, 1),
+            R"(INSERT INTO "Orders" ("k") SELECT "k" FROM s ON CONFLICT ("k") DO NOTHING)");
+}
+
+TEST(PgSql, UpdateAndDeleteJoinTheStagingTableOnTheKey) {
+  const std::vector<std::string> columns{"k", "a"};
+  EXPECT_EQ(
+      PgSql::updateFromStaging(kOrders, "s", columns, 1),
+      R"(UPDATE "Orders" AS ksink_t SET "a" = ksink_s."a" FROM s AS ksink_s WHERE ksink_t."k" = ksink_s."k")");
+  const std::vector<std::string> keys{"k1", "k2"};
+  EXPECT_EQ(
+      PgSql::deleteFromStaging(kOrders, "s", keys),
+      R"(DELETE FROM "Orders" AS ksink_t USING s AS ksink_s WHERE ksink_t."k1" = ksink_s."k1" AND ksink_t."k2" = ksink_s."k2")");
+}
+
+TEST(PgSql, OffsetsAreUpdatedOnlyWhenTheStoredValueIsTheExpectedOne) {
+  const auto cas = PgSql::compareAndSetOffset();
+  EXPECT_NE(cas.find(R"(UPDATE "ksink_offsets" SET next_offset = $4)"), std::string::npos) << cas;
+  EXPECT_NE(cas.find("AND next_offset = $5"), std::string::npos) << cas;
+  EXPECT_NE(PgSql::insertOffsetIfAbsent().find("ON CONFLICT DO NOTHING"), std::string::npos);
+}
+
+TEST(PgTypes, ColumnTypesFollowTheConnectSchema) {
+  using T = Schema::Type;
+  auto of = [](T t) { return PgTypes::columnType(*Schema::of(t)); };
+  EXPECT_EQ(of(T::kInt8), "smallint");
+  EXPECT_EQ(of(T::kInt32), "integer");
+  EXPECT_EQ(of(T::kInt64), "bigint");
+  EXPECT_EQ(of(T::kFloat32), "real");
+  EXPECT_EQ(of(T::kFloat64), "double precision");
+  EXPECT_EQ(of(T::kBoolean), "boolean");
+  EXPECT_EQ(of(T::kString), "text");
+  EXPECT_EQ(of(T::kBytes), "bytea");
+  EXPECT_EQ(of(T::kMap), "jsonb");
+  Schema ts;
+  ts.type = T::kInt64;
+  ts.name = std::string(Schema::kTimestampName);
+  EXPECT_EQ(PgTypes::columnType(ts), "timestamptz");
+  Schema decimal;
+  decimal.type = T::kBytes;
+  decimal.name = std::string(Schema::kDecimalName);
+  EXPECT_EQ(PgTypes::columnType(decimal), "numeric");
+  Schema array;
+  array.type = T::kArray;
+  array.value_schema = Schema::of(T::kString);
+  EXPECT_EQ(PgTypes::columnType(array), "text[]");
+  array.value_schema = Schema::of(T::kStruct);
+  EXPECT_EQ(PgTypes::columnType(array), "jsonb");
+}
+
+}  // namespace
+}  // namespace ksink::postgres
