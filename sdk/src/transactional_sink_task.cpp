@@ -20,7 +20,8 @@ void TransactionalSinkTask::open(const std::vector<TopicPartition>& partitions) 
     stored_[tp] = it->second;
     context().offset(tp, it->second);
   }
-  spdlog::debug("opened {} partition(s); stored offsets: {}", partitions.size(), stored);
+  spdlog::info("opened {}: stored offsets {} (a partition without one starts at the group's)",
+               fmt::join(partitions, ","), stored);
 }
 
 void TransactionalSinkTask::close(const std::vector<TopicPartition>& partitions) {
