@@ -83,6 +83,18 @@ class KsinkProcessTest : public ::testing::Test {
         dir_ / (tag + ".log"));
   }
 
+  // Runs `ksink-jsonl offsets` for connector `tag`'s files; returns (exit status, output).
+  std::pair<int, std::string> runOffsets(const std::string& tag, const fs::path& output,
+                                         const std::vector<std::string>& extra) {
+    const auto connector = writeConfigs(tag, output, 500);
+    std::vector<std::string> argv{KSINK_JSONL_BIN, "offsets", worker_files_[tag].string(),
+                                  connector.string()};
+    argv.insert(argv.end(), extra.begin(), extra.end());
+    ChildProcess cli(argv, dir_ / (tag + ".log"));
+    const auto status = cli.wait(60s);
+    return {status.value_or(-1), cli.log()};
+  }
+
   OffsetMap endOffsets(int partitions, int64_t per_partition) {
     OffsetMap out;
     for (int p = 0; p < partitions; ++p) out[{topic_, p}] = per_partition;
@@ -175,6 +187,52 @@ TEST_F(KsinkProcessTest, KillNineThenRestartRedeliversExactlyTheUncommittedRecor
   for (int p = 0; p < kPartitions; ++p)
     for (int64_t o = 0; o < 75; ++o)
       EXPECT_EQ(seen.at({p, o}), o < 50 ? 1 : 2) << "partition " << p << " offset " << o;
+}
+
+TEST_F(KsinkProcessTest, OffsetsSetOnAStoppedConnectorMovesWhereItResumes) {
+  auto& kafka = RealKafka::shared();
+  kafka.createTopic(topic_, 1);
+  kafka.produceSequence(topic_, 1, 20);
+  const auto output = dir_ / "out.jsonl";
+  const std::string group = "connect-" + name_;
+  {
+    auto run1 = startKsink("run1", output, 500);
+    ASSERT_EQ(kafka.waitForCommitted(group, topic_, 1, endOffsets(1, 20), 60s), endOffsets(1, 20));
+    run1->signal(SIGTERM);
+    ASSERT_EQ(run1->wait(30s), 0) << run1->log();
+  }
+  const auto [status, out] = runOffsets("set", output, {"--set", topic_ + ":0=5"});
+  ASSERT_EQ(status, 0) << out;
+  EXPECT_EQ(kafka.committed(group, topic_, 1), endOffsets(1, 5));
+  {
+    auto run2 = startKsink("run2", output, 500);
+    EXPECT_EQ(kafka.waitForCommitted(group, topic_, 1, endOffsets(1, 20), 60s), endOffsets(1, 20));
+    run2->signal(SIGTERM);
+    ASSERT_EQ(run2->wait(30s), 0) << run2->log();
+  }
+  const auto seen = readRecords({output});
+  for (int64_t o = 0; o < 20; ++o) EXPECT_EQ(seen.at({0, o}), o < 5 ? 1 : 2) << "offset " << o;
+}
+
+TEST_F(KsinkProcessTest, OffsetsResetDeletesTheGroupAndIsRefusedWhileTheConnectorRuns) {
+  auto& kafka = RealKafka::shared();
+  kafka.createTopic(topic_, 1);
+  kafka.produceSequence(topic_, 1, 10);
+  const auto output = dir_ / "out.jsonl";
+  const std::string group = "connect-" + name_;
+  auto running = startKsink("run", output, 500);
+  ASSERT_EQ(kafka.waitForCommitted(group, topic_, 1, endOffsets(1, 10), 60s), endOffsets(1, 10));
+
+  const auto [refused, refused_out] = runOffsets("reset-running", output, {"--reset"});
+  EXPECT_EQ(refused, 1) << refused_out;
+  EXPECT_NE(refused_out.find("still has members"), std::string::npos) << refused_out;
+  EXPECT_EQ(kafka.committed(group, topic_, 1), endOffsets(1, 10));
+
+  running->signal(SIGTERM);
+  ASSERT_EQ(running->wait(30s), 0) << running->log();
+  const auto [status, out] = runOffsets("reset", output, {"--reset"});
+  ASSERT_EQ(status, 0) << out;
+  EXPECT_TRUE(kafka.committed(group, topic_, 1).empty());
 }
 
 }  // namespace

@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <ctime>
+#include <regex>
 #include <atomic>
 #include <memory>
 #include <thread>
@@ -162,10 +163,33 @@ int validate(const std::string& worker_file, const std::vector<std::string>& con
   return problems == 0 ? 0 : kExitBadConfig;
 }
 
-int offsets(const std::string& worker_file, const std::string& connector_file) {
+// "topic:partition=offset" (the topic may contain ':' but not '=').
+OffsetMap parseOffsetAssignments(const std::vector<std::string>& items) {
+  static const std::regex form(R"((.+):(\d+)=(\d+))");
+  OffsetMap out;
+  for (const auto& item : items) {
+    std::smatch m;
+    if (!std::regex_match(item, m, form))
+      throw ConfigException({{"--set", fmt::format("'{}' is not topic:partition=offset", item)}});
+    out[{m[1], std::stoi(m[2])}] = std::stoll(m[3]);
+  }
+  return out;
+}
+
+int offsets(const std::string& worker_file, const std::string& connector_file, bool reset,
+            const std::vector<std::string>& assignments) {
   try {
     const auto connector = loadConnector(readWorker(worker_file), connector_file);
     const auto settings = WorkerConfig::parse(connector.config);
+    if (reset) {
+      resetGroupOffsets(settings);
+      fmt::print("reset: group {} deleted; tasks start from auto.offset.reset or the sink's "
+                 "stored offsets\n",
+                 settings.group_id);
+    } else if (!assignments.empty()) {
+      alterGroupOffsets(settings, parseOffsetAssignments(assignments));
+      fmt::print("altered {} partition(s) of group {}\n", assignments.size(), settings.group_id);
+    }
     fmt::print("group {}\n{:<40} {:>9} {:>12} {:>12} {:>10}\n", settings.group_id, "topic",
                "partition", "committed", "end", "lag");
     for (const auto& row : readGroupOffsets(settings)) {
@@ -212,6 +236,14 @@ int runCli(int argc, char** argv) {
       ->check(CLI::ExistingFile);
   offsets_cmd->add_option("connector", offsets_connector, "connector .properties file")
       ->required()->check(CLI::ExistingFile);
+  bool offsets_reset = false;
+  std::vector<std::string> offsets_set;
+  auto* reset_flag = offsets_cmd->add_flag(
+      "--reset", offsets_reset, "Delete the group's offsets (the connector must be stopped)");
+  offsets_cmd
+      ->add_option("--set", offsets_set,
+                   "topic:partition=offset to commit (the connector must be stopped)")
+      ->excludes(reset_flag);
 
   auto* version_cmd = app.add_subcommand("version", "Print the version");
 
@@ -222,7 +254,7 @@ int runCli(int argc, char** argv) {
   }
   if (*run_cmd) return run(worker_file, connector_files);
   if (*validate_cmd) return validate(worker_file, connector_files);
-  if (*offsets_cmd) return offsets(worker_file, offsets_connector);
+  if (*offsets_cmd) return offsets(worker_file, offsets_connector, offsets_reset, offsets_set);
   if (*version_cmd) {
     fmt::print("ksink {}\n", KSINK_VERSION);
     return 0;

@@ -20,4 +20,14 @@ struct GroupOffsetRow {
 // Throws std::runtime_error when the broker cannot be reached within `timeout_ms`.
 std::vector<GroupOffsetRow> readGroupOffsets(const WorkerConfig& settings, int timeout_ms = 10000);
 
+// KIP-875's offset management, for a stopped connector: both throw std::runtime_error when the
+// group still has members (a ksink process, or a zombie one not yet expired) or the broker
+// refuses.
+// Deletes the consumer group: every task restarts from auto.offset.reset (or the sink's own
+// stored offsets).
+void resetGroupOffsets(const WorkerConfig& settings, int timeout_ms = 10000);
+// Sets the committed offsets of these partitions (others keep theirs).
+void alterGroupOffsets(const WorkerConfig& settings, const OffsetMap& offsets,
+                       int timeout_ms = 10000);
+
 }  // namespace ksink
