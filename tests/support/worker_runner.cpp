@@ -1,0 +1,118 @@
+#include "support/worker_runner.h"
+
+#include <gtest/gtest.h>
+
+#include "worker_config.h"
+#include "worker_sink_task.h"
+
+namespace ksink::test {
+
+Properties mockWorkerProperties(const std::string& name, const std::string& topics,
+                                const std::string& bootstrap) {
+  return {
+      {"name", name},
+      {"topics", topics},
+      {"bootstrap.servers", bootstrap},
+      {"offset.flush.interval.ms", "500"},
+      {"offset.flush.timeout.ms", "1000"},
+      {"task.shutdown.graceful.timeout.ms", "3000"},
+      // Below ~3.5 s the mock never completes a join (mock-cluster.md A.3f).
+      {"consumer.session.timeout.ms", "4000"},
+      {"consumer.heartbeat.interval.ms", "300"},
+  };
+}
+
+std::string currentTestName() {
+  const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
+  return info ? info->name() : "no-test";
+}
+
+BackgroundRun::BackgroundRun(std::function<void()> body)
+    : thread_([this, body = std::move(body)] {
+        std::exception_ptr error;
+        try {
+          body();
+        } catch (...) {
+          error = std::current_exception();
+        }
+        std::lock_guard lock(mutex_);
+        error_ = error;
+        done_ = true;
+        done_changed_.notify_all();
+      }) {}
+
+BackgroundRun::~BackgroundRun() {
+  thread_.join();
+}
+
+bool BackgroundRun::waitFinished(std::chrono::milliseconds timeout) {
+  std::unique_lock lock(mutex_);
+  return done_changed_.wait_for(lock, timeout, [&] { return done_; });
+}
+
+bool BackgroundRun::finished() const {
+  std::lock_guard lock(mutex_);
+  return done_;
+}
+
+std::exception_ptr BackgroundRun::error() const {
+  std::lock_guard lock(mutex_);
+  return error_;
+}
+
+std::string BackgroundRun::errorMessage() const {
+  auto e = error();
+  if (!e) return "";
+  try {
+    std::rethrow_exception(e);
+  } catch (const std::exception& ex) {
+    return ex.what();
+  } catch (...) {
+    return "non-standard exception";
+  }
+}
+
+WorkerRunner::WorkerRunner(const Properties& properties, TaskFactory factory)
+    : worker_(Config(properties), std::move(factory)),
+      run_(std::make_unique<BackgroundRun>([this] { worker_.run(); })) {}
+
+WorkerRunner::~WorkerRunner() {
+  worker_.stop();
+  run_.reset();  // joins
+}
+
+std::optional<std::chrono::milliseconds> WorkerRunner::stopAndMeasure(
+    std::chrono::milliseconds timeout) {
+  const auto started = std::chrono::steady_clock::now();
+  worker_.stop();
+  if (!run_->waitFinished(timeout)) return std::nullopt;
+  return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() -
+                                                               started);
+}
+
+TaskRunner::TaskRunner(const Properties& properties, std::unique_ptr<SinkTask> task) {
+  const Config config(properties);
+  auto settings = WorkerConfig::parse(config);
+  graceful_timeout_ = settings.shutdown_graceful_timeout;
+  task_ = std::make_shared<WorkerSinkTask>(0, std::move(settings), config, std::move(task));
+  run_ = std::make_unique<BackgroundRun>([task = task_] { task->run(); });
+}
+
+TaskRunner::~TaskRunner() {
+  stop();
+  run_.reset();
+}
+
+void TaskRunner::stop() {
+  task_->stop(std::chrono::steady_clock::now() + graceful_timeout_);
+}
+
+const TaskMetrics& TaskRunner::metrics() const {
+  return task_->metrics();
+}
+
+std::map<TopicPartition, PartitionOffsets> TaskRunner::ledger() const {
+  return task_->ledgerSnapshot();
+}
+
+}  // namespace ksink::test
