@@ -20,9 +20,11 @@ constexpr milliseconds kInitialRetryDelay{300};
 // short enough to stay far below max.poll.interval.ms.
 constexpr milliseconds kLookupTimeout{10000};
 
+// Rounded up: a wait truncated to whole milliseconds wakes just before `t`, and the loop would then
+// spin with zero-timeout polls (and empty put() calls) until the clock reaches `t`.
 milliseconds until(WorkerSinkTask::Clock::time_point t) {
   return std::max(milliseconds(0),
-                  duration_cast<milliseconds>(t - WorkerSinkTask::Clock::now()));
+                  std::chrono::ceil<milliseconds>(t - WorkerSinkTask::Clock::now()));
 }
 
 SinkRecord toRecord(const rd_kafka_message_t* m) {
