@@ -467,13 +467,26 @@ void WorkerSinkTask::afterAssigned(const std::vector<TopicPartition>& partitions
 void WorkerSinkTask::onPartitionsRevoked(const std::vector<TopicPartition>& partitions,
                                          bool lost) {
   if (task_stopped_) return;  // KAFKA-10188: nothing reaches the task after stop()
-  const std::set<TopicPartition> removed(partitions.begin(), partitions.end());
-  if (lost) {
-    spdlog::warn("task {}-{}: partitions lost: {}", settings_.name, id_, fmt::join(partitions, ","));
-    task_->close(partitions);
-  } else {
-    commitOffsets(CommitMode::kRevoke, partitions);
+  // The partitions are gone whatever close() does: forget them even when it throws, or the
+  // shutdown that the failure starts would preCommit, close and commit them once more (for lost
+  // partitions: commit offsets another member may own by now).
+  try {
+    if (lost) {
+      spdlog::warn("task {}-{}: partitions lost: {}", settings_.name, id_,
+                   fmt::join(partitions, ","));
+      task_->close(partitions);
+    } else {
+      commitOffsets(CommitMode::kRevoke, partitions);
+    }
+  } catch (...) {
+    forgetPartitions(partitions);
+    throw;
   }
+  forgetPartitions(partitions);
+}
+
+void WorkerSinkTask::forgetPartitions(const std::vector<TopicPartition>& partitions) {
+  const std::set<TopicPartition> removed(partitions.begin(), partitions.end());
   // librdkafka keeps an application pause across unassign/assign: clear ours now.
   std::vector<TopicPartition> paused;
   for (const auto& tp : partitions)

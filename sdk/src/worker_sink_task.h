@@ -92,6 +92,8 @@ class WorkerSinkTask final : public SinkTaskContext, private RebalanceListener {
   OffsetMap onPartitionsAssigned(const std::vector<TopicPartition>& partitions) override;
   void afterAssigned(const std::vector<TopicPartition>& partitions) override;
   void onPartitionsRevoked(const std::vector<TopicPartition>& partitions, bool lost) override;
+  // Drops every trace of partitions no longer assigned (ledger, pauses, rewinds, buffered records).
+  void forgetPartitions(const std::vector<TopicPartition>& partitions);
 
   const int id_;
   const WorkerConfig settings_;
