@@ -1,5 +1,6 @@
 #include "json_converter.h"
 
+#include <cstring>
 #include <limits>
 #include <vector>
 
@@ -38,6 +39,18 @@ void check(simdjson::error_code e, const Path& path, std::string_view what) {
 }
 
 Value convertSchemaless(od::value v, const Path& path);
+
+// Calls fn(key, value) for each field of `obj`, turning parse errors into ConversionError.
+template <typename Fn>
+void forEachField(od::object& obj, const Path& path, Fn&& fn) {
+  for (auto item : obj) {
+    od::field field;
+    check(std::move(item).get(field), path, "malformed object");
+    std::string_view key;
+    check(field.unescaped_key().get(key), path, "malformed field name");
+    fn(key, field.value());
+  }
+}
 Value convertWithSchema(od::value v, const Schema& schema, const Path& path);
 
 Value convertNumber(od::value& v, const Path& path) {
@@ -63,14 +76,10 @@ Value convertSchemaless(od::value v, const Path& path) {
       od::object obj;
       check(v.get_object().get(obj), path, "malformed object");
       Value::Object out;
-      for (auto item : obj) {
-        od::field field;
-        check(std::move(item).get(field), path, "malformed object");
-        std::string_view key;
-        check(field.unescaped_key().get(key), path, "malformed field name");
-        const Path child{&path, key};
-        out.emplace_back(std::string(key), convertSchemaless(field.value(), child));
-      }
+      out.reserve(8);  // one allocation for typical records instead of regrowing
+      forEachField(obj, path, [&](std::string_view key, od::value value) {
+        out.emplace_back(std::string(key), convertSchemaless(value, Path{&path, key}));
+      });
       return Value::object(std::move(out));
     }
     case od::json_type::array: {
@@ -178,11 +187,7 @@ Value convertStruct(od::value& v, const Schema& schema, const Path& path) {
   Value::Object out(n);
   std::vector<uint8_t> seen(n, 0);
   size_t expected_next = 0;  // payloads usually list fields in schema order
-  for (auto item : obj) {
-    od::field field;
-    check(std::move(item).get(field), path, "malformed object");
-    std::string_view key;
-    check(field.unescaped_key().get(key), path, "malformed field name");
+  forEachField(obj, path, [&](std::string_view key, od::value value) {
     size_t index = n;
     if (expected_next < n && schema.fields[expected_next].name == key) {
       index = expected_next;
@@ -193,12 +198,12 @@ Value convertStruct(od::value& v, const Schema& schema, const Path& path) {
           break;
         }
     }
-    if (index == n) continue;  // not in the schema: ignored, as Connect does
+    if (index == n) return;  // not in the schema: ignored, as Connect does
     expected_next = index + 1;
-    out[index].second = convertWithSchema(field.value(), *schema.fields[index].schema,
+    out[index].second = convertWithSchema(value, *schema.fields[index].schema,
                                           Path{&path, schema.fields[index].name});
     seen[index] = 1;
-  }
+  });
   for (size_t i = 0; i < n; ++i) {
     out[i].first = schema.fields[i].name;
     if (!seen[i]) out[i].second = nullFor(*schema.fields[i].schema, Path{&path, out[i].first});
@@ -253,14 +258,10 @@ Value convertWithSchema(od::value v, const Schema& schema, const Path& path) {
         od::object obj;
         if (v.get_object().get(obj)) mismatch(v, schema, path);
         Value::Object out;
-        for (auto item : obj) {
-          od::field field;
-          check(std::move(item).get(field), path, "malformed object");
-          std::string_view key;
-          check(field.unescaped_key().get(key), path, "malformed field name");
+        forEachField(obj, path, [&](std::string_view key, od::value value) {
           out.emplace_back(std::string(key),
-                           convertWithSchema(field.value(), *schema.value_schema, Path{&path, key}));
-        }
+                           convertWithSchema(value, *schema.value_schema, Path{&path, key}));
+        });
         return Value::object(std::move(out));
       }
       // Non-string keys: Connect writes an array of [key, value] pairs.
@@ -306,6 +307,18 @@ void wrap(std::string& buffer, std::string_view data) {
 constexpr size_t kMaxDepth = 512;
 
 void checkDepth(std::string_view data) {
+  // Fast path (memchr is vectorised): fewer brackets than the limit cannot nest past it.
+  size_t brackets = 0;
+  for (const char open : {'[', '{'}) {
+    const char* p = data.data();
+    const char* const end = data.data() + data.size();
+    while (brackets <= kMaxDepth &&
+           (p = static_cast<const char*>(std::memchr(p, open, static_cast<size_t>(end - p))))) {
+      ++brackets;
+      ++p;
+    }
+  }
+  if (brackets <= kMaxDepth) return;
   size_t depth = 0;
   bool in_string = false;
   for (size_t i = 0; i < data.size(); ++i) {
