@@ -1,7 +1,6 @@
 // The SQLite sink against real database files, driven directly (no broker): SQL generation, each
 // insert mode, deletes, auto.create/evolve, bad records, fencing, busy files, bad files.
 #include <SQLiteCpp/Database.h>
-#include <SQLiteCpp/Statement.h>
 #include <SQLiteCpp/Transaction.h>
 
 #include <filesystem>
@@ -9,9 +8,11 @@
 
 #include <gtest/gtest.h>
 
+#include "fake_sink_task_context.h"
 #include "ksink/retriable_error.h"
 #include "ksink/sqlite/sqlite_sink_task.h"
 #include "sqlite_dialect.h"
+#include "sqlite_query.h"
 
 namespace ksink::sqlite {
 namespace {
@@ -26,26 +27,7 @@ class RecordingReporter : public ErrantRecordReporter {
   std::vector<std::pair<int64_t, std::string>> reported;
 };
 
-class FakeContext : public SinkTaskContext {
- public:
-  std::set<TopicPartition> assignment() const override { return {}; }
-  void offset(const TopicPartition& tp, int64_t o) override { rewinds[tp] = o; }
-  void offset(const OffsetMap& offsets) override {
-    for (const auto& [tp, o] : offsets) rewinds[tp] = o;
-  }
-  void timeout(std::chrono::milliseconds) override {}
-  void pause(const std::vector<TopicPartition>&) override {}
-  void resume(const std::vector<TopicPartition>&) override {}
-  void requestCommit() override {}
-  ErrantRecordReporter* errantRecordReporter() override { return reporter; }
-  const Config& config() const override { return config_; }
-
-  OffsetMap rewinds;
-  ErrantRecordReporter* reporter = nullptr;
-
- private:
-  Config config_;
-};
+using FakeContext = ksink::testing::FakeSinkTaskContext;
 
 class SqliteSinkTest : public ::testing::Test {
  protected:
@@ -73,18 +55,7 @@ class SqliteSinkTest : public ::testing::Test {
     return task;
   }
 
-  std::vector<std::vector<std::string>> query(const std::string& sql) {
-    SQLite::Database db(db_path_);
-    SQLite::Statement st(db, sql);
-    std::vector<std::vector<std::string>> rows;
-    while (st.executeStep()) {
-      std::vector<std::string> row;
-      for (int i = 0; i < st.getColumnCount(); ++i)
-        row.push_back(st.getColumn(i).isNull() ? "NULL" : st.getColumn(i).getString());
-      rows.push_back(std::move(row));
-    }
-    return rows;
-  }
+  ksink::testing::Rows query(const std::string& sql) { return ksink::testing::queryRows(db_path_, sql); }
   int64_t storedOffset() {
     auto rows = query("SELECT next_offset FROM ksink_offsets WHERE connector='conn' AND topic='t'");
     return rows.empty() ? -1 : std::stoll(rows[0][0]);

@@ -2,6 +2,7 @@
 // rows, rewinds on open, compare-and-set fencing of zombies, preCommit = what is committed.
 #include <gtest/gtest.h>
 
+#include "fake_sink_task_context.h"
 #include "ksink/retriable_error.h"
 #include "ksink/transactional_sink_task.h"
 
@@ -16,25 +17,7 @@ struct FakeDestination {
   int fail_next_with_retriable = 0;
 };
 
-class FakeContext : public SinkTaskContext {
- public:
-  std::set<TopicPartition> assignment() const override { return {}; }
-  void offset(const TopicPartition& tp, int64_t o) override { rewinds[tp] = o; }
-  void offset(const OffsetMap& offsets) override {
-    for (const auto& [tp, o] : offsets) rewinds[tp] = o;
-  }
-  void timeout(std::chrono::milliseconds) override {}
-  void pause(const std::vector<TopicPartition>&) override {}
-  void resume(const std::vector<TopicPartition>&) override {}
-  void requestCommit() override {}
-  ErrantRecordReporter* errantRecordReporter() override { return nullptr; }
-  const Config& config() const override { return config_; }
-
-  OffsetMap rewinds;
-
- private:
-  Config config_;
-};
+using FakeContext = testing::FakeSinkTaskContext;
 
 class FakeTask : public TransactionalSinkTask {
  public:

@@ -5,7 +5,6 @@
 #include <signal.h>
 
 #include <SQLiteCpp/Database.h>
-#include <SQLiteCpp/Statement.h>
 
 #include <atomic>
 #include <fstream>
@@ -16,6 +15,7 @@
 #include <gtest/gtest.h>
 
 #include "child_process.h"
+#include "sqlite_query.h"
 #include "test_kafka.h"
 
 namespace ksink::it {
@@ -72,19 +72,7 @@ class SqliteSinkItTest : public ::testing::Test {
     EXPECT_EQ(ksink->wait(30s), 0) << ksink->log();
   }
 
-  std::vector<std::vector<std::string>> query(const std::string& sql) const {
-    SQLite::Database db(db_, SQLite::OPEN_READONLY);
-    db.setBusyTimeout(10000);
-    SQLite::Statement st(db, sql);
-    std::vector<std::vector<std::string>> rows;
-    while (st.executeStep()) {
-      std::vector<std::string> row;
-      for (int i = 0; i < st.getColumnCount(); ++i)
-        row.push_back(st.getColumn(i).isNull() ? "NULL" : st.getColumn(i).getString());
-      rows.push_back(std::move(row));
-    }
-    return rows;
-  }
+  testing::Rows query(const std::string& sql) const { return testing::queryRows(db_, sql); }
   int64_t count(const std::string& sql) const { return std::stoll(query(sql).at(0).at(0)); }
 
   // ksink_offsets as an OffsetMap for this connector.
