@@ -136,6 +136,11 @@ void WorkerSinkTask::finish(std::exception_ptr failure) {
   }
   task_stopped_ = true;
   metrics_.partition_count = 0;
+  // librdkafka's close waits until every message it handed out is destroyed: drop what is still
+  // held (a batch that failed or waits for redelivery, records parked for paused partitions), or
+  // the close would run into the deadline and the group would wait for the session to expire.
+  batch_ = Batch{};
+  parked_.clear();
   if (consumer_) consumer_->close(until(deadline));
   ledger_.clear();
   publishSnapshot();
