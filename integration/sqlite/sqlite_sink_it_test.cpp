@@ -182,6 +182,34 @@ TEST_F(SqliteSinkItTest, UpdateModeAndAnExistingTableWithoutAutoCreate) {
             (std::vector<std::vector<std::string>>{{"1", "new"}, {"2", "old"}}));
 }
 
+TEST_F(SqliteSinkItTest, ABadRecordWithoutErrorToleranceFailsTheTaskNamingItAndCommitsNothingPastIt) {
+  auto& kafka = RealKafka::shared();
+  kafka.createTopic(topic_, 1);
+  {
+    SQLite::Database db(db_, SQLite::OPEN_READWRITE | SQLite::OPEN_CREATE);
+    db.exec(fmt::format(R"(CREATE TABLE "{}" (a INTEGER NOT NULL))", topic_));
+  }
+  std::vector<RealKafka::Message> messages;
+  for (int i = 0; i < 10; ++i)
+    messages.push_back({0, std::nullopt, i == 5 ? R"({"a":null})" : fmt::format(R"({{"a":{}}})", i)});
+  kafka.produce(topic_, messages);
+
+  auto ksink = startKsink("bad", {{"value.converter.schemas.enable", "false"}});
+  const auto status = ksink->wait(60s);
+  ASSERT_TRUE(status.has_value()) << "the task did not fail\n" << ksink->log();
+  EXPECT_NE(*status, 0);
+  EXPECT_NE(ksink->log().find(fmt::format("topic {}, partition 0, offset 5", topic_)),
+            std::string::npos)
+      << ksink->log();
+  // Whatever was committed stops before the bad record, in the table and in the group.
+  const auto stored = storedOffsets();
+  const int64_t next = stored.empty() ? 0 : stored.at({topic_, 0});
+  EXPECT_LE(next, 5);
+  EXPECT_EQ(count(fmt::format(R"(SELECT count(*) FROM "{}")", topic_)), next);
+  EXPECT_EQ(count(fmt::format(R"(SELECT count(*) FROM "{}" WHERE a >= 5)", topic_)), 0);
+  for (const auto& [tp, offset] : kafka.committed(group(), topic_, 1)) EXPECT_LE(offset, 5);
+}
+
 TEST_F(SqliteSinkItTest, KillNineAndRestartFiveTimesWhileStreamingWritesEachRecordExactlyOnce) {
   auto& kafka = RealKafka::shared();
   constexpr int kPartitions = 4, kRecords = 200000;
@@ -189,14 +217,15 @@ TEST_F(SqliteSinkItTest, KillNineAndRestartFiveTimesWhileStreamingWritesEachReco
   // Values are unique ("v<i>") and the table has no key: a duplicate would be a second row.
   const std::map<std::string, std::string> props = {
       {"auto.create", "true"}, {"value.converter", "string"}, {"key.converter", "string"}};
-  // Records keep arriving for ~45 s, so that every cycle has something to write when killed.
-  constexpr int kChunk = 4000;
+  // Records arrive in bursts for ~45 s: each restart finds a backlog, and the kill lands while
+  // it is being written.
+  constexpr int kChunk = 20000;
   std::atomic<int> produced{0};
   std::jthread producer([&] {
     for (int i = 0; i < kRecords; i += kChunk) {
       kafka.produceSequence(topic_, kPartitions, kChunk, "v", i);
       produced += kChunk;
-      std::this_thread::sleep_for(900ms);
+      std::this_thread::sleep_for(4500ms);
     }
   });
   std::mt19937 rng(std::random_device{}());
@@ -209,7 +238,7 @@ TEST_F(SqliteSinkItTest, KillNineAndRestartFiveTimesWhileStreamingWritesEachReco
       return 0;  // not created yet
     }
   };
-  int kills = 0;
+  int kills = 0, kills_mid_stream = 0;
   for (int cycle = 0; cycle < 6 && produced < kRecords; ++cycle) {
     auto ksink = startKsink(fmt::format("cycle{}", cycle), props, 1000);
     // Let it write something new, then kill it at a random moment.
@@ -219,15 +248,19 @@ TEST_F(SqliteSinkItTest, KillNineAndRestartFiveTimesWhileStreamingWritesEachReco
       std::this_thread::sleep_for(20ms);
     ASSERT_TRUE(ksink->running()) << ksink->log();
     ASSERT_GT(rows(), before) << "no progress in cycle " << cycle << "\n" << ksink->log();
-    std::this_thread::sleep_for(std::chrono::milliseconds(rng() % 1000));
+    std::this_thread::sleep_for(std::chrono::milliseconds(rng() % 250));
+    const int available = produced;
     ksink->signal(SIGKILL);
     ksink->wait(10s);
     ++kills;
-    fmt::print("cycle {}: kill -9 with {} of {} records in the table ({} produced)\n", cycle, rows(),
-               kRecords, produced.load());
+    const int64_t in_table = rows();
+    if (in_table < available) ++kills_mid_stream;
+    fmt::print("cycle {}: kill -9 with {} of {} available records in the table\n", cycle, in_table,
+               available);
   }
   producer.join();
   EXPECT_GE(kills, 5);
+  EXPECT_GE(kills_mid_stream, 3) << "most kills should hit a process with records still to write";
 
   const auto expected = endOffsets(kPartitions, kRecords / kPartitions);
   runUntilCommitted(props, expected, kPartitions);
