@@ -10,6 +10,12 @@
 
 #include "ksink/retriable_error.h"
 
+namespace ksink {
+void PrintTo(const TopicPartition& tp, std::ostream* os) {
+  *os << format_as(tp);
+}
+}  // namespace ksink
+
 namespace ksink::test {
 namespace {
 
@@ -115,6 +121,16 @@ std::string describe(const std::vector<Call>& calls) {
     out += fmt::format("  #{} {}\n", i, describe(calls[i]));
   }
   return out;
+}
+
+void PrintTo(const RecordedRecord& r, std::ostream* os) {
+  *os << fmt::format("{}@{} key={} value={} headers={}", r.tp, r.offset, r.key ? *r.key : "null",
+                     r.value ? *r.value : "null", r.headers.size());
+}
+
+std::vector<TopicPartition> sorted(std::vector<TopicPartition> partitions) {
+  std::sort(partitions.begin(), partitions.end());
+  return partitions;
 }
 
 size_t CallLog::begin(Call call) {

@@ -17,6 +17,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <ostream>
 #include <span>
 #include <string>
 #include <utility>
@@ -24,6 +25,11 @@
 
 #include "ksink/sink_task.h"
 #include "ksink/worker.h"
+
+namespace ksink {
+// Readable gtest output for partitions ("topic-p").
+void PrintTo(const TopicPartition& tp, std::ostream* os);
+}  // namespace ksink
 
 namespace ksink::test {
 
@@ -58,6 +64,10 @@ struct Call {
 // One line per call, for assertion messages.
 std::string describe(const Call& call);
 std::string describe(const std::vector<Call>& calls);
+// Readable gtest output for records ("topic-p@offset key=… value=…").
+void PrintTo(const RecordedRecord& record, std::ostream* os);
+// `partitions` in TopicPartition order (open() and close() keep librdkafka's order).
+std::vector<TopicPartition> sorted(std::vector<TopicPartition> partitions);
 
 class CallLog {
  public:
