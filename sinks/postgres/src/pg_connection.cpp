@@ -1,6 +1,7 @@
 #include "pg_connection.h"
 
 #include <fmt/format.h>
+#include <spdlog/spdlog.h>
 
 namespace ksink::postgres {
 namespace {
@@ -29,6 +30,10 @@ PgConnection PgConnection::open(const ConnectionParams& params) {
   if (!conn) throw PgError({"", "libpq could not allocate a connection", "", "", ""}, true);
   if (PQstatus(conn.get()) != CONNECTION_OK)
     throw PgError({"", trimmed(PQerrorMessage(conn.get())), "", "", ""}, true);
+  // Server notices ("relation already exists, skipping") go to the log, not to stderr.
+  PQsetNoticeProcessor(
+      conn.get(),
+      [](void*, const char* message) { spdlog::debug("postgres: {}", trimmed(message)); }, nullptr);
   return PgConnection(std::move(conn));
 }
 

@@ -1,0 +1,583 @@
+// The PostgreSQL sink in-process against a real PostgreSQL server and a real Kafka broker: every
+// insert mode and pk mode, deletes, auto.create / auto.evolve, every column type, schema envelope
+// and schemaless input, bad records and bad configurations. Each test checks the rows in its table
+// and the offsets stored beside them (and, where it matters, the group's committed offsets).
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <functional>
+#include <map>
+#include <regex>
+#include <thread>
+
+#include "ksink/ksink.h"
+#include "fake_sink_task_context.h"
+#include "ksink/postgres/postgres_sink_task.h"
+#include "test_kafka.h"
+#include "test_postgres.h"
+
+namespace ksink::it {
+namespace {
+
+using namespace std::chrono_literals;
+using Rows = PgTestSchema::Rows;
+using Props = std::map<std::string, std::string>;
+
+// Runs the postgres sink in a Worker on its own thread until the test stops it.
+class RunningSink {
+ public:
+  explicit RunningSink(Props props)
+      : worker_(makeConfig(std::move(props)),
+                [] { return std::make_unique<postgres::PostgresSinkTask>(); }),
+        thread_([this] {
+          try {
+            worker_.run();
+          } catch (const std::exception& e) {
+            error_ = e.what();
+          }
+          done_ = true;
+        }) {}
+  ~RunningSink() { stop(); }
+
+  void stop() {
+    worker_.stop();
+    if (thread_.joinable()) thread_.join();
+  }
+  bool done() const { return done_; }
+  // The task's fatal error, once run() has returned.
+  std::string error() {
+    stop();
+    return error_;
+  }
+
+  static Config makeConfig(Props props) {
+    ConfigDef def = Worker::configDef();
+    def.include(postgres::PostgresSinkTask::configDef());
+    return Config(std::move(props), std::move(def));
+  }
+
+ private:
+  Worker worker_;
+  std::string error_;
+  std::atomic<bool> done_{false};
+  std::thread thread_;
+};
+
+bool waitUntil(const std::function<bool()>& condition, std::chrono::milliseconds timeout) {
+  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  while (!condition()) {
+    if (std::chrono::steady_clock::now() >= deadline) return false;
+    std::this_thread::sleep_for(100ms);
+  }
+  return true;
+}
+
+class PostgresSinkTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    schema_ = TestPostgres::shared().freshSchema("sink");
+    topic_ = uniqueName("pgt");
+    name_ = uniqueName("pgsink");
+  }
+
+  Props props(Props extra) const {
+    Props p{{"name", name_},
+            {"connector.class", "postgres"},
+            {"topics", topic_},
+            {"bootstrap.servers", RealKafka::shared().bootstrap()},
+            {"connection.url", schema_->url()},
+            {"offset.flush.interval.ms", "500"},
+            {"consumer.override.session.timeout.ms", "10000"},
+            {"value.converter.schemas.enable", "false"},
+            {"key.converter", "string"},
+            {"auto.create", "true"}};
+    for (auto& [k, v] : extra) p[k] = v;
+    return p;
+  }
+
+  // Runs the sink until `table` holds `rows` rows, then stops it gracefully.
+  void runUntilRows(Props extra, int64_t rows, const std::string& table = "") {
+    RunningSink sink(props(std::move(extra)));
+    const auto t = table.empty() ? topic_ : table;
+    const bool reached = waitUntil(
+        [&] { return sink.done() || (tableExists(t) && schema_->count(t) >= rows); }, 60s);
+    sink.stop();
+    ASSERT_TRUE(reached) << "timed out; rows: " << (tableExists(t) ? schema_->count(t) : -1);
+    ASSERT_EQ(sink.error(), "");
+  }
+
+  bool tableExists(const std::string& table) {
+    return schema_->scalar(fmt::format("SELECT to_regclass('{}.\"{}\"') IS NOT NULL",
+                                       schema_->name(), table)) == "t";
+  }
+
+  // The next offsets stored in ksink_offsets for this connector, by partition.
+  std::map<int, int64_t> storedOffsets() {
+    std::map<int, int64_t> out;
+    if (!tableExists("ksink_offsets")) return out;
+    for (const auto& row : schema_->query(fmt::format(
+             "SELECT \"partition\", next_offset FROM ksink_offsets WHERE connector = '{}' AND "
+             "topic = '{}'",
+             name_, topic_)))
+      out[std::stoi(*row[0])] = std::stoll(*row[1]);
+    return out;
+  }
+
+  Rows select(const std::string& sql) { return schema_->query(sql); }
+
+  std::unique_ptr<PgTestSchema> schema_;
+  std::string topic_;
+  std::string name_;
+};
+
+std::optional<std::string> s(const char* v) {
+  return std::string(v);
+}
+
+TEST_F(PostgresSinkTest, InsertModeWritesEveryRecordOnceAndStoresTheOffsetsBesideTheRows) {
+  auto& kafka = RealKafka::shared();
+  kafka.createTopic(topic_, 3);
+  std::vector<RealKafka::Message> messages;
+  for (int i = 0; i < 300; ++i)
+    messages.push_back({i % 3, "k" + std::to_string(i),
+                        fmt::format(R"({{"id":{},"name":"n{}","amount":{}.5}})", i, i, i)});
+  kafka.produce(topic_, messages);
+
+  runUntilRows({}, 300);
+  EXPECT_EQ(schema_->count(topic_), 300);
+  EXPECT_EQ(schema_->scalar(fmt::format("SELECT count(DISTINCT id) FROM \"{}\"", topic_)), "300");
+  EXPECT_EQ(select(fmt::format("SELECT name, amount FROM \"{}\" WHERE id = 7", topic_)),
+            (Rows{{s("n7"), s("7.5")}}));
+  EXPECT_EQ(storedOffsets(), (std::map<int, int64_t>{{0, 100}, {1, 100}, {2, 100}}));
+  // The group's offsets follow the destination's (preCommit returns what committed).
+  const OffsetMap end{{{topic_, 0}, 100}, {{topic_, 1}, 100}, {{topic_, 2}, 100}};
+  EXPECT_EQ(kafka.committed("connect-" + name_, topic_, 3), end);
+}
+
+TEST_F(PostgresSinkTest, SchemaEnvelopeCreatesTypedColumnsIncludingLogicalTypes) {
+  auto& kafka = RealKafka::shared();
+  kafka.createTopic(topic_, 1);
+  const std::string schema = R"({"type":"struct","fields":[
+    {"field":"id","type":"int32","optional":false},
+    {"field":"big","type":"int64","optional":true},
+    {"field":"small","type":"int16","optional":true},
+    {"field":"ratio","type":"float","optional":true},
+    {"field":"score","type":"double","optional":true},
+    {"field":"ok","type":"boolean","optional":true},
+    {"field":"label","type":"string","optional":true},
+    {"field":"blob","type":"bytes","optional":true},
+    {"field":"price","type":"bytes","optional":true,"name":"org.apache.kafka.connect.data.Decimal","parameters":{"scale":"2"}},
+    {"field":"day","type":"int32","optional":true,"name":"org.apache.kafka.connect.data.Date"},
+    {"field":"at","type":"int32","optional":true,"name":"org.apache.kafka.connect.data.Time"},
+    {"field":"ts","type":"int64","optional":true,"name":"org.apache.kafka.connect.data.Timestamp"},
+    {"field":"tags","type":"array","items":{"type":"string","optional":true},"optional":true},
+    {"field":"attrs","type":"map","keys":{"type":"string"},"values":{"type":"int32"},"optional":true}
+  ]})";
+  const std::string payload =
+      R"({"id":1,"big":9000000000,"small":-3,"ratio":0.5,"score":2.25,"ok":true,"label":"tab\tand \"quote\"",)"
+      R"("blob":"AAH/","price":"BOI=","day":19782,"at":45296789,"ts":1709214307250,)"
+      R"("tags":["a","b c",null],"attrs":{"x":1}})";
+  const std::string nulls =
+      R"({"id":2,"big":null,"small":null,"ratio":null,"score":null,"ok":null,)"
+      R"("label":null,"blob":null,"price":null,"day":null,"at":null,"ts":null,)"
+      R"("tags":null,"attrs":null})";
+  kafka.produce(topic_,
+                {{0, std::nullopt, fmt::format(R"({{"schema":{},"payload":{}}})", schema, payload)},
+                 {0, std::nullopt, fmt::format(R"({{"schema":{},"payload":{}}})", schema, nulls)}});
+
+  runUntilRows({{"value.converter.schemas.enable", "true"}}, 2);
+  const auto types = select(fmt::format(
+      "SELECT column_name, data_type, is_nullable FROM information_schema.columns WHERE "
+      "table_schema = '{}' AND table_name = '{}' ORDER BY ordinal_position",
+      schema_->name(), topic_));
+  EXPECT_EQ(types, (Rows{{s("id"), s("integer"), s("NO")},
+                         {s("big"), s("bigint"), s("YES")},
+                         {s("small"), s("smallint"), s("YES")},
+                         {s("ratio"), s("real"), s("YES")},
+                         {s("score"), s("double precision"), s("YES")},
+                         {s("ok"), s("boolean"), s("YES")},
+                         {s("label"), s("text"), s("YES")},
+                         {s("blob"), s("bytea"), s("YES")},
+                         {s("price"), s("numeric"), s("YES")},
+                         {s("day"), s("date"), s("YES")},
+                         {s("at"), s("time without time zone"), s("YES")},
+                         {s("ts"), s("timestamp with time zone"), s("YES")},
+                         {s("tags"), s("ARRAY"), s("YES")},
+                         {s("attrs"), s("jsonb"), s("YES")}}));
+  schema_->exec("SET TimeZone = 'UTC'");
+  EXPECT_EQ(
+      select(fmt::format(
+          "SELECT big::text, small::text, ratio::text, score::text, ok::text, label, "
+          "encode(blob, 'hex'), price::text, day::text, at::text, ts::text, tags::text, "
+          "attrs::text FROM \"{}\" WHERE id = 1",
+          topic_)),
+      (Rows{{s("9000000000"), s("-3"), s("0.5"), s("2.25"), s("true"), s("tab\tand \"quote\""),
+             s("0001ff"), s("12.50"), s("2024-02-29"), s("12:34:56.789"),
+             s("2024-02-29 13:45:07.25+00"), s("{a,\"b c\",NULL}"), s("{\"x\": 1}")}}));
+  EXPECT_EQ(schema_->count(topic_, "id = 2 AND big IS NULL AND label IS NULL AND tags IS NULL"), 1);
+}
+
+TEST_F(PostgresSinkTest, EveryColumnTypeOfAnExistingTableIsWritten) {
+  auto& kafka = RealKafka::shared();
+  kafka.createTopic(topic_, 1);
+  schema_->exec(fmt::format(
+      "CREATE TABLE \"{}\" (b bool, i2 int2, i4 int4, i8 int8, f4 float4, f8 float8, n numeric, "
+      "t text, v varchar(20), by bytea, d date, tm time, ts timestamp, tz timestamptz, u uuid, "
+      "j json, jb jsonb, ia int4[], ta text[])",
+      topic_));
+  // Schemaless JSON: strings go into uuid, json(b), numeric, date, time and timestamp columns,
+  // numbers into every numeric type, epoch milliseconds into timestamps.
+  const std::vector<RealKafka::Message> messages{
+      {0, std::nullopt,
+       R"({"b":true,"i2":12,"i4":-34,"i8":5000000000,"f4":1.5,"f8":-2.75,"n":"123.456",)"
+       R"("t":"text","v":"short","by":"raw bytes","d":"2024-02-29","tm":"23:59:58",)"
+       R"("ts":1709214307250,"tz":1709214307250,"u":"123e4567-e89b-12d3-a456-426614174000",)"
+       R"("j":{"a":[1,2]},"jb":"{\"k\": \"v\"}","ia":[1,2,3],"ta":["x","y z"]})"},
+      {0, std::nullopt,
+       R"({"b":false,"i2":-1,"i4":7,"i8":-1,"f4":0,"f8":1e300,"n":1.25,"t":"é ✓","v":"",)"
+       R"("by":"","d":"1999-12-31","tm":"00:00:00","ts":"2024-01-01 10:00:00",)"
+       R"("tz":"2024-01-01T10:00:00+02:00","u":"{123E4567-E89B-12D3-A456-426614174000}",)"
+       R"("j":"[true]","jb":{"nested":{"deep":null}},"ia":[],"ta":[null]})"},
+      // Only values with a binary form: this row goes by binary COPY.
+      {0, std::nullopt,
+       R"({"i2":3,"b":true,"n":"-0.001","u":"123e4567-e89b-12d3-a456-426614174000",)"
+       R"("jb":"{\"k\": 1}","j":{"x":null},"ia":[4,null],"ta":["q"],"ts":0,"tz":0,"by":"b"})"}};
+  kafka.produce(topic_, messages);
+
+  runUntilRows({{"auto.create", "false"}}, 3);
+  schema_->exec("SET TimeZone = 'UTC'");
+  const std::string cols =
+      "b::text, i2::text, i4::text, i8::text, f4::text, f8::text, n::text, t, v, "
+      "convert_from(by, 'UTF8'), d::text, tm::text, ts::text, tz::text, u::text, j::text, "
+      "jb::text, ia::text, ta::text";
+  EXPECT_EQ(select(fmt::format("SELECT {} FROM \"{}\" WHERE i2 = 12", cols, topic_)),
+            (Rows{{s("true"), s("12"), s("-34"), s("5000000000"), s("1.5"), s("-2.75"),
+                   s("123.456"), s("text"), s("short"), s("raw bytes"), s("2024-02-29"),
+                   s("23:59:58"), s("2024-02-29 13:45:07.25"), s("2024-02-29 13:45:07.25+00"),
+                   s("123e4567-e89b-12d3-a456-426614174000"), s("{\"a\":[1,2]}"),
+                   s("{\"k\": \"v\"}"), s("{1,2,3}"), s("{x,\"y z\"}")}}));
+  EXPECT_EQ(select(fmt::format("SELECT {} FROM \"{}\" WHERE i2 = -1", cols, topic_)),
+            (Rows{{s("false"), s("-1"), s("7"), s("-1"), s("0"), s("1e+300"), s("1.25"), s("é ✓"),
+                   s(""), s(""), s("1999-12-31"), s("00:00:00"), s("2024-01-01 10:00:00"),
+                   s("2024-01-01 08:00:00+00"), s("123e4567-e89b-12d3-a456-426614174000"),
+                   s("[true]"), s("{\"nested\": {\"deep\": null}}"), s("{}"), s("{NULL}")}}));
+  EXPECT_EQ(
+      select(fmt::format("SELECT n::text, u::text, jb::text, j::text, ia::text, ta::text, "
+                         "ts::text, tz::text, convert_from(by, 'UTF8') FROM \"{}\" WHERE i2 = 3",
+                         topic_)),
+      (Rows{{s("-0.001"), s("123e4567-e89b-12d3-a456-426614174000"), s("{\"k\": 1}"),
+             s("{\"x\":null}"), s("{4,NULL}"), s("{q}"), s("1970-01-01 00:00:00"),
+             s("1970-01-01 00:00:00+00"), s("b")}}));
+}
+
+TEST_F(PostgresSinkTest, UpsertKeepsTheLastValuePerRecordKey) {
+  auto& kafka = RealKafka::shared();
+  kafka.createTopic(topic_, 2);
+  std::vector<RealKafka::Message> messages;
+  // 10 keys, 6 versions each, a key always on the same partition.
+  for (int version = 0; version < 6; ++version)
+    for (int k = 0; k < 10; ++k)
+      messages.push_back({k % 2, "key" + std::to_string(k),
+                          fmt::format(R"({{"version":{},"note":"k{}v{}"}})", version, k, version)});
+  kafka.produce(topic_, messages);
+
+  RunningSink sink(
+      props({{"insert.mode", "upsert"}, {"pk.mode", "record_key"}, {"pk.fields", "id"}}));
+  ASSERT_TRUE(waitUntil(
+      [&] {
+        return storedOffsets() == std::map<int, int64_t>{{0, 30}, {1, 30}};
+      },
+      60s));
+  sink.stop();
+  EXPECT_EQ(sink.error(), "");
+  EXPECT_EQ(schema_->count(topic_), 10);
+  EXPECT_EQ(schema_->count(topic_, "version = 5"), 10);
+  EXPECT_EQ(select(fmt::format("SELECT note FROM \"{}\" WHERE id = 'key3'", topic_)),
+            (Rows{{s("k3v5")}}));
+  EXPECT_EQ(schema_->scalar(fmt::format(
+                "SELECT string_agg(a.attname, ',') FROM pg_index i JOIN pg_attribute a ON "
+                "a.attrelid = i.indrelid AND a.attnum = ANY(i.indkey) WHERE i.indisprimary AND "
+                "i.indrelid = '{}.\"{}\"'::regclass",
+                schema_->name(), topic_)),
+            "id");
+}
+
+TEST_F(PostgresSinkTest, UpsertByRecordValueFieldsUpdatesRowsWrittenBefore) {
+  auto& kafka = RealKafka::shared();
+  kafka.createTopic(topic_, 1);
+  schema_->exec(
+      fmt::format("CREATE TABLE \"{}\" (region text, id int8, qty int4, "
+                  "PRIMARY KEY (region, id))",
+                  topic_));
+  schema_->exec(fmt::format("INSERT INTO \"{}\" VALUES ('eu', 1, 100), ('us', 1, 200)", topic_));
+  kafka.produce(topic_, {{0, std::nullopt, R"({"region":"eu","id":1,"qty":1})"},
+                         {0, std::nullopt, R"({"region":"eu","id":2,"qty":2})"},
+                         {0, std::nullopt, R"({"region":"eu","id":1,"qty":3})"}});
+  RunningSink sink(props({{"insert.mode", "upsert"},
+                          {"pk.mode", "record_value"},
+                          {"pk.fields", "region,id"},
+                          {"auto.create", "false"}}));
+  ASSERT_TRUE(waitUntil([&] { return storedOffsets() == std::map<int, int64_t>{{0, 3}}; }, 60s));
+  sink.stop();
+  EXPECT_EQ(sink.error(), "");
+  EXPECT_EQ(
+      select(fmt::format("SELECT region, id::text, qty::text FROM \"{}\" ORDER BY 1, 2", topic_)),
+      (Rows{{s("eu"), s("1"), s("3")}, {s("eu"), s("2"), s("2")}, {s("us"), s("1"), s("200")}}));
+}
+
+TEST_F(PostgresSinkTest, UpdateModeChangesExistingRowsAndInsertsNone) {
+  auto& kafka = RealKafka::shared();
+  kafka.createTopic(topic_, 1);
+  schema_->exec(fmt::format("CREATE TABLE \"{}\" (id int8 PRIMARY KEY, status text)", topic_));
+  schema_->exec(fmt::format("INSERT INTO \"{}\" VALUES (1, 'new'), (2, 'new')", topic_));
+  kafka.produce(topic_, {{0, std::nullopt, R"({"id":1,"status":"paid"})"},
+                         {0, std::nullopt, R"({"id":3,"status":"paid"})"},
+                         {0, std::nullopt, R"({"id":1,"status":"shipped"})"}});
+  RunningSink sink(props({{"insert.mode", "update"},
+                          {"pk.mode", "record_value"},
+                          {"pk.fields", "id"},
+                          {"auto.create", "false"}}));
+  ASSERT_TRUE(waitUntil([&] { return storedOffsets() == std::map<int, int64_t>{{0, 3}}; }, 60s));
+  sink.stop();
+  EXPECT_EQ(sink.error(), "");
+  EXPECT_EQ(select(fmt::format("SELECT id::text, status FROM \"{}\" ORDER BY id", topic_)),
+            (Rows{{s("1"), s("shipped")}, {s("2"), s("new")}}));
+}
+
+TEST_F(PostgresSinkTest, KafkaPkModeKeysRowsByTopicPartitionAndOffset) {
+  auto& kafka = RealKafka::shared();
+  kafka.createTopic(topic_, 2);
+  std::vector<RealKafka::Message> messages;
+  for (int i = 0; i < 40; ++i)
+    messages.push_back({i % 2, std::nullopt, fmt::format(R"({{"i":{}}})", i)});
+  kafka.produce(topic_, messages);
+  runUntilRows({{"insert.mode", "upsert"}, {"pk.mode", "kafka"}}, 40);
+  EXPECT_EQ(schema_->scalar(fmt::format(
+                "SELECT count(DISTINCT (__connect_topic, __connect_partition, __connect_offset)) "
+                "FROM \"{}\" WHERE __connect_topic = '{}'",
+                topic_, topic_)),
+            "40");
+  EXPECT_EQ(select(fmt::format("SELECT __connect_partition::text, __connect_offset::text FROM "
+                               "\"{}\" WHERE i = 5",
+                               topic_)),
+            (Rows{{s("1"), s("2")}}));
+}
+
+TEST_F(PostgresSinkTest, TombstonesDeleteRowsWhenDeleteIsEnabled) {
+  auto& kafka = RealKafka::shared();
+  std::vector<RealKafka::Message> messages;
+  for (int k = 0; k < 10; ++k)
+    messages.push_back({0, "k" + std::to_string(k), fmt::format(R"({{"n":{}}})", k)});
+  // k1 deleted; k2 deleted, then written again; k3 deleted (in upsert mode after a new value,
+  // which the batch's reduction must not resurrect).
+  messages.push_back({0, "k1", std::nullopt});
+  messages.push_back({0, "k2", std::nullopt});
+  messages.push_back({0, "k2", R"({"n":22})"});
+  auto upsert_messages = messages;
+  upsert_messages.push_back({0, "k3", R"({"n":33})"});
+  upsert_messages.push_back({0, "k3", std::nullopt});
+  messages.push_back({0, "k3", std::nullopt});
+  for (const auto* mode : {"upsert", "insert"}) {
+    SCOPED_TRACE(mode);
+    topic_ = uniqueName("pgt");
+    name_ = uniqueName("pgsink");
+    kafka.createTopic(topic_, 1);
+    const auto& produced = std::string(mode) == "upsert" ? upsert_messages : messages;
+    kafka.produce(topic_, produced);
+    const auto end = static_cast<int64_t>(produced.size());
+    RunningSink sink(props({{"insert.mode", mode},
+                            {"pk.mode", "record_key"},
+                            {"pk.fields", "id"},
+                            {"delete.enabled", "true"}}));
+    ASSERT_TRUE(waitUntil(
+        [&] {
+          return storedOffsets() == std::map<int, int64_t>{{0, end}};
+        },
+        60s));
+    sink.stop();
+    EXPECT_EQ(sink.error(), "");
+    EXPECT_EQ(select(fmt::format("SELECT id, n::text FROM \"{}\" ORDER BY id", topic_)),
+              (Rows{{s("k0"), s("0")},
+                    {s("k2"), s("22")},
+                    {s("k4"), s("4")},
+                    {s("k5"), s("5")},
+                    {s("k6"), s("6")},
+                    {s("k7"), s("7")},
+                    {s("k8"), s("8")},
+                    {s("k9"), s("9")}}));
+  }
+}
+
+TEST_F(PostgresSinkTest, AutoEvolveAddsNullableColumnsForNewFields) {
+  auto& kafka = RealKafka::shared();
+  kafka.createTopic(topic_, 1);
+  kafka.produce(topic_, {{0, std::nullopt, R"({"id":1})"}});
+  runUntilRows({{"auto.evolve", "true"}}, 1);
+  kafka.produce(topic_, {{0, std::nullopt, R"({"id":2,"color":"red","weight":1.5})"}});
+  runUntilRows({{"auto.evolve", "true"}}, 2);
+  EXPECT_EQ(
+      select(fmt::format("SELECT id::text, color, weight::text FROM \"{}\" ORDER BY id", topic_)),
+      (Rows{{s("1"), std::nullopt, std::nullopt}, {s("2"), s("red"), s("1.5")}}));
+  EXPECT_EQ(schema_->scalar(fmt::format(
+                "SELECT data_type FROM information_schema.columns WHERE table_schema = '{}' AND "
+                "table_name = '{}' AND column_name = 'weight'",
+                schema_->name(), topic_)),
+            "double precision");
+}
+
+TEST_F(PostgresSinkTest, FieldsWhitelistWritesOnlyTheListedFields) {
+  auto& kafka = RealKafka::shared();
+  kafka.createTopic(topic_, 1);
+  kafka.produce(topic_, {{0, std::nullopt, R"({"id":1,"secret":"x","name":"a"})"}});
+  runUntilRows({{"fields.whitelist", "id,name"}}, 1);
+  EXPECT_EQ(select(fmt::format("SELECT * FROM \"{}\"", topic_)), (Rows{{s("1"), s("a")}}));
+}
+
+TEST_F(PostgresSinkTest, TableNameFormatWithASchemaAndAJdbcUrl) {
+  auto& kafka = RealKafka::shared();
+  kafka.createTopic(topic_, 1);
+  kafka.produce(topic_, {{0, std::nullopt, R"({"id":1})"}});
+  // postgresql://user@host:port/db → jdbc:postgresql://host:port/db?user=user
+  const std::regex uri(R"(^postgres(?:ql)?://([^@/]+)@([^/]+)/([^?]+).*$)");
+  std::smatch m;
+  const auto& server = TestPostgres::shared().url();
+  ASSERT_TRUE(std::regex_match(server, m, uri))
+      << "KSINK_TEST_PG_URL must be a libpq URI: " << server;
+  const auto jdbc = fmt::format("jdbc:postgresql://{}/{}?user={}&ApplicationName=ksink-test",
+                                m[2].str(), m[3].str(), m[1].str());
+  runUntilRows(
+      {{"connection.url", jdbc}, {"table.name.format", schema_->name() + ".kafka_${topic}"}}, 1,
+      "kafka_" + topic_);
+  EXPECT_EQ(schema_->count("kafka_" + topic_), 1);
+}
+
+TEST_F(PostgresSinkTest, DbTimezoneConvertsInstantsForTimestampColumnsWithoutZone) {
+  auto& kafka = RealKafka::shared();
+  kafka.createTopic(topic_, 1);
+  schema_->exec(
+      fmt::format("CREATE TABLE \"{}\" (id int8, local timestamp, utc timestamptz)", topic_));
+  // 2024-07-01 12:00:00 UTC = 08:00 in New York (EDT).
+  kafka.produce(topic_,
+                {{0, std::nullopt, R"({"id":1,"local":1719835200000,"utc":1719835200000})"}});
+  runUntilRows({{"db.timezone", "America/New_York"}, {"auto.create", "false"}}, 1);
+  schema_->exec("SET TimeZone = 'UTC'");
+  EXPECT_EQ(select(fmt::format("SELECT local::text, utc::text FROM \"{}\"", topic_)),
+            (Rows{{s("2024-07-01 08:00:00"), s("2024-07-01 12:00:00+00")}}));
+}
+
+// Bad input with errors.tolerance=none: the task fails naming the record; nothing from that
+// record on is committed, in the table or in Kafka.
+TEST_F(PostgresSinkTest, ABadValueFailsTheTaskNamingTheRecordAndCommitsNothingPastIt) {
+  auto& kafka = RealKafka::shared();
+  kafka.createTopic(topic_, 1);
+  schema_->exec(fmt::format("CREATE TABLE \"{}\" (id int4, qty int4)", topic_));
+  kafka.produce(topic_, {{0, std::nullopt, R"({"id":1,"qty":1})"}});
+  runUntilRows({{"auto.create", "false"}}, 1);
+  kafka.produce(topic_, {{0, std::nullopt, R"({"id":2,"qty":2})"},
+                         {0, std::nullopt, R"({"id":3,"qty":"lots"})"},
+                         {0, std::nullopt, R"({"id":4,"qty":4})"}});
+  RunningSink sink(props({{"auto.create", "false"}}));
+  ASSERT_TRUE(waitUntil([&] { return sink.done(); }, 60s));
+  const auto error = sink.error();
+  EXPECT_NE(error.find(fmt::format("topic {}, partition 0, offset 2", topic_)), std::string::npos)
+      << error;
+  EXPECT_NE(error.find("22P02"), std::string::npos) << error;
+  EXPECT_LE(storedOffsets().at(0), 2);
+  EXPECT_EQ(schema_->count(topic_, "id >= 3"), 0);
+  const auto committed = kafka.committed("connect-" + name_, topic_, 1);
+  EXPECT_LE(committed.at({topic_, 0}), 2);
+}
+
+TEST_F(PostgresSinkTest, MalformedJsonFailsTheTaskNamingTheRecord) {
+  auto& kafka = RealKafka::shared();
+  kafka.createTopic(topic_, 1);
+  kafka.produce(topic_, {{0, std::nullopt, R"({"id":1})"}, {0, std::nullopt, R"({"id":)"}});
+  RunningSink sink(props({}));
+  ASSERT_TRUE(waitUntil([&] { return sink.done(); }, 60s));
+  const auto error = sink.error();
+  EXPECT_NE(error.find(fmt::format("topic {}, partition 0, offset 1", topic_)), std::string::npos)
+      << error;
+  EXPECT_LE(storedOffsets()[0], 1);
+  EXPECT_EQ(tableExists(topic_) ? schema_->count(topic_, "id > 1") : 0, 0);
+}
+
+// Two tasks believing they own the same partition (the zombie case without the timing): the
+// compare-and-set on ksink_offsets lets exactly one of them write each range of offsets.
+TEST_F(PostgresSinkTest, ATaskWhosePartitionWasWrittenByAnotherWritesNothingAndRewinds) {
+  const auto config = RunningSink::makeConfig(props({}));
+  const TopicPartition tp{topic_, 0};
+  std::vector<std::string> values;
+  for (int i = 0; i < 15; ++i) values.push_back(fmt::format(R"({{"i":{},"by":"?"}})", i));
+  auto records = [&](int first, int last, const char* by) {
+    std::vector<SinkRecord> out;
+    for (int i = first; i < last; ++i) {
+      values[static_cast<size_t>(i)] = fmt::format(R"({{"i":{},"by":"{}"}})", i, by);
+      out.emplace_back(topic_, 0, i, std::nullopt, std::nullopt, values[static_cast<size_t>(i)]);
+    }
+    return out;
+  };
+  testing::FakeSinkTaskContext context_a, context_b;
+  postgres::PostgresSinkTask a, b;
+  a.initialize(context_a);
+  b.initialize(context_b);
+  a.start(config);
+  b.start(config);
+  a.open({tp});
+  b.open({tp});
+
+  b.put(records(0, 10, "b"));  // b writes first
+  a.put(records(0, 10, "a"));  // a is now the zombie: nothing of it is written
+  EXPECT_EQ(context_a.rewinds, (OffsetMap{{tp, 10}}));
+  EXPECT_EQ(select(fmt::format("SELECT count(*), min(by), max(by) FROM \"{}\"", topic_)),
+            (Rows{{s("10"), s("b"), s("b")}}));
+  EXPECT_EQ(a.preCommit({{tp, 10}}), (OffsetMap{{tp, 10}}));
+
+  a.put(records(10, 15, "a"));  // from the stored offset on, a writes legitimately...
+  b.put(records(10, 15, "b"));  // ...and b, now behind, is fenced in turn
+  EXPECT_EQ(context_b.rewinds, (OffsetMap{{tp, 15}}));
+  EXPECT_EQ(select(fmt::format("SELECT by, count(*), count(DISTINCT i) FROM \"{}\" GROUP BY by "
+                               "ORDER BY by",
+                               topic_)),
+            (Rows{{s("a"), s("5"), s("5")}, {s("b"), s("10"), s("10")}}));
+  EXPECT_EQ(storedOffsets(), (std::map<int, int64_t>{{0, 15}}));
+  a.stop();
+  b.stop();
+}
+
+TEST_F(PostgresSinkTest, AMissingTableWithoutAutoCreateFailsAtStartWithTheReason) {
+  RealKafka::shared().createTopic(topic_, 1);
+  RunningSink sink(props({{"auto.create", "false"}}));
+  ASSERT_TRUE(waitUntil([&] { return sink.done(); }, 30s));
+  const auto error = sink.error();
+  EXPECT_NE(error.find(fmt::format("table {} for topic {} does not exist", topic_, topic_)),
+            std::string::npos)
+      << error;
+  EXPECT_EQ(schema_->count("ksink_offsets"), 0);
+}
+
+TEST_F(PostgresSinkTest, AnUnreachableServerFailsAtStartWithTheReason) {
+  RealKafka::shared().createTopic(topic_, 1);
+  RunningSink sink(props({{"connection.url", "postgresql://nobody:s3cret@127.0.0.1:1/db"}}));
+  ASSERT_TRUE(waitUntil([&] { return sink.done(); }, 30s));
+  const auto error = sink.error();
+  EXPECT_NE(error.find("cannot connect to PostgreSQL at postgresql://nobody:****@127.0.0.1:1/db"),
+            std::string::npos)
+      << error;
+  EXPECT_EQ(error.find("s3cret"), std::string::npos) << error;
+  EXPECT_EQ(RealKafka::shared().committed("connect-" + name_, topic_, 1), OffsetMap{});
+}
+
+TEST_F(PostgresSinkTest, AMalformedUrlIsRejectedBeforeAnythingStarts) {
+  try {
+    RunningSink::makeConfig(props({{"connection.url", "postgresql://h/db?bogus=1"}}));
+    FAIL() << "accepted a malformed connection.url";
+  } catch (const ConfigException& e) {
+    ASSERT_EQ(e.problems().size(), 1u) << e.what();
+    EXPECT_EQ(e.problems()[0].key, "connection.url");
+    EXPECT_NE(e.problems()[0].reason.find("bogus"), std::string::npos) << e.what();
+  }
+}
+
+}  // namespace
+}  // namespace ksink::it

@@ -1,0 +1,55 @@
+// PostgresSinkTask: the reference PostgreSQL sink. Kafka records become rows of PostgreSQL tables,
+// exactly once: each batch is one transaction holding the rows and the compare-and-set of the
+// partitions' offsets in `ksink_offsets` (TransactionalSinkTask), so a crash, a rebalance or a
+// zombie task can neither lose nor duplicate a record.
+//
+// Configuration follows Confluent's JDBC sink (see PostgresSinkConfig and TableSinkConfig):
+// insert.mode insert (COPY, binary where the types allow) | upsert (COPY into a staging table, then
+// INSERT … ON CONFLICT … DO UPDATE) | update; pk.mode; delete.enabled; auto.create / auto.evolve.
+//
+// Failures are classified once, by SQLSTATE (PgError::classify): a lost connection, serialization
+// failure, deadlock or server shutdown → RetriableError (reconnect, the worker redelivers); a data
+// error in some record → that record is isolated (the batch is retried in halves under savepoints)
+// and handed to the errant record reporter, or the task fails naming it; anything else is fatal.
+//
+// Called only from its worker task thread, like every SinkTask. libpq types stay inside the
+// implementation.
+#pragma once
+
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "ksink/config.h"
+#include "ksink/config_def.h"
+#include "ksink/transactional_sink_task.h"
+
+namespace ksink::postgres {
+
+class PostgresSinkTask final : public TransactionalSinkTask {
+ public:
+  PostgresSinkTask();
+  ~PostgresSinkTask() override;
+
+  // Connects, creates ksink_offsets if needed and checks the destination tables of `topics`;
+  // throws (failing the task at start, with the reason) on a bad URL, an unreachable server or a
+  // missing table with auto.create=false.
+  void start(const Config& config) override;
+  void stop() override;
+  std::string version() const override;
+
+  // Every key the sink reads (for the registry and `ksink validate`).
+  static const ConfigDef& configDef();
+
+ protected:
+  OffsetMap loadOffsets(const std::vector<TopicPartition>& partitions) override;
+  bool writeBatch(std::span<const SinkRecord> records,
+                  std::span<const OffsetUpdate> offsets) override;
+
+ private:
+  class Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace ksink::postgres

@@ -1,0 +1,132 @@
+#include "pg_row_writer.h"
+
+#include <fmt/format.h>
+
+#include <stdexcept>
+
+#include "column_encoder.h"
+#include "copy_binary_writer.h"
+#include "copy_text_writer.h"
+#include "pg_sql.h"
+#include "pg_types.h"
+
+namespace ksink::postgres {
+namespace {
+
+// Large COPY payloads go out in pieces: libpq takes an int length, and smaller sends let the
+// server start on the first rows while later ones are still in flight.
+constexpr size_t kCopyChunk = 1 << 20;
+
+const PgTable::Column& columnOf(const PgTable& table, const std::string& name) {
+  const auto* c = table.column(name);
+  if (!c)
+    throw std::logic_error(
+        fmt::format("PgRowWriter: table {} has no column {}", table.id.display(), name));
+  return *c;
+}
+
+bool stagedAsTimestamptz(const PgTable::Column& c, bool timestamps_via_zone) {
+  return timestamps_via_zone && c.type_oid == PgTypes::kTimestamp;
+}
+
+}  // namespace
+
+void PgRowWriter::reset() {
+  staging_.clear();
+  used_in_transaction_.clear();
+}
+
+PgRowWriter::Encoded PgRowWriter::encode(const PgTable& table, const RecordMapper::Layout& layout,
+                                         std::span<const RecordMapper::Row* const> rows,
+                                         size_t columns, bool timestamps_via_zone) {
+  std::vector<ColumnEncoder> encoders;
+  encoders.reserve(columns);
+  for (size_t i = 0; i < columns; ++i) {
+    const auto& target = columnOf(table, layout.columns[i].name);
+    const uint32_t type =
+        stagedAsTimestamptz(target, timestamps_via_zone) ? PgTypes::kTimestamptz : target.type_oid;
+    encoders.emplace_back(type, target.element_oid, layout.columns[i].schema);
+  }
+  {
+    CopyBinaryWriter out;
+    bool ok = true;
+    for (const auto* row : rows) {
+      out.beginRow(static_cast<int16_t>(columns));
+      for (size_t i = 0; i < columns && ok; ++i) ok = encoders[i].binary(out, row->values[i]);
+      if (!ok) break;
+    }
+    if (ok) {
+      out.finish();
+      return {std::string(out.buffer()), true};
+    }
+  }
+  CopyTextWriter out;
+  for (const auto* row : rows) {
+    out.beginRow();
+    for (size_t i = 0; i < columns; ++i) encoders[i].text(out, row->values[i]);
+    out.endRow();
+  }
+  return {std::string(out.buffer()), false};
+}
+
+std::string PgRowWriter::stagingFor(PgConnection& connection, const PgTable& table,
+                                    const std::vector<std::string>& columns,
+                                    const std::vector<bool>& as_timestamptz) {
+  std::string signature = table.id.quoted();
+  for (size_t i = 0; i < columns.size(); ++i)
+    signature += fmt::format("\x1f{}{}", columns[i], as_timestamptz[i] ? "@tz" : "");
+  auto it = staging_.find(signature);
+  if (it == staging_.end()) {
+    const auto name = PgSql::stagingName(next_staging_++);
+    connection.exec(PgSql::createStaging(name, table.id, columns, as_timestamptz));
+    it = staging_.emplace(signature, name).first;
+  }
+  // Rows staged earlier in this transaction (a partly isolated batch) must not be applied twice.
+  if (!used_in_transaction_.insert(it->second).second)
+    connection.exec(fmt::format("DELETE FROM {}", it->second));
+  return it->second;
+}
+
+void PgRowWriter::write(PgConnection& connection, const PgTable& table, const Segment& segment) {
+  if (segment.rows.empty()) return;
+  const auto& layout = *segment.layout;
+  const size_t count = segment.op == Op::kDelete ? layout.key_count : layout.columns.size();
+  std::vector<std::string> columns;
+  std::vector<bool> as_timestamptz;
+  bool convert = false;
+  for (size_t i = 0; i < count; ++i) {
+    columns.push_back(layout.columns[i].name);
+    const bool tz = stagedAsTimestamptz(columnOf(table, columns.back()), timestamps_via_zone_);
+    as_timestamptz.push_back(tz);
+    convert |= tz;
+  }
+  if (segment.op == Op::kUpdate && count <= layout.key_count) return;  // nothing to set
+
+  const bool staged = segment.op != Op::kInsert || convert;
+  const std::string target =
+      staged ? stagingFor(connection, table, columns, as_timestamptz) : table.id.quoted();
+  const auto encoded = encode(table, layout, segment.rows, count, timestamps_via_zone_);
+  connection.beginCopy(PgSql::copyFrom(target, columns, encoded.binary));
+  const std::string_view data = encoded.data;
+  for (size_t at = 0; at < data.size(); at += kCopyChunk)
+    connection.putCopyData(data.substr(at, kCopyChunk));
+  connection.endCopy();
+  if (!staged) return;
+
+  switch (segment.op) {
+    case Op::kInsert:
+      connection.exec(PgSql::insertFromStaging(table.id, target, columns));
+      break;
+    case Op::kUpsert:
+      connection.exec(PgSql::upsertFromStaging(table.id, target, columns, layout.key_count));
+      break;
+    case Op::kUpdate:
+      connection.exec(PgSql::updateFromStaging(table.id, target, columns, layout.key_count));
+      break;
+    case Op::kDelete:
+      connection.exec(PgSql::deleteFromStaging(table.id, target, columns));
+      break;
+  }
+}
+
+}  // namespace ksink::postgres

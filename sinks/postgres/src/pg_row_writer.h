@@ -1,0 +1,69 @@
+// PgRowWriter: writes a run of mapped rows of one layout into its table, inside the caller's
+// transaction: COPY straight into the table for inserts, or COPY into a session-local staging
+// table followed by one set-based statement (upsert, update, delete, or an insert that needs a
+// server-side conversion). See PgSql for the statements.
+//
+// Each run is encoded in PostgreSQL's binary COPY format when every value has a binary form for
+// its column, else in the text format (ColumnEncoder). Staging tables are created once per
+// connection and layout, and emptied by the commit (ON COMMIT DELETE ROWS).
+//
+// Errors are PgErrors from the connection, unclassified here. Single-threaded, like the
+// connection it is used with.
+#pragma once
+
+#include <set>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "ksink/record_mapper.h"
+#include "pg_connection.h"
+#include "pg_table.h"
+
+namespace ksink::postgres {
+
+class PgRowWriter {
+ public:
+  enum class Op { kInsert, kUpsert, kUpdate, kDelete };
+
+  // Rows of one layout (one table), all written with the same operation.
+  struct Segment {
+    const RecordMapper::Layout* layout = nullptr;
+    Op op = Op::kInsert;
+    std::vector<const RecordMapper::Row*> rows;
+  };
+
+  // `timestamps_via_zone`: db.timezone is not UTC, so instants bound for `timestamp` columns
+  // are staged as timestamptz and converted by the server in the session's TimeZone.
+  explicit PgRowWriter(bool timestamps_via_zone) : timestamps_via_zone_(timestamps_via_zone) {}
+
+  // A new connection: the old one's staging tables are gone.
+  void reset();
+  // A new transaction on the same connection.
+  void beginTransaction() { used_in_transaction_.clear(); }
+
+  // Writes `segment` into `table`, which has every column of the segment's layout.
+  void write(PgConnection& connection, const PgTable& table, const Segment& segment);
+
+  // Encodes the rows' first `columns` values as COPY data, binary when possible. Exposed for
+  // tests and the benchmark.
+  struct Encoded {
+    std::string data;
+    bool binary = false;
+  };
+  static Encoded encode(const PgTable& table, const RecordMapper::Layout& layout,
+                        std::span<const RecordMapper::Row* const> rows, size_t columns,
+                        bool timestamps_via_zone);
+
+ private:
+  std::string stagingFor(PgConnection& connection, const PgTable& table,
+                         const std::vector<std::string>& columns,
+                         const std::vector<bool>& as_timestamptz);
+
+  bool timestamps_via_zone_;
+  std::unordered_map<std::string, std::string> staging_;  // table + columns → staging table
+  std::set<std::string> used_in_transaction_;
+  int next_staging_ = 0;
+};
+
+}  // namespace ksink::postgres

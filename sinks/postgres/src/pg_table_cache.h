@@ -1,0 +1,58 @@
+// PgTableCache: the destination tables a task writes to, read from the catalog once and kept,
+// created (auto.create) and given new columns (auto.evolve) when a record layout needs them.
+//
+// DDL runs in its own short transaction, before the batch's transaction starts, so a batch never
+// holds a table-level lock while it copies; two tasks racing to create the same table or column
+// both succeed (the loser's "already exists" is ignored and the catalog re-read).
+// forget() drops everything cached, e.g. after an error that may come from a stale view.
+// Single-threaded.
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "ksink/record_mapper.h"
+#include "pg_connection.h"
+#include "pg_table.h"
+#include "table_id.h"
+
+namespace ksink::postgres {
+
+class PgTableCache {
+ public:
+  PgTableCache(std::string table_name_format, bool auto_create, bool auto_evolve)
+      : table_name_format_(std::move(table_name_format)),
+        auto_create_(auto_create),
+        auto_evolve_(auto_evolve) {}
+
+  struct Resolved {
+    const PgTable* table = nullptr;    // nullptr: a table to delete from that does not exist
+    std::vector<std::string> missing;  // layout columns the table lacks (auto.evolve=false)
+  };
+
+  // The table for `layout`'s rows, with the columns they need (key columns only for deletes).
+  // Throws std::runtime_error when the table does not exist and auto.create is off, PgError for
+  // database failures.
+  Resolved resolve(PgConnection& connection, const RecordMapper::Layout& layout, bool for_delete);
+
+  // The table named `table` (TableSinkConfig::tableName()), or nullopt when it does not exist.
+  const PgTable* find(PgConnection& connection, const std::string& table);
+
+  TableId tableId(const std::string& table) const {
+    return TableId::parse(table, table_name_format_);
+  }
+  void forget() { tables_.clear(); }
+
+ private:
+  // Runs one DDL statement in its own transaction; "already exists" counts as done.
+  void runDdl(PgConnection& connection, const std::string& sql);
+
+  std::string table_name_format_;
+  bool auto_create_;
+  bool auto_evolve_;
+  std::map<std::string, std::optional<PgTable>> tables_;  // by TableSinkConfig::tableName()
+};
+
+}  // namespace ksink::postgres

@@ -1,0 +1,82 @@
+#include "postgres_sink_config.h"
+
+#include <stdexcept>
+
+#include "pg_connection_url.h"
+
+namespace ksink::postgres {
+
+namespace {
+
+// The keys only this sink has; configDef() adds the shared table-sink keys.
+const ConfigDef& ownKeys() {
+  static const ConfigDef def = [] {
+    using Type = ConfigDef::Type;
+    using Importance = ConfigDef::Importance;
+    ConfigDef d;
+    d.define("connection.url", Type::kString, std::nullopt, Importance::kHigh,
+             "PostgreSQL to write to: a libpq URI (postgresql://user@host:5432/db), a conninfo "
+             "string (host=... dbname=...) or a JDBC URL (jdbc:postgresql://host:5432/db)",
+             [](std::string_view url) -> std::optional<std::string> {
+               try {
+                 PgConnectionUrl{url};
+                 return std::nullopt;
+               } catch (const std::invalid_argument& e) {
+                 return e.what();
+               }
+             })
+        .define("connection.user", Type::kString, "", Importance::kHigh,
+                "Database user; overrides the one in connection.url")
+        .define("connection.password", Type::kPassword, "", Importance::kHigh,
+                "Database password; overrides the one in connection.url")
+        .define("db.timezone", Type::kString, "UTC", Importance::kMedium,
+                "Time zone (IANA name) in which instants are written to `timestamp` columns "
+                "without time zone; `timestamptz` columns hold the instant itself")
+        .define("retry.backoff.ms", Type::kLong, "3000", Importance::kLow,
+                "Wait before retrying a batch after a retriable database error (lost connection, "
+                "serialization failure, deadlock, server shutdown)",
+                ConfigDef::atLeast(0));
+    return d;
+  }();
+  return def;
+}
+
+}  // namespace
+
+PostgresSinkConfig PostgresSinkConfig::parse(const Config& config) {
+  std::vector<ConfigProblem> problems = ownKeys().validate(config.values());
+  PostgresSinkConfig out;
+  try {
+    out.table = TableSinkConfig::parse(config);
+  } catch (const ConfigException& e) {
+    for (const auto& p : e.problems()) problems.push_back(p);
+  }
+  auto value = [&](std::string_view key) {
+    if (auto v = config.get(key)) return *v;
+    const auto* k = configDef().find(key);
+    return k && k->default_value ? *k->default_value : std::string();
+  };
+  out.connection_url = value("connection.url");
+  out.connection_user = value("connection.user");
+  out.connection_password = value("connection.password");
+  out.db_timezone = value("db.timezone");
+  if (out.db_timezone.empty()) out.db_timezone = "UTC";
+  try {
+    out.retry_backoff_ms = std::stoll(value("retry.backoff.ms"));
+  } catch (const std::exception&) {
+    // Reported by validate() above.
+  }
+  if (!problems.empty()) throw ConfigException(std::move(problems));
+  return out;
+}
+
+const ConfigDef& PostgresSinkConfig::configDef() {
+  static const ConfigDef def = [] {
+    ConfigDef d = ownKeys();
+    d.include(TableSinkConfig::configDef());
+    return d;
+  }();
+  return def;
+}
+
+}  // namespace ksink::postgres

@@ -1,0 +1,37 @@
+// PostgresSinkConfig: the PostgreSQL sink's configuration: the table-sink keys shared with the
+// SQLite sink (TableSinkConfig) plus the connection and time-zone keys of Confluent's JDBC sink.
+//
+//   connection.url       libpq URI (postgresql://…), conninfo (host=… dbname=…) or
+//                        jdbc:postgresql://host:port/db?… — required
+//   connection.user      overrides the URL's user when set
+//   connection.password  overrides the URL's password when set; masked in logs
+//   db.timezone          session TimeZone: how values for `timestamp` (without time zone)
+//                        columns are converted from instants (default UTC)
+//   retry.backoff.ms     wait before retrying after a retriable database error (default 3000)
+//
+// parse() throws ConfigException naming every problem. Plain value type.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "ksink/config.h"
+#include "ksink/config_def.h"
+#include "ksink/table_sink_config.h"
+
+namespace ksink::postgres {
+
+struct PostgresSinkConfig {
+  TableSinkConfig table;
+  std::string connection_url;
+  std::string connection_user;
+  std::string connection_password;
+  std::string db_timezone = "UTC";
+  int64_t retry_backoff_ms = 3000;
+
+  static PostgresSinkConfig parse(const Config& config);
+  // This sink's keys, TableSinkConfig's included.
+  static const ConfigDef& configDef();
+};
+
+}  // namespace ksink::postgres
