@@ -1,0 +1,232 @@
+// Rebalances on the embedded broker: revocation hands partitions over in Connect's order, lost
+// partitions are never committed, the cooperative assignor leaves kept partitions alone, and a
+// batch waiting for redelivery loses the records of revoked partitions
+// (connect-sink-semantics.md §4, scenarios 17, 18, 19 and 28).
+//
+// The mock answers a commit made inside an eager revoke callback with REBALANCE_IN_PROGRESS
+// (mock-cluster.md C.3; Kafka accepts it), so these tests check the order of the calls and that no
+// record is lost, not the committed value at the moment of the hand-over: the tests against a
+// real broker (integration/) do that.
+#include <set>
+
+#include "ksink/retriable_error.h"
+#include "support/worker_scenario.h"
+
+namespace ksink::test {
+namespace {
+
+using namespace std::chrono_literals;
+
+std::vector<size_t> indicesOf(const std::vector<Call>& log, CallKind kind, int task) {
+  std::vector<size_t> out;
+  for (size_t i = 0; i < log.size(); ++i)
+    if (log[i].kind == kind && log[i].task == task) out.push_back(i);
+  return out;
+}
+
+// Every record a task was handed belongs to a partition it had open at that moment.
+void expectPutsOnlyForOpenPartitions(const std::vector<Call>& log) {
+  std::map<int, std::set<TopicPartition>> open;
+  for (const auto& c : log) {
+    if (c.kind == CallKind::kOpen) open[c.task].insert(c.partitions.begin(), c.partitions.end());
+    if (c.kind == CallKind::kClose)
+      for (const auto& tp : c.partitions) open[c.task].erase(tp);
+    if (c.kind != CallKind::kPut) continue;
+    for (const auto& r : c.records) {
+      EXPECT_TRUE(open[c.task].contains(r.tp)) << describe(c) << "\n" << describe(log);
+    }
+  }
+}
+
+TEST_F(WorkerScenarios, S17_RevokedPartitionsArePreCommittedAndClosedBeforeTheNewOwnerOpens) {
+  mock().createTopic(topic_, 2);
+  mock().produceValues(topic_, 0, 10);
+  mock().produceValues(topic_, 1, 10);
+  WorkerRunner a(props(), factory(0));
+  ASSERT_EQ(waitCommitted(tp0_, 10), 10) << describe(calls());
+  ASSERT_EQ(waitCommitted(tp1_, 10), 10) << describe(calls());
+
+  // Records 10..14 are in flight when the second worker joins and the group rebalances.
+  mock().produceValues(topic_, 0, 5, "v", 10);
+  mock().produceValues(topic_, 1, 5, "v", 10);
+  WorkerRunner b(props(), factory(1));
+  ASSERT_TRUE(waitFor([](const auto& c) {
+    return !indicesOf(c, CallKind::kOpen, 1).empty() &&
+           indicesOf(c, CallKind::kOpen, 0).size() >= 2;
+  })) << describe(calls());
+  mock().produceValues(topic_, 0, 5, "v", 15);
+  mock().produceValues(topic_, 1, 5, "v", 15);
+  ASSERT_TRUE(waitDelivered(tp0_, 20) && waitDelivered(tp1_, 20)) << describe(calls());
+  ASSERT_EQ(waitCommitted(tp0_, 20), 20) << describe(calls());
+  ASSERT_EQ(waitCommitted(tp1_, 20), 20) << describe(calls());
+
+  const auto log = calls();
+  // Eager assignment: the first worker gives up everything, preCommit of exactly the revoked
+  // partitions, then (after its flush) close of them, with no put() in between ...
+  const auto a_close = indicesOf(log, CallKind::kClose, 0);
+  ASSERT_FALSE(a_close.empty());
+  EXPECT_EQ(sorted(log[a_close[0]].partitions), (std::vector<TopicPartition>{tp0_, tp1_}));
+  size_t pc = a_close[0];
+  while (pc > 0 && !(log[pc].kind == CallKind::kPreCommit && log[pc].task == 0)) --pc;
+  ASSERT_EQ(log[pc].kind, CallKind::kPreCommit) << describe(log);
+  EXPECT_EQ(log[pc].offsets.size(), 2u);
+  EXPECT_TRUE(log[pc].offsets.contains(tp0_) && log[pc].offsets.contains(tp1_));
+  for (size_t i = pc + 1; i < a_close[0]; ++i) {
+    if (log[i].task == 0) {
+      EXPECT_EQ(log[i].kind, CallKind::kFlush) << describe(log);
+    }
+  }
+  // ... and only then does the new owner open anything.
+  const auto b_open = indicesOf(log, CallKind::kOpen, 1);
+  ASSERT_FALSE(b_open.empty());
+  EXPECT_GT(b_open[0], a_close[0]) << describe(log);
+  // The two workers now split the partitions.
+  const auto a_open = indicesOf(log, CallKind::kOpen, 0);
+  ASSERT_GE(a_open.size(), 2u);
+  std::vector<TopicPartition> split = log[a_open[1]].partitions;
+  split.insert(split.end(), log[b_open[0]].partitions.begin(), log[b_open[0]].partitions.end());
+  EXPECT_EQ(sorted(split), (std::vector<TopicPartition>{tp0_, tp1_})) << describe(log);
+  expectPutsOnlyForOpenPartitions(log);
+}
+
+// A heartbeat answered with ILLEGAL_GENERATION makes librdkafka drop the assignment as lost
+// (the recipe of librdkafka's own tests, 0113-cooperative_rebalance); the member then rejoins.
+TEST_F(WorkerScenarios, S18_LostPartitionsAreClosedWithoutPreCommitOrCommit) {
+  mock().createTopic(topic_, 1);
+  mock().produceValues(topic_, 0, 5);
+  auto p = props();
+  p["offset.flush.interval.ms"] = "60000";
+  script_->requestCommitWhenPutContains(tp0_, 4);
+  WorkerRunner worker(p, factory());
+  ASSERT_EQ(waitCommitted(tp0_, 5), 5) << describe(calls());
+  mock().produceValues(topic_, 0, 5, "v", 5);
+  ASSERT_TRUE(waitDelivered(tp0_, 10)) << describe(calls());
+
+  mock().pushRequestErrors(kHeartbeat, {RD_KAFKA_RESP_ERR_ILLEGAL_GENERATION});
+  ASSERT_TRUE(waitFor([&](const auto& c) {
+    return select(c, CallKind::kOpen).size() >= 2 && deliveredOffsets(c, tp0_).size() >= 15;
+  })) << describe(calls());
+  // Nothing was committed for the lost partition: the group still says 5.
+  EXPECT_EQ(mock().committed(group_, tp0_), 5);
+
+  const auto log = calls();
+  const auto closes = select(log, CallKind::kClose);
+  ASSERT_EQ(closes.size(), 1u) << describe(log);
+  EXPECT_EQ(closes[0].partitions, std::vector<TopicPartition>{tp0_});
+  const auto close_at = findCall(log, [](const Call& c) { return c.kind == CallKind::kClose; });
+  const auto last_put = findCall(log, [&](const Call& c) { return contains(c, tp0_, 9); });
+  ASSERT_TRUE(close_at && last_put);
+  for (size_t i = *last_put; i < *close_at; ++i) {
+    EXPECT_NE(log[i].kind, CallKind::kPreCommit) << describe(log);
+    EXPECT_NE(log[i].kind, CallKind::kFlush) << describe(log);
+  }
+  // Reassigned, consumption resumes from the last commit: 5..9 again (at least once).
+  std::vector<int64_t> after;
+  for (size_t i = *close_at; i < log.size(); ++i)
+    for (const auto& r : log[i].records) after.push_back(r.offset);
+  EXPECT_EQ(after, (std::vector<int64_t>{5, 6, 7, 8, 9}));
+
+  ASSERT_TRUE(worker.stopAndMeasure(10s));
+  EXPECT_EQ(mock().committed(group_, tp0_), 10);
+}
+
+TEST_F(WorkerScenarios, S19_CooperativeRebalanceOpensOnlyTheNewPartitions) {
+  const std::string first = topic_ + "-a";
+  const std::string second = topic_ + "-b";
+  mock().createTopic(first, 2);
+  for (int32_t p = 0; p < 2; ++p) mock().produceValues(first, p, 3);
+  auto p = props();
+  p.erase("topics");
+  p["topics.regex"] = "^" + topic_ + "-.*";
+  p["consumer.override.partition.assignment.strategy"] = "cooperative-sticky";
+  p["consumer.topic.metadata.refresh.interval.ms"] = "500";
+  WorkerRunner worker(p, factory());
+  const TopicPartition a0{first, 0}, a1{first, 1}, b0{second, 0}, b1{second, 1};
+  ASSERT_EQ(waitCommitted(a0, 3), 3) << describe(calls());
+  ASSERT_EQ(waitCommitted(a1, 3), 3) << describe(calls());
+
+  mock().createTopic(second, 2);
+  for (int32_t p = 0; p < 2; ++p) mock().produceValues(second, p, 3);
+  ASSERT_TRUE(waitDelivered(b0, 3) && waitDelivered(b1, 3)) << describe(calls());
+  ASSERT_EQ(waitCommitted(b0, 3), 3) << describe(calls());
+  ASSERT_EQ(waitCommitted(b1, 3), 3) << describe(calls());
+
+  const auto log = calls();
+  const auto opens = select(log, CallKind::kOpen);
+  ASSERT_EQ(opens.size(), 2u) << describe(log);
+  EXPECT_EQ(sorted(opens[0].partitions), (std::vector<TopicPartition>{a0, a1}));
+  EXPECT_EQ(sorted(opens[1].partitions), (std::vector<TopicPartition>{b0, b1}));
+  // The partitions of the first topic were never revoked, so never closed and not re-read.
+  EXPECT_TRUE(select(log, CallKind::kClose).empty()) << describe(log);
+  EXPECT_EQ(deliveredOffsets(log, a0), (std::vector<int64_t>{0, 1, 2}));
+  EXPECT_EQ(deliveredOffsets(log, a1), (std::vector<int64_t>{0, 1, 2}));
+  EXPECT_EQ(committed({a0, a1, b0, b1}), (OffsetMap{{a0, 3}, {a1, 3}, {b0, 3}, {b1, 3}}));
+}
+
+// Cooperative, so that the first worker keeps one partition while it redelivers.
+TEST_F(WorkerScenarios, S28_RevokedPartitionsLeaveTheBatchWaitingForRedelivery) {
+  mock().createTopic(topic_, 2);
+  mock().produceValues(topic_, 0, 5);
+  mock().produceValues(topic_, 1, 5);
+  auto p = props();
+  p["consumer.override.partition.assignment.strategy"] = "cooperative-sticky";
+  // The first worker's put() fails while `failing` is set; the second one's never does.
+  auto failing = std::make_shared<std::atomic<bool>>(true);
+  auto first_script = std::make_shared<SinkScript>();
+  first_script->onPut([failing](SinkTaskContext& ctx, std::span<const SinkRecord> records) {
+    if (records.empty() || !*failing) return;
+    ctx.timeout(200ms);
+    throw RetriableError("scripted: destination unavailable");
+  });
+  WorkerRunner a(p, RecordingSink::factory(log_, first_script, 0));
+  ASSERT_TRUE(waitFor([](const auto& c) {
+    return std::count_if(c.begin(), c.end(), [](const Call& x) { return x.threw; }) >= 2;
+  })) << describe(calls());
+
+  WorkerRunner b(p, factory(1));
+  ASSERT_TRUE(waitFor([](const auto& c) { return !indicesOf(c, CallKind::kOpen, 1).empty(); }))
+      << describe(calls());
+  const auto moved = select(calls(), CallKind::kOpen, 1).front().partitions;
+  ASSERT_EQ(moved.size(), 1u);
+  const TopicPartition kept = moved[0] == tp0_ ? tp1_ : tp0_;
+  // The second worker delivers the moved partition from its start while the first keeps failing.
+  ASSERT_TRUE(waitDelivered(moved[0], 5)) << describe(calls());
+  ASSERT_TRUE(waitFor([](const auto& c) {
+    const auto closes = indicesOf(c, CallKind::kClose, 0);
+    return !closes.empty() && std::count_if(c.begin() + static_cast<long>(closes[0]), c.end(),
+                                            [](const Call& x) { return x.threw; }) >= 1;
+  })) << describe(calls());
+  *failing = false;
+  ASSERT_TRUE(waitDelivered(kept, 5)) << describe(calls());
+  ASSERT_EQ(waitCommitted(tp0_, 5), 5) << describe(calls());
+  ASSERT_EQ(waitCommitted(tp1_, 5), 5) << describe(calls());
+
+  const auto log = calls();
+  const auto a_close = indicesOf(log, CallKind::kClose, 0);
+  ASSERT_FALSE(a_close.empty());
+  EXPECT_EQ(log[a_close[0]].partitions, moved);
+  // The put() retried after the revocation holds the same records as the failed one before it,
+  // minus those of the revoked partition.
+  std::optional<size_t> before, after;
+  for (size_t i = 0; i < log.size(); ++i) {
+    if (log[i].task != 0 || log[i].kind != CallKind::kPut || log[i].records.empty()) continue;
+    if (i < a_close[0]) before = i;
+    if (i > a_close[0] && !after) after = i;
+  }
+  ASSERT_TRUE(before && after) << describe(log);
+  ASSERT_TRUE(log[*before].threw);
+  std::vector<RecordedRecord> expected;
+  for (const auto& r : log[*before].records)
+    if (r.tp != moved[0]) expected.push_back(r);
+  if (expected.empty()) {
+    // Every record of the pending batch was revoked: consumption simply resumed.
+    EXPECT_EQ(log[*after].records.front().tp, kept) << describe(log);
+  } else {
+    EXPECT_EQ(log[*after].records, expected) << describe(log);
+  }
+  expectPutsOnlyForOpenPartitions(log);
+  EXPECT_EQ(deliveredOffsets(log, kept, 0), (std::vector<int64_t>{0, 1, 2, 3, 4}));
+}
+
+}  // namespace
+}  // namespace ksink::test
