@@ -166,8 +166,8 @@ TEST_F(RetriablePut, S31_StopWhileRedeliveringCommitsOnlyWhatWasPutAndClosesProm
   std::vector<CallKind> after;
   for (size_t i = failed.back() + 1; i < log.size(); ++i)
     if (log[i].kind != CallKind::kPut) after.push_back(log[i].kind);
-  EXPECT_EQ(after, (std::vector<CallKind>{CallKind::kPreCommit, CallKind::kFlush,
-                                          CallKind::kClose, CallKind::kStop}))
+  EXPECT_EQ(after, (std::vector<CallKind>{CallKind::kPreCommit, CallKind::kFlush, CallKind::kClose,
+                                          CallKind::kStop}))
       << describe(log);
   EXPECT_EQ(select(log, CallKind::kPreCommit).back().offsets, (OffsetMap{{tp0_, batch_start}}));
   EXPECT_EQ(mock().committed(group_, tp0_), batch_start);
