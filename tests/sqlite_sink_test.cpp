@@ -279,6 +279,53 @@ TEST_F(SqliteSinkTest, BadRecordsGoToTheReporterAndTheRestIsCommitted) {
   EXPECT_EQ(storedOffset(), 5) << "bad records are covered: they are not read again";
 }
 
+TEST_F(SqliteSinkTest, LargeBatchesGoThroughMultiRowStatementsAndStillIsolateBadRows) {
+  {
+    SQLite::Database db(db_path_, SQLite::OPEN_READWRITE | SQLite::OPEN_CREATE);
+    db.exec(R"(CREATE TABLE "t" (a INTEGER NOT NULL, s TEXT))");
+  }
+  RecordingReporter reporter;
+  FakeContext ctx;
+  ctx.reporter = &reporter;
+  auto task = start({}, ctx);
+  std::vector<std::string> values;
+  for (int i = 0; i < 300; ++i) {
+    if (i == 70)
+      values.push_back(R"({"a":"not a number","s":"x"})");  // misfit found while binding
+    else if (i == 130)
+      values.push_back(R"({"a":null,"s":"x"})");  // NOT NULL: SQLite refuses the whole chunk
+    else
+      values.push_back(fmt::format(R"({{"a":{},"s":"row {} with a text long enough to allocate"}})", i, i));
+  }
+  std::vector<SinkRecord> batch;
+  for (int i = 0; i < 300; ++i) batch.push_back(rec(i, std::nullopt, values[static_cast<size_t>(i)]));
+  task->put(batch);
+  EXPECT_EQ(query(R"(SELECT count(*), count(DISTINCT a), sum(a) FROM "t")"),
+            (ksink::testing::Rows{{"298", "298", std::to_string(299 * 300 / 2 - 70 - 130)}}));
+  EXPECT_EQ(query(R"(SELECT s FROM "t" WHERE a = 299)")[0][0], "row 299 with a text long enough to allocate");
+  std::set<int64_t> reported;
+  for (const auto& [o, why] : reporter.reported) reported.insert(o);
+  EXPECT_EQ(reported, (std::set<int64_t>{70, 130}));
+  EXPECT_EQ(storedOffset(), 300);
+}
+
+TEST_F(SqliteSinkTest, LargeUpsertBatchesKeepTheLastValuePerKey) {
+  FakeContext ctx;
+  auto task = start({{"auto.create", "true"},
+                     {"insert.mode", "upsert"},
+                     {"pk.mode", "record_value"},
+                     {"pk.fields", "k"}},
+                    ctx);
+  std::vector<std::string> values;
+  for (int i = 0; i < 500; ++i) values.push_back(fmt::format(R"({{"k":{},"v":{}}})", i % 100, i));
+  std::vector<SinkRecord> batch;
+  for (int i = 0; i < 500; ++i) batch.push_back(rec(i, std::nullopt, values[static_cast<size_t>(i)]));
+  task->put(std::span(batch).subspan(0, 250));
+  task->put(std::span(batch).subspan(250));
+  EXPECT_EQ(query(R"(SELECT count(*), min(v), max(v) FROM "t")"),
+            (ksink::testing::Rows{{"100", "400", "499"}}));
+}
+
 TEST_F(SqliteSinkTest, AZombieTaskOnTheSameFileIsFenced) {
   FakeContext zombie_ctx, owner_ctx;
   auto zombie = start({{"auto.create", "true"}}, zombie_ctx);

@@ -123,7 +123,7 @@ std::string SqliteDialect::addColumn(std::string_view table, const RecordMapper:
 }
 
 std::string SqliteDialect::write(const RecordMapper::Layout& layout,
-                                 TableSinkConfig::InsertMode mode) {
+                                 TableSinkConfig::InsertMode mode, size_t rows) {
   const auto& cols = layout.columns;
   const size_t n = cols.size();
   if (mode == TableSinkConfig::InsertMode::kUpdate) {
@@ -135,10 +135,13 @@ std::string SqliteDialect::write(const RecordMapper::Layout& layout,
     }
     return fmt::format("UPDATE {} SET {} WHERE {}", quote(layout.table), set, keyCondition(layout));
   }
-  std::string placeholders;
-  for (size_t i = 0; i < n; ++i) placeholders += i == 0 ? "?" : ",?";
-  std::string sql = fmt::format("INSERT INTO {} ({}) VALUES ({})", quote(layout.table),
-                                columnList(cols, 0, n), placeholders);
+  std::string row = "(";
+  for (size_t i = 0; i < n; ++i) row += i == 0 ? "?" : ",?";
+  row += ')';
+  std::string values = row;
+  for (size_t r = 1; r < rows; ++r) values += "," + row;
+  std::string sql = fmt::format("INSERT INTO {} ({}) VALUES {}", quote(layout.table),
+                                columnList(cols, 0, n), values);
   if (mode == TableSinkConfig::InsertMode::kUpsert && layout.key_count > 0) {
     sql += " ON CONFLICT(" + columnList(cols, 0, layout.key_count) + ") DO ";
     if (layout.key_count == n) return sql + "NOTHING";

@@ -31,7 +31,10 @@ class SqliteDialect {
   // The statement writing one row of `layout`, with a `?` per column in layout order (for
   // update: value columns first, then key columns; for delete: key columns). Empty when the mode
   // has nothing to do for the layout (update of a key-only row).
-  static std::string write(const RecordMapper::Layout& layout, TableSinkConfig::InsertMode mode);
+  // `rows` > 1 (insert and upsert only): one statement for that many rows, `?`s row after row —
+  // SQLite runs a multi-row VALUES much faster than the same rows one statement each.
+  static std::string write(const RecordMapper::Layout& layout, TableSinkConfig::InsertMode mode,
+                           size_t rows = 1);
   static std::string remove(const RecordMapper::Layout& layout);
 
   static std::string createOffsetsTable();

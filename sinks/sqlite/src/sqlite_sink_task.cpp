@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <functional>
 #include <unordered_map>
 
 #include <fmt/format.h>
@@ -24,6 +25,9 @@ namespace {
 
 using Affinity = SqliteDialect::Affinity;
 using Layout = RecordMapper::Layout;
+
+// Rows per multi-row INSERT: most of the speed-up of multi-row VALUES comes by a few dozen rows.
+constexpr size_t kMultiRows = 64;
 
 // The one place SQLite failures are sorted by what the caller should do.
 enum class Failure { kRetriable, kBadRecord, kFatal };
@@ -141,6 +145,8 @@ class SqliteSinkTask::Impl {
   struct Plan {
     std::shared_ptr<const Layout> layout;  // keeps the cache key's address from being reused
     std::unique_ptr<SQLite::Statement> statement;  // null: nothing to run for this layout
+    std::unique_ptr<SQLite::Statement> multi;      // `multi_rows` rows at once (insert, upsert)
+    size_t multi_rows = 0;
     std::vector<ColumnBinding> columns;            // per parameter
     std::vector<size_t> order;                     // layout column per parameter
   };
@@ -154,6 +160,8 @@ class SqliteSinkTask::Impl {
   std::unordered_map<std::string, TableColumns> tables;
   std::unordered_map<const Layout*, Plan> plans;
   std::vector<std::string> scratch;
+  std::vector<size_t> chunk;  // rows bound into the multi-row statement
+  std::function<void(const SinkRecord&, const std::exception&)> report_bad;
   bool ddl_in_transaction = false;
 
   const TableColumns& tableColumns(const std::string& table, bool refresh) {
@@ -236,16 +244,87 @@ class SqliteSinkTask::Impl {
       b.affinity = SqliteDialect::affinity(b.declared_type);
       plan.columns.push_back(std::move(b));
     }
-    if (!sql.empty()) {
+    auto prepare = [&](const std::string& text) {
       try {
-        plan.statement = std::make_unique<SQLite::Statement>(*db, sql);
+        return std::make_unique<SQLite::Statement>(*db, text);
       } catch (const SQLite::Exception& e) {
         if (classify(e) == Failure::kRetriable) throw;
-        throw std::runtime_error(fmt::format("cannot prepare `{}`: {}", sql, e.what()));
+        throw std::runtime_error(fmt::format("cannot prepare `{}`: {}", text, e.what()));
       }
+    };
+    if (!sql.empty()) plan.statement = prepare(sql);
+    if (!is_delete && config.insert_mode != TableSinkConfig::InsertMode::kUpdate) {
+      // Bounded by SQLite's 32766 parameters per statement.
+      plan.multi_rows = std::min<size_t>(kMultiRows, 32766 / std::max<size_t>(n, 1));
+      if (plan.multi_rows > 1)
+        plan.multi = prepare(SqliteDialect::write(*layout, config.insert_mode, plan.multi_rows));
     }
     if (plans.size() >= 256) plans.clear();
     return plans.emplace(layout.get(), std::move(plan)).first->second;
+  }
+
+  // Binds `row` at parameter `first` (1-based) of `st`; returns why it does not fit, if it does not.
+  std::optional<std::string> bindRow(SQLite::Statement& st, const Plan& plan,
+                                     const RecordMapper::Row& row, size_t first) {
+    const size_t n = plan.order.size();
+    if (scratch.size() < first - 1 + n) scratch.resize(first - 1 + n);
+    for (size_t p = 0; p < n; ++p)
+      if (auto misfit = bindValue(st, static_cast<int>(first + p), row.values[plan.order[p]],
+                                  plan.columns[p], scratch[first - 1 + p]))
+        return misfit;
+    return std::nullopt;
+  }
+
+  // One row through the single-row statement; a constraint or type violation is reported.
+  void writeRow(Plan& plan, const RecordMapper::Row& row) {
+    if (!plan.statement) return;
+    auto& st = *plan.statement;
+    if (auto misfit = bindRow(st, plan, row, 1)) {
+      report_bad(*row.record, ConversionError(*misfit));
+      return;
+    }
+    try {
+      st.exec();
+      st.reset();
+    } catch (const SQLite::Exception& e) {
+      st.tryReset();
+      if (classify(e) != Failure::kBadRecord) throw;
+      report_bad(*row.record, e);
+    }
+  }
+
+  // One chunk of plan.multi_rows rows from [at, end) through the multi-row statement; rows that do
+  // not fit are reported and skipped. Returns where the next chunk starts.
+  size_t writeRows(Plan& plan, const std::vector<RecordMapper::Row>& rows, size_t at,
+                   size_t end) {
+    auto& st = *plan.multi;
+    const size_t width = plan.order.size();
+    // Sized before binding: text is bound without a copy, so scratch must not move mid-chunk.
+    if (scratch.size() < plan.multi_rows * width) scratch.resize(plan.multi_rows * width);
+    chunk.clear();
+    size_t next = at;
+    for (; next < end && chunk.size() < plan.multi_rows; ++next) {
+      if (auto misfit = bindRow(st, plan, rows[next], chunk.size() * width + 1)) {
+        report_bad(*rows[next].record, ConversionError(*misfit));
+        continue;
+      }
+      chunk.push_back(next);
+    }
+    if (chunk.size() < plan.multi_rows) {
+      // Misfits left too few rows for a full chunk: write the good ones singly.
+      for (const size_t i : chunk) writeRow(plan, rows[i]);
+      return next;
+    }
+    try {
+      st.exec();
+      st.reset();
+    } catch (const SQLite::Exception& e) {
+      st.tryReset();
+      if (classify(e) != Failure::kBadRecord) throw;
+      // The statement is atomic: nothing of the chunk was written. Find the bad rows one by one.
+      for (const size_t i : chunk) writeRow(plan, rows[i]);
+    }
+    return next;
   }
 
   void forgetSchemaState() {
@@ -313,6 +392,9 @@ void SqliteSinkTask::start(const Config& config) {
       std::clamp<int64_t>(std::stoll(config.get("sqlite.busy.timeout.ms").value_or("30000")), 0,
                           INT32_MAX));
   setMaxBatchSize(static_cast<size_t>(s.config.batch_size));
+  s.report_bad = [this](const SinkRecord& record, const std::exception& error) {
+    reportBadRecord(record, error);
+  };
   s.mapper = std::make_unique<RecordMapper>(s.config, config);
   s.scratch.resize(64);
   try {
@@ -420,34 +502,17 @@ bool SqliteSinkTask::writeBatch(std::span<const SinkRecord> records,
       if (changed != 1) return false;  // the transaction rolls back as it goes out of scope
     }
 
-    const Layout* last_layout = nullptr;
-    bool last_delete = false;
-    Impl::Plan* plan = nullptr;
-    for (const auto& row : batch.rows) {
-      if (row.layout.get() != last_layout || row.is_delete != last_delete) {
-        plan = &s.planFor(row.layout, row.is_delete);
-        last_layout = row.layout.get();
-        last_delete = row.is_delete;
-      }
-      if (!plan->statement) continue;
-      auto& st = *plan->statement;
-      if (s.scratch.size() < plan->order.size()) s.scratch.resize(plan->order.size());
-      std::optional<std::string> misfit;
-      for (size_t p = 0; p < plan->order.size() && !misfit; ++p)
-        misfit = bindValue(st, static_cast<int>(p + 1), row.values[plan->order[p]], plan->columns[p],
-                      s.scratch[p]);
-      if (misfit) {
-        reportBadRecord(*row.record, ConversionError(*misfit));
-        continue;
-      }
-      try {
-        st.exec();
-        st.reset();
-      } catch (const SQLite::Exception& e) {
-        st.tryReset();
-        if (classify(e) != Failure::kBadRecord) throw;
-        reportBadRecord(*row.record, e);
-      }
+    // Runs of rows with the same layout go through the multi-row statement, the rest (and any
+    // chunk SQLite refused as a whole) row by row, so a bad row is found and reported alone.
+    const auto& rows = batch.rows;
+    for (size_t at = 0; at < rows.size();) {
+      size_t end = at + 1;
+      while (end < rows.size() && rows[end].layout == rows[at].layout &&
+             rows[end].is_delete == rows[at].is_delete)
+        ++end;
+      auto& plan = s.planFor(rows[at].layout, rows[at].is_delete);
+      while (plan.multi && end - at >= plan.multi_rows) at = s.writeRows(plan, rows, at, end);
+      for (; at < end; ++at) s.writeRow(plan, rows[at]);
     }
     txn.commit();
     committed = true;
