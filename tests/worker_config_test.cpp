@@ -106,5 +106,26 @@ TEST(WorkerConfig, RejectsInvalidRegex) {
   EXPECT_EQ(rejectedKeys(values), (std::set<std::string>{"topics.regex"}));
 }
 
+TEST(WorkerConfig, S39_RejectsADeadLetterQueueTheConnectorAlsoConsumes) {
+  auto listed = base();
+  listed["errors.deadletterqueue.topic.name"] = "b";
+  EXPECT_EQ(rejectedKeys(listed), (std::set<std::string>{"errors.deadletterqueue.topic.name"}));
+  auto matched = base();
+  matched.erase("topics");
+  matched["topics.regex"] = "orders.*";
+  matched["errors.deadletterqueue.topic.name"] = "orders-dlq";
+  EXPECT_EQ(rejectedKeys(matched), (std::set<std::string>{"errors.deadletterqueue.topic.name"}));
+  auto fine = base();
+  fine["errors.deadletterqueue.topic.name"] = "dlq";
+  EXPECT_TRUE(rejectedKeys(fine).empty());
+}
+
+TEST(WorkerConfig, RejectsAnUnknownToleranceAndLogLevel) {
+  auto values = base();
+  values["errors.tolerance"] = "some";
+  values["log.level"] = "loud";
+  EXPECT_EQ(rejectedKeys(values), (std::set<std::string>{"errors.tolerance", "log.level"}));
+}
+
 }  // namespace
 }  // namespace ksink

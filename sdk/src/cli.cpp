@@ -21,6 +21,7 @@
 #include "config_parse.h"
 #include "group_offsets.h"
 #include "plugin_loader.h"
+#include "status_server.h"
 #include "worker_config.h"
 
 namespace ksink {
@@ -90,8 +91,9 @@ int run(const std::string& worker_file, const std::vector<std::string>& connecto
   pthread_sigmask(SIG_BLOCK, &signals, nullptr);
 
   std::vector<std::unique_ptr<Worker>> workers;
+  std::map<std::string, std::string> worker_props;
   try {
-    const auto worker_props = readWorker(worker_file);
+    worker_props = readWorker(worker_file);
     for (const auto& file : connector_files) {
       auto connector = loadConnector(worker_props, file);
       workers.push_back(std::make_unique<Worker>(connector.config, connector.sink->factory));
@@ -101,6 +103,22 @@ int run(const std::string& worker_file, const std::vector<std::string>& connecto
   } catch (const ConfigException& e) {
     fmt::print(stderr, "ksink: {}\n", e.what());
     return kExitBadConfig;
+  }
+
+  // /status and /metrics. A listener that cannot be bound (say, a second ksink on this machine
+  // with the default port) is reported and the process runs on without it.
+  std::unique_ptr<StatusServer> status_server;
+  const auto listener = Config(worker_props).get("listeners").value_or("http://127.0.0.1:8083");
+  if (!listener.empty()) {
+    try {
+      status_server = std::make_unique<StatusServer>(listener, [&workers] {
+        std::vector<ConnectorStatus> out;
+        for (const auto& w : workers) out.push_back(w->status());
+        return out;
+      });
+    } catch (const std::exception& e) {
+      spdlog::warn("{}; /status and /metrics are off", e.what());
+    }
   }
 
   std::atomic<bool> done{false};

@@ -130,13 +130,24 @@ void DeadLetterQueue::send(const SinkRecord& record, const ErrorContext& context
   void* value_ptr = value ? const_cast<char*>(value->data()) : nullptr;
   const size_t value_len = value ? value->size() : 0;
   const int64_t timestamp = record.timestamp().value_or(0);
+  // rd_kafka_produceva rather than the producev macros: those use a GNU extension.
+  rd_kafka_vu_t fields[6];
+  fields[0].vtype = RD_KAFKA_VTYPE_TOPIC;
+  fields[0].u.cstr = topic_.c_str();
+  fields[1].vtype = RD_KAFKA_VTYPE_MSGFLAGS;
+  fields[1].u.i = RD_KAFKA_MSG_F_COPY;
+  fields[2].vtype = RD_KAFKA_VTYPE_KEY;
+  fields[2].u.mem = {key_ptr, key_len};
+  fields[3].vtype = RD_KAFKA_VTYPE_VALUE;
+  fields[3].u.mem = {value_ptr, value_len};
+  fields[4].vtype = RD_KAFKA_VTYPE_TIMESTAMP;
+  fields[4].u.i64 = timestamp;
+  fields[5].vtype = RD_KAFKA_VTYPE_HEADERS;
+  fields[5].u.headers = headers;
   rd_kafka_resp_err_t err;
   while (true) {
-    err = rd_kafka_producev(producer_->rk.get(), RD_KAFKA_V_TOPIC(topic_.c_str()),
-                            RD_KAFKA_V_MSGFLAGS(RD_KAFKA_MSG_F_COPY),
-                            RD_KAFKA_V_KEY(key_ptr, key_len), RD_KAFKA_V_VALUE(value_ptr, value_len),
-                            RD_KAFKA_V_TIMESTAMP(timestamp), RD_KAFKA_V_HEADERS(headers),
-                            RD_KAFKA_V_END);
+    ErrorHandle error(rd_kafka_produceva(producer_->rk.get(), fields, 6));
+    err = error ? rd_kafka_error_code(error.get()) : RD_KAFKA_RESP_ERR_NO_ERROR;
     if (err != RD_KAFKA_RESP_ERR__QUEUE_FULL) break;
     rd_kafka_poll(producer_->rk.get(), 50);
   }

@@ -50,7 +50,7 @@ class DeadLetterQueue {
   std::string connector_;
   int task_id_;
   bool context_headers_;
-  uint64_t requests_ = 0;
+  std::atomic<uint64_t> requests_{0};  // read by status() from other threads
   std::atomic<uint64_t> failures_{0};
 };
 

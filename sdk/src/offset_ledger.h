@@ -18,16 +18,10 @@
 #include <string>
 #include <vector>
 
+#include "ksink/connector_status.h"
 #include "ksink/topic_partition.h"
 
 namespace ksink {
-
-struct PartitionOffsets {
-  std::optional<int64_t> delivered;
-  std::optional<int64_t> confirmed;
-  std::optional<int64_t> committed;
-  friend bool operator==(const PartitionOffsets&, const PartitionOffsets&) = default;
-};
 
 // What preCommit() returned, after the ledger's filters.
 struct CommitPlan {

@@ -31,6 +31,7 @@ class Worker::Impl {
 
   void run();
   void stop();
+  ConnectorStatus status();
 
  private:
   void stopTasks(std::chrono::steady_clock::time_point deadline);
@@ -118,6 +119,15 @@ void Worker::Impl::stop() {
   for (auto& task : tasks_) task->stop(*stop_deadline_);
 }
 
+ConnectorStatus Worker::Impl::status() {
+  ConnectorStatus out;
+  out.name = settings_.name;
+  out.sink = settings_.sink_name;
+  std::lock_guard lock(mutex_);
+  for (const auto& task : tasks_) out.tasks.push_back(task->status());
+  return out;
+}
+
 Worker::Worker(Config config, TaskFactory factory)
     : impl_(std::make_unique<Impl>(std::move(config), std::move(factory))) {}
 
@@ -125,6 +135,7 @@ Worker::~Worker() = default;
 
 void Worker::run() { impl_->run(); }
 void Worker::stop() { impl_->stop(); }
+ConnectorStatus Worker::status() const { return impl_->status(); }
 
 const ConfigDef& Worker::configDef() { return WorkerConfig::configDef(); }
 

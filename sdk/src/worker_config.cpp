@@ -1,5 +1,6 @@
 #include "worker_config.h"
 
+#include <algorithm>
 #include <regex>
 
 #include <fmt/format.h>
@@ -48,7 +49,15 @@ ConfigDef makeDef() {
                "none: the first bad record fails the task; all: bad records are skipped.",
                ConfigDef::oneOf({"none", "all"}))
       .define("consumer.max.poll.records", Type::kInt, "500", Importance::kMedium,
-               "Most records handed to one put().", ConfigDef::atLeast(1));
+               "Most records handed to one put().", ConfigDef::atLeast(1))
+      .define("listeners", Type::kString, "http://127.0.0.1:8083", Importance::kLow,
+              "HTTP listener for /metrics and /status (ksink run); empty turns it off.")
+      .define("plugin.path", Type::kList, "", Importance::kLow,
+              "Directories of sink plugins (shared libraries) loaded by ksink.")
+      .define("log.level", Type::kString, "info", Importance::kLow,
+              "trace, debug, info, warn, error, critical or off.",
+              ConfigDef::oneOf({"trace", "debug", "info", "warn", "error", "critical", "off"}));
+  def.include(ErrorsConfig::configDef());
   return def;
 }
 
@@ -192,7 +201,27 @@ WorkerConfig WorkerConfig::parse(const Config& raw) {
   out.consumer_properties["enable.auto.commit"] = "false";
   out.consumer_properties["enable.auto.offset.store"] = "false";
 
+  // KAFKA-9985: a DLQ the connector also consumes feeds its own failures back to it.
+  const auto dlq = std::string(detail::trim(value("errors.deadletterqueue.topic.name")));
+  if (!dlq.empty()) {
+    const bool listed = std::find(out.topics.begin(), out.topics.end(), dlq) != out.topics.end();
+    bool matched = false;
+    if (!out.topics_regex.empty()) {
+      try {
+        matched = std::regex_match(dlq, std::regex(out.topics_regex));
+      } catch (const std::regex_error&) {
+      }
+    }
+    if (listed || matched)
+      problems.push_back({"errors.deadletterqueue.topic.name",
+                          fmt::format("the dead-letter queue topic '{}' is also consumed by this "
+                                      "connector ({}); choose another topic",
+                                      dlq, listed ? "topics" : "topics.regex")});
+  }
+
   if (!problems.empty()) throw ConfigException(std::move(problems));
+  out.sink_name = value("connector.class");
+  out.errors = ErrorsConfig::parse(config);
   return out;
 }
 

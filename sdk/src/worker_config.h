@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "errors_config.h"
 #include "ksink/config.h"
 
 namespace ksink {
@@ -27,6 +28,8 @@ struct WorkerConfig {
   std::string group_id;
   // librdkafka properties for every task's consumer (client.id gets the task number appended).
   std::map<std::string, std::string> consumer_properties;
+  std::string sink_name;  // connector.class, for error reports
+  ErrorsConfig errors;
 
   // Validates `config` against configDef() plus Connect's cross-key rules and librdkafka's own
   // property checks; throws ConfigException naming every bad key.

@@ -75,7 +75,12 @@ void WorkerSinkTask::Batch::dropPartitions(const std::set<TopicPartition>& parti
 
 WorkerSinkTask::WorkerSinkTask(int id, WorkerConfig settings, Config config,
                                std::unique_ptr<SinkTask> task)
-    : id_(id), settings_(std::move(settings)), config_(std::move(config)), task_(std::move(task)) {}
+    : id_(id), settings_(std::move(settings)), config_(std::move(config)), task_(std::move(task)) {
+  // Created here, before the task's thread exists, so status() may read it from any thread.
+  if (settings_.errors.reporterEnabled())
+    reporter_ = std::make_unique<WorkerErrantRecordReporter>(settings_.errors, settings_.name,
+                                                             settings_.sink_name, id_);
+}
 
 WorkerSinkTask::~WorkerSinkTask() = default;
 
@@ -99,6 +104,10 @@ void WorkerSinkTask::run() {
       consumer_->subscribeRegex(settings_.topics_regex);
     next_commit_ = Clock::now() + settings_.offset_flush_interval;
     spdlog::info("task {}-{} started (group {})", settings_.name, id_, settings_.group_id);
+    {
+      std::lock_guard lock(snapshot_mutex_);
+      state_ = "RUNNING";
+    }
     while (!stopping_) iteration();
   } catch (...) {
     failure = std::current_exception();
@@ -106,6 +115,8 @@ void WorkerSinkTask::run() {
       std::rethrow_exception(failure);
     } catch (const std::exception& e) {
       spdlog::error("task {}-{} failed: {}", settings_.name, id_, e.what());
+      std::lock_guard lock(snapshot_mutex_);
+      last_error_ = e.what();
     } catch (...) {
       spdlog::error("task {}-{} failed with a non-standard exception", settings_.name, id_);
     }
@@ -144,6 +155,10 @@ void WorkerSinkTask::finish(std::exception_ptr failure) {
   if (consumer_) consumer_->close(until(deadline));
   ledger_.clear();
   publishSnapshot();
+  {
+    std::lock_guard lock(snapshot_mutex_);
+    state_ = failure ? "FAILED" : "STOPPED";
+  }
   spdlog::info("task {}-{} stopped", settings_.name, id_);
   (void)failure;
 }
@@ -305,6 +320,11 @@ void WorkerSinkTask::commitOffsets(CommitMode mode, const std::vector<TopicParti
     if (closing && !partitions.empty()) task_->close(partitions);
     return;
   }
+  // Records reported as errant must be safe in the dead-letter queue before a commit covers them.
+  if (reporter_ && !reporter_->awaitDelivered(settings_.offset_flush_timeout))
+    throw std::runtime_error(
+        "dead-letter queue writes were not acknowledged within offset.flush.timeout.ms; not "
+        "committing offsets past the records they hold");
   const uint64_t seqno = ++commit_seqno_;
   metrics_.offset_commit_seq_no = seqno;
   OffsetMap provided;
@@ -550,8 +570,55 @@ void WorkerSinkTask::resume(const std::vector<TopicPartition>& partitions) {
 }
 
 void WorkerSinkTask::publishSnapshot() {
+  const auto now = Clock::now();
+  std::map<TopicPartition, int64_t> ends;
+  const bool refresh_ends = consumer_ && now - ends_refreshed_ >= milliseconds(250);
+  if (refresh_ends)
+    for (const auto& tp : assigned_)
+      if (auto end = consumer_->cachedHighWatermark(tp)) ends[tp] = *end;
   std::lock_guard lock(snapshot_mutex_);
   snapshot_ = ledger_.snapshot();
+  if (refresh_ends) {
+    ends_ = std::move(ends);
+    ends_refreshed_ = now;
+  }
+}
+
+TaskStatus WorkerSinkTask::status() const {
+  TaskStatus out;
+  out.id = id_;
+  {
+    std::lock_guard lock(snapshot_mutex_);
+    out.state = state_;
+    out.last_error = last_error_;
+    for (const auto& [tp, offsets] : snapshot_) {
+      PartitionStatus p{tp, offsets, std::nullopt};
+      if (auto it = ends_.find(tp); it != ends_.end()) p.end = it->second;
+      out.partitions.push_back(std::move(p));
+    }
+  }
+  auto& c = out.counters;
+  c.sink_record_read_total = metrics_.sink_record_read_total;
+  c.sink_record_send_total = metrics_.sink_record_send_total;
+  c.offset_commit_seq_no = metrics_.offset_commit_seq_no;
+  c.offset_commit_completion_total = metrics_.offset_commit_completion_total;
+  c.offset_commit_skip_total = metrics_.offset_commit_skip_total;
+  c.offset_commit_failure_total = metrics_.offset_commit_failure_total;
+  c.put_batch_count = metrics_.put_batch_count;
+  if (c.put_batch_count > 0)
+    c.put_batch_avg_time_ms = double(metrics_.put_batch_total_time_us) / c.put_batch_count / 1000;
+  c.put_batch_max_time_ms = double(metrics_.put_batch_max_time_us) / 1000;
+  c.retriable_put_failures = metrics_.retriable_put_failures;
+  if (reporter_) {
+    const auto& e = reporter_->metrics();
+    c.total_record_errors = e.total_record_errors;
+    c.total_records_skipped = e.total_records_skipped;
+    c.total_errors_logged = e.total_errors_logged;
+    c.last_error_timestamp_ms = e.last_error_timestamp_ms;
+    c.deadletterqueue_produce_requests = reporter_->dlqProduceRequests();
+    c.deadletterqueue_produce_failures = reporter_->dlqProduceFailures();
+  }
+  return out;
 }
 
 std::map<TopicPartition, PartitionOffsets> WorkerSinkTask::ledgerSnapshot() const {

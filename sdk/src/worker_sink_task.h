@@ -16,12 +16,14 @@
 #include <set>
 #include <vector>
 
+#include "ksink/connector_status.h"
 #include "kafka_consumer.h"
 #include "ksink/sink_task.h"
 #include "ksink/sink_task_context.h"
 #include "offset_ledger.h"
 #include "task_metrics.h"
 #include "worker_config.h"
+#include "worker_errant_record_reporter.h"
 
 namespace ksink {
 
@@ -44,6 +46,8 @@ class WorkerSinkTask final : public SinkTaskContext, private RebalanceListener {
   const TaskMetrics& metrics() const { return metrics_; }
   // A copy of the ledger, refreshed at every loop iteration.
   std::map<TopicPartition, PartitionOffsets> ledgerSnapshot() const;
+  // What /status and /metrics show; refreshed at every loop iteration. Any thread.
+  TaskStatus status() const;
 
   // SinkTaskContext
   std::set<TopicPartition> assignment() const override;
@@ -53,7 +57,7 @@ class WorkerSinkTask final : public SinkTaskContext, private RebalanceListener {
   void pause(const std::vector<TopicPartition>& partitions) override;
   void resume(const std::vector<TopicPartition>& partitions) override;
   void requestCommit() override { commit_requested_ = true; }
-  ErrantRecordReporter* errantRecordReporter() override { return nullptr; }
+  ErrantRecordReporter* errantRecordReporter() override { return reporter_.get(); }
   const Config& config() const override { return config_; }
 
  private:
@@ -125,9 +129,14 @@ class WorkerSinkTask final : public SinkTaskContext, private RebalanceListener {
   std::atomic<bool> cancelled_{false};
   std::atomic<int64_t> stop_deadline_ns_{0};
 
+  std::unique_ptr<WorkerErrantRecordReporter> reporter_;  // null: no tolerance, DLQ or log
   TaskMetrics metrics_;
-  mutable std::mutex snapshot_mutex_;
+  mutable std::mutex snapshot_mutex_;  // guards the four below
   std::map<TopicPartition, PartitionOffsets> snapshot_;
+  std::map<TopicPartition, int64_t> ends_;  // high watermarks, refreshed a few times a second
+  Clock::time_point ends_refreshed_{};
+  std::string state_ = "UNASSIGNED";
+  std::string last_error_;
 };
 
 }  // namespace ksink

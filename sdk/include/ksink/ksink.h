@@ -4,6 +4,7 @@
 #include "ksink/config.h"
 #include "ksink/config_def.h"
 #include "ksink/config_exception.h"
+#include "ksink/connector_status.h"
 #include "ksink/errant_record_reporter.h"
 #include "ksink/retriable_error.h"
 #include "ksink/sink_record.h"

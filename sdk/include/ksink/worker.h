@@ -12,6 +12,7 @@
 #include <memory>
 
 #include "ksink/config.h"
+#include "ksink/connector_status.h"
 #include "ksink/sink_task.h"
 
 namespace ksink {
@@ -29,6 +30,8 @@ class Worker {
 
   void run();
   void stop();
+  // What every task is doing now: state, per-partition offsets and lag, counters. Any thread.
+  ConnectorStatus status() const;
 
   // The worker's declared configuration keys (Connect's worker + sink connector keys).
   static const ConfigDef& configDef();

@@ -1,0 +1,84 @@
+// ConnectorStatus: a point-in-time copy of what a Worker's tasks are doing (Worker::status()),
+// what `ksink run` serves on /status and /metrics. Plain values: safe to hand to any thread.
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "ksink/topic_partition.h"
+
+namespace ksink {
+
+// One partition's offset ledger (next offsets to read): delivered to a successful put(),
+// confirmed durable by preCommit(), committed to the consumer group. committed ≤ confirmed ≤
+// delivered; nullopt while the partition's start position is not known.
+struct PartitionOffsets {
+  std::optional<int64_t> delivered;
+  std::optional<int64_t> confirmed;
+  std::optional<int64_t> committed;
+  friend bool operator==(const PartitionOffsets&, const PartitionOffsets&) = default;
+};
+
+struct PartitionStatus {
+  TopicPartition tp;
+  PartitionOffsets offsets;
+  std::optional<int64_t> end;  // high watermark as last seen by the fetcher
+  // Records in the partition not yet confirmed durable by the sink.
+  std::optional<int64_t> lag() const {
+    if (!end || !offsets.confirmed) return std::nullopt;
+    return std::max<int64_t>(0, *end - *offsets.confirmed);
+  }
+};
+
+struct TaskCounters {
+  uint64_t sink_record_read_total = 0;
+  uint64_t sink_record_send_total = 0;
+  uint64_t offset_commit_seq_no = 0;
+  uint64_t offset_commit_completion_total = 0;
+  uint64_t offset_commit_skip_total = 0;
+  uint64_t offset_commit_failure_total = 0;
+  uint64_t put_batch_count = 0;
+  double put_batch_avg_time_ms = 0;
+  double put_batch_max_time_ms = 0;
+  uint64_t retriable_put_failures = 0;
+  uint64_t total_record_errors = 0;
+  uint64_t total_records_skipped = 0;
+  uint64_t total_errors_logged = 0;
+  uint64_t deadletterqueue_produce_requests = 0;
+  uint64_t deadletterqueue_produce_failures = 0;
+  int64_t last_error_timestamp_ms = 0;
+};
+
+struct TaskStatus {
+  int id = 0;
+  std::string state;  // UNASSIGNED (not started), RUNNING, FAILED, STOPPED
+  std::string last_error;
+  std::vector<PartitionStatus> partitions;
+  TaskCounters counters;
+
+  // Records read but not yet committed (Connect's sink-record-active-count).
+  int64_t activeCount() const {
+    int64_t total = 0;
+    for (const auto& p : partitions)
+      if (p.offsets.delivered && p.offsets.committed)
+        total += std::max<int64_t>(0, *p.offsets.delivered - *p.offsets.committed);
+    return total;
+  }
+  // The largest lag of any partition (Connect's sink-record-lag-max, which Connect never records).
+  int64_t lagMax() const {
+    int64_t max = 0;
+    for (const auto& p : partitions) max = std::max(max, p.lag().value_or(0));
+    return max;
+  }
+};
+
+struct ConnectorStatus {
+  std::string name;
+  std::string sink;
+  std::vector<TaskStatus> tasks;
+};
+
+}  // namespace ksink

@@ -1,0 +1,195 @@
+#include "status_server.h"
+
+#include <regex>
+#include <stdexcept>
+
+#include <fmt/format.h>
+#include <httplib.h>
+#include <spdlog/spdlog.h>
+
+namespace ksink {
+namespace {
+
+std::string jsonString(std::string_view s) {
+  std::string out = "\"";
+  for (const unsigned char c : s) {
+    switch (c) {
+      case '"': out += "\\\""; break;
+      case '\\': out += "\\\\"; break;
+      case '\n': out += "\\n"; break;
+      default:
+        if (c < 0x20)
+          out += fmt::format("\\u{:04x}", c);
+        else
+          out += static_cast<char>(c);
+    }
+  }
+  return out + "\"";
+}
+
+std::string jsonOptional(const std::optional<int64_t>& v) {
+  return v ? std::to_string(*v) : "null";
+}
+
+// Prometheus label values escape backslash, quote and newline.
+std::string labelValue(std::string_view s) {
+  std::string out;
+  for (const char c : s) {
+    if (c == '\\' || c == '"') out += '\\';
+    if (c == '\n') {
+      out += "\\n";
+      continue;
+    }
+    out += c;
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string renderPrometheus(const std::vector<ConnectorStatus>& connectors) {
+  // Names as the Prometheus JMX exporter turns Connect's MBeans into metrics
+  // (kafka.connect:type=sink-task-metrics → kafka_connect_sink_task_metrics_<attribute>), so
+  // existing Connect dashboards work.
+  struct Metric {
+    const char* group;
+    const char* name;
+    const char* type;
+    const char* help;
+    std::function<double(const TaskStatus&)> value;
+  };
+  const std::vector<Metric> metrics = {
+      {"sink_task", "sink_record_read_total", "counter", "Records read from Kafka",
+       [](const TaskStatus& t) { return double(t.counters.sink_record_read_total); }},
+      {"sink_task", "sink_record_send_total", "counter", "Records handed to a successful put()",
+       [](const TaskStatus& t) { return double(t.counters.sink_record_send_total); }},
+      {"sink_task", "sink_record_active_count", "gauge", "Records read but not yet committed",
+       [](const TaskStatus& t) { return double(t.activeCount()); }},
+      {"sink_task", "sink_record_lag_max", "gauge",
+       "Largest number of records not yet confirmed durable, over the task's partitions",
+       [](const TaskStatus& t) { return double(t.lagMax()); }},
+      {"sink_task", "partition_count", "gauge", "Partitions assigned to the task",
+       [](const TaskStatus& t) { return double(t.partitions.size()); }},
+      {"sink_task", "offset_commit_seq_no", "gauge", "Sequence number of the last commit attempt",
+       [](const TaskStatus& t) { return double(t.counters.offset_commit_seq_no); }},
+      {"sink_task", "offset_commit_completion_total", "counter",
+       "Commits completed (skipped ones included)",
+       [](const TaskStatus& t) { return double(t.counters.offset_commit_completion_total); }},
+      {"sink_task", "offset_commit_skip_total", "counter",
+       "Commit results ignored because a newer commit had started",
+       [](const TaskStatus& t) { return double(t.counters.offset_commit_skip_total); }},
+      {"sink_task", "offset_commit_failure_total", "counter", "Commits that failed or timed out",
+       [](const TaskStatus& t) { return double(t.counters.offset_commit_failure_total); }},
+      {"sink_task", "put_batch_avg_time_ms", "gauge", "Average duration of successful put()",
+       [](const TaskStatus& t) { return t.counters.put_batch_avg_time_ms; }},
+      {"sink_task", "put_batch_max_time_ms", "gauge", "Longest successful put()",
+       [](const TaskStatus& t) { return t.counters.put_batch_max_time_ms; }},
+      {"task_error", "total_record_errors", "counter", "Records that failed",
+       [](const TaskStatus& t) { return double(t.counters.total_record_errors); }},
+      {"task_error", "total_records_skipped", "counter", "Bad records skipped",
+       [](const TaskStatus& t) { return double(t.counters.total_records_skipped); }},
+      {"task_error", "total_errors_logged", "counter", "Errors logged",
+       [](const TaskStatus& t) { return double(t.counters.total_errors_logged); }},
+      {"task_error", "total_retries", "counter", "Retries of put() after a RetriableError",
+       [](const TaskStatus& t) { return double(t.counters.retriable_put_failures); }},
+      {"task_error", "deadletterqueue_produce_requests", "counter", "Records written to the DLQ",
+       [](const TaskStatus& t) { return double(t.counters.deadletterqueue_produce_requests); }},
+      {"task_error", "deadletterqueue_produce_failures", "counter", "Failed DLQ writes",
+       [](const TaskStatus& t) { return double(t.counters.deadletterqueue_produce_failures); }},
+      {"task_error", "last_error_timestamp", "gauge", "Time of the last error (ms since epoch)",
+       [](const TaskStatus& t) { return double(t.counters.last_error_timestamp_ms); }},
+  };
+  std::string out;
+  for (const auto& m : metrics) {
+    const auto full = fmt::format("kafka_connect_{}_metrics_{}", m.group, m.name);
+    out += fmt::format("# HELP {} {}\n# TYPE {} {}\n", full, m.help, full, m.type);
+    for (const auto& c : connectors)
+      for (const auto& t : c.tasks)
+        out += fmt::format("{}{{connector=\"{}\",task=\"{}\"}} {}\n", full, labelValue(c.name),
+                           t.id, m.value(t));
+  }
+  // Per partition: the ledger, so commit progress is visible where Connect shows nothing.
+  for (const char* which : {"delivered", "confirmed", "committed"}) {
+    const auto full = fmt::format("ksink_partition_{}_offset", which);
+    out += fmt::format("# HELP {} Next offset {} per partition\n# TYPE {} gauge\n", full, which,
+                       full);
+    for (const auto& c : connectors)
+      for (const auto& t : c.tasks)
+        for (const auto& p : t.partitions) {
+          const auto& v = std::string_view(which) == "delivered"   ? p.offsets.delivered
+                          : std::string_view(which) == "confirmed" ? p.offsets.confirmed
+                                                                   : p.offsets.committed;
+          if (v)
+            out += fmt::format("{}{{connector=\"{}\",task=\"{}\",topic=\"{}\",partition=\"{}\"}} {}\n",
+                               full, labelValue(c.name), t.id, labelValue(p.tp.topic),
+                               p.tp.partition, *v);
+        }
+  }
+  return out;
+}
+
+std::string renderStatusJson(const std::vector<ConnectorStatus>& connectors) {
+  std::string out = "{\"connectors\":[";
+  for (size_t ci = 0; ci < connectors.size(); ++ci) {
+    const auto& c = connectors[ci];
+    if (ci) out += ",";
+    out += fmt::format("{{\"name\":{},\"sink\":{},\"tasks\":[", jsonString(c.name),
+                       jsonString(c.sink));
+    for (size_t ti = 0; ti < c.tasks.size(); ++ti) {
+      const auto& t = c.tasks[ti];
+      if (ti) out += ",";
+      out += fmt::format("{{\"id\":{},\"state\":{},\"last_error\":{},\"partitions\":[", t.id,
+                         jsonString(t.state),
+                         t.last_error.empty() ? "null" : jsonString(t.last_error));
+      for (size_t pi = 0; pi < t.partitions.size(); ++pi) {
+        const auto& p = t.partitions[pi];
+        if (pi) out += ",";
+        out += fmt::format(
+            "{{\"topic\":{},\"partition\":{},\"delivered\":{},\"confirmed\":{},\"committed\":{},"
+            "\"end\":{},\"lag\":{}}}",
+            jsonString(p.tp.topic), p.tp.partition, jsonOptional(p.offsets.delivered),
+            jsonOptional(p.offsets.confirmed), jsonOptional(p.offsets.committed),
+            jsonOptional(p.end), jsonOptional(p.lag()));
+      }
+      out += "]}";
+    }
+    out += "]}";
+  }
+  return out + "]}";
+}
+
+struct StatusServer::Impl {
+  httplib::Server server;
+};
+
+StatusServer::StatusServer(const std::string& listener, Snapshot snapshot)
+    : impl_(std::make_unique<Impl>()) {
+  static const std::regex form(R"(http://([^:/]+|\[[0-9a-fA-F:]+\]):(\d+)/?)");
+  std::smatch m;
+  if (!std::regex_match(listener, m, form))
+    throw std::runtime_error(
+        fmt::format("listeners: '{}' is not of the form http://host:port", listener));
+  std::string host = m[1];
+  if (host.front() == '[') host = host.substr(1, host.size() - 2);
+  const int port = std::stoi(m[2]);
+
+  impl_->server.Get("/metrics", [snapshot](const httplib::Request&, httplib::Response& res) {
+    res.set_content(renderPrometheus(snapshot()), "text/plain; version=0.0.4");
+  });
+  impl_->server.Get("/status", [snapshot](const httplib::Request&, httplib::Response& res) {
+    res.set_content(renderStatusJson(snapshot()), "application/json");
+  });
+  port_ = port == 0 ? impl_->server.bind_to_any_port(host)
+                    : (impl_->server.bind_to_port(host, port) ? port : -1);
+  if (port_ < 0)
+    throw std::runtime_error(fmt::format("listeners: cannot listen on {}", listener));
+  thread_ = std::thread([this] { impl_->server.listen_after_bind(); });
+  spdlog::info("status and metrics on http://{}:{} (/status, /metrics)", host, port_);
+}
+
+StatusServer::~StatusServer() {
+  impl_->server.stop();
+  if (thread_.joinable()) thread_.join();
+}
+
+}  // namespace ksink

@@ -1,0 +1,39 @@
+// StatusServer: the HTTP listener of `listeners` (default http://127.0.0.1:8083): /metrics in
+// Prometheus text format, /status as JSON. Runs its own thread; reads snapshots through the
+// callback, which must be thread-safe.
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "ksink/connector_status.h"
+
+namespace ksink {
+
+std::string renderPrometheus(const std::vector<ConnectorStatus>& connectors);
+std::string renderStatusJson(const std::vector<ConnectorStatus>& connectors);
+
+class StatusServer {
+ public:
+  using Snapshot = std::function<std::vector<ConnectorStatus>()>;
+
+  // `listener` is http://host:port (port 0 picks a free one). Throws std::runtime_error when the
+  // listener is malformed or the address cannot be bound.
+  StatusServer(const std::string& listener, Snapshot snapshot);
+  ~StatusServer();
+  StatusServer(const StatusServer&) = delete;
+  StatusServer& operator=(const StatusServer&) = delete;
+
+  int port() const { return port_; }
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+  int port_ = 0;
+  std::thread thread_;
+};
+
+}  // namespace ksink
