@@ -57,6 +57,11 @@ class CopyBinaryWriter {
   size_t size() const { return buffer_.size(); }
   // Forgets the bytes already sent; capacity is kept.
   void clearBuffer() { buffer_.clear(); }
+  // Drops everything written after the buffer had `size` bytes (a row abandoned halfway).
+  void truncate(size_t size) {
+    buffer_.resize(size);
+    array_length_at_ = std::string::npos;
+  }
 
  private:
   void put16(uint16_t v);

@@ -4,9 +4,8 @@
 
 #include <stdexcept>
 
-#include "column_encoder.h"
-#include "copy_binary_writer.h"
 #include "copy_text_writer.h"
+#include "pg_copy_stream.h"
 #include "pg_sql.h"
 #include "pg_types.h"
 
@@ -31,6 +30,12 @@ bool stagedAsTimestamptz(const PgTable::Column& c, bool timestamps_via_zone) {
 
 }  // namespace
 
+bool PgRowWriter::needsStaging(const PgTable& table, const RecordMapper::Layout& layout) const {
+  for (const auto& c : layout.columns)
+    if (stagedAsTimestamptz(columnOf(table, c.name), timestamps_via_zone_)) return true;
+  return false;
+}
+
 void PgRowWriter::reset() {
   staging_.clear();
   used_in_transaction_.clear();
@@ -39,27 +44,14 @@ void PgRowWriter::reset() {
 PgRowWriter::Encoded PgRowWriter::encode(const PgTable& table, const RecordMapper::Layout& layout,
                                          std::span<const RecordMapper::Row* const> rows,
                                          size_t columns, bool timestamps_via_zone) {
-  std::vector<ColumnEncoder> encoders;
-  encoders.reserve(columns);
-  for (size_t i = 0; i < columns; ++i) {
-    const auto& target = columnOf(table, layout.columns[i].name);
-    const uint32_t type =
-        stagedAsTimestamptz(target, timestamps_via_zone) ? PgTypes::kTimestamptz : target.type_oid;
-    encoders.emplace_back(type, target.element_oid, layout.columns[i].schema);
-  }
   {
-    CopyBinaryWriter out;
+    PgCopyStream binary(table, layout, columns, timestamps_via_zone);
     bool ok = true;
-    for (const auto* row : rows) {
-      out.beginRow(static_cast<int16_t>(columns));
-      for (size_t i = 0; i < columns && ok; ++i) ok = encoders[i].binary(out, row->values[i]);
-      if (!ok) break;
-    }
-    if (ok) {
-      out.finish();
-      return {std::string(out.buffer()), true};
-    }
+    for (const auto* row : rows)
+      if (!(ok = binary.add(*row))) break;
+    if (ok) return {binary.data(), true};
   }
+  const auto encoders = PgCopyStream::encoders(table, layout, columns, timestamps_via_zone);
   CopyTextWriter out;
   for (const auto* row : rows) {
     out.beginRow();

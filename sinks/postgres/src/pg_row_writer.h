@@ -42,6 +42,10 @@ class PgRowWriter {
   // A new transaction on the same connection.
   void beginTransaction() { used_in_transaction_.clear(); }
 
+  // Whether rows of `layout` must go through a staging table even in insert mode (a column
+  // converted by the server).
+  bool needsStaging(const PgTable& table, const RecordMapper::Layout& layout) const;
+
   // Writes `segment` into `table`, which has every column of the segment's layout.
   void write(PgConnection& connection, const PgTable& table, const Segment& segment);
 

@@ -18,6 +18,14 @@ const PgTable* PgTableCache::find(PgConnection& connection, const std::string& t
   return it->second ? &*it->second : nullptr;
 }
 
+const PgTable* PgTableCache::ready(PgConnection& connection, const RecordMapper::Layout& layout) {
+  const PgTable* table = find(connection, layout.table);
+  if (!table) return nullptr;
+  for (const auto& c : layout.columns)
+    if (!table->column(c.name)) return nullptr;
+  return table;
+}
+
 void PgTableCache::runDdl(PgConnection& connection, const std::string& sql) {
   try {
     connection.exec(sql);

@@ -37,8 +37,11 @@ class PgTableCache {
   // database failures.
   Resolved resolve(PgConnection& connection, const RecordMapper::Layout& layout, bool for_delete);
 
-  // The table named `table` (TableSinkConfig::tableName()), or nullopt when it does not exist.
+  // The table named `table` (TableSinkConfig::tableName()), or nullptr when it does not exist.
   const PgTable* find(PgConnection& connection, const std::string& table);
+  // The table for `layout`'s rows if it exists with every column they need; nullptr otherwise.
+  // Never runs DDL, so it may be called inside a transaction.
+  const PgTable* ready(PgConnection& connection, const RecordMapper::Layout& layout);
 
   TableId tableId(const std::string& table) const {
     return TableId::parse(table, table_name_format_);

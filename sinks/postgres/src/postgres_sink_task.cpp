@@ -14,6 +14,7 @@
 #include "ksink/retriable_error.h"
 #include "pg_connection.h"
 #include "pg_connection_url.h"
+#include "pg_copy_stream.h"
 #include "pg_error.h"
 #include "pg_row_writer.h"
 #include "pg_sql.h"
@@ -72,6 +73,8 @@ class PostgresSinkTask::Impl {
   bool applyOffsets(PgConnection& connection, std::span<const OffsetUpdate> offsets);
   bool transaction(PgConnection& connection, std::span<const Row* const> rows,
                    std::span<const OffsetUpdate> offsets, bool isolating);
+  std::optional<bool> streamInserts(PgConnection& connection, std::span<const SinkRecord> records,
+                                    std::span<const OffsetUpdate> offsets);
 
   PostgresSinkTask& task_;
   PostgresSinkConfig config_;
@@ -311,9 +314,60 @@ bool PostgresSinkTask::Impl::transaction(PgConnection& connection, std::span<con
   return true;
 }
 
+// The insert-mode fast path: records are converted a chunk at a time and streamed by binary COPY
+// while the server stores the chunks before, in one transaction. It covers the common batch —
+// every table and column in place, no tombstone, no bad record, every value with a binary form —
+// and gives up (nullopt, everything rolled back) on anything else, which the general path then
+// handles from scratch.
+std::optional<bool> PostgresSinkTask::Impl::streamInserts(PgConnection& connection,
+                                                          std::span<const SinkRecord> records,
+                                                          std::span<const OffsetUpdate> offsets) {
+  constexpr size_t kChunk = 1000;
+  PgTransaction tx(connection);
+  std::optional<PgCopyStream> stream;
+  std::shared_ptr<const Layout> layout;
+  try {
+    for (size_t at = 0; at < records.size(); at += kChunk) {
+      const auto batch = mapper_.map(records.subspan(at, std::min(kChunk, records.size() - at)));
+      if (!batch.failures.empty()) return std::nullopt;
+      for (const auto& row : batch.rows) {
+        if (row.is_delete) return std::nullopt;
+        if (!stream || layout != row.layout) {
+          if (stream) stream->finish(connection);  // before any other statement
+          const PgTable* table = tables_.ready(connection, *row.layout);
+          if (!table) return std::nullopt;
+          layout = row.layout;  // held, so the pointer stays unique while compared
+          stream.emplace(*table, *row.layout, row.layout->columns.size(),
+                         config_.db_timezone != "UTC");
+          // A server-side conversion (db.timezone) needs the staged path.
+          if (stream->columns().empty() || writer_.needsStaging(*table, *row.layout))
+            return std::nullopt;
+          stream->begin(connection, table->id.quoted());
+        }
+        if (!stream->add(row)) return std::nullopt;
+      }
+      stream->flush(connection);
+    }
+    if (stream) stream->finish(connection);
+  } catch (const PgError& e) {
+    if (e.kind() == PgError::Kind::kBadRecord) return std::nullopt;  // isolated by the general path
+    throw;
+  }
+  if (!applyOffsets(connection, offsets)) return false;
+  tx.commit();
+  return true;
+}
+
 bool PostgresSinkTask::Impl::writeBatch(std::span<const SinkRecord> records,
                                         std::span<const OffsetUpdate> offsets) {
   auto& c = connection();
+  if (config_.table.insert_mode == InsertMode::kInsert) {
+    try {
+      if (auto written = streamInserts(c, records, offsets)) return *written;
+    } catch (const PgError& e) {
+      fail(e, records.size());
+    }
+  }
   auto batch = mapper_.map(records);
   // Records that cannot even be converted are decided first; under errors.tolerance=none the
   // first one fails the task here, before anything is written.

@@ -1,0 +1,57 @@
+// PgCopyStream: one binary COPY of mapped rows of a single layout, fed a row at a time and sent
+// to the server as it grows, so the server stores early rows while the task still converts later
+// records (on a two-core machine this overlap is most of the insert path's speed).
+//
+// add() refuses a row with a value that has no binary form (ColumnEncoder), keeping nothing of it;
+// the caller then writes the batch another way. Used either streaming (begin / flush / finish on a
+// connection) or as an encoder whose bytes the caller sends (data()). Single-threaded.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "column_encoder.h"
+#include "copy_binary_writer.h"
+#include "ksink/record_mapper.h"
+#include "pg_connection.h"
+#include "pg_table.h"
+
+namespace ksink::postgres {
+
+class PgCopyStream {
+ public:
+  // Rows of `layout` go to its first `columns` columns, which `table` must have.
+  // `timestamps_via_zone`: see PgRowWriter.
+  PgCopyStream(const PgTable& table, const RecordMapper::Layout& layout, size_t columns,
+               bool timestamps_via_zone);
+
+  // One encoder per column, for the table's type of it (instants for `timestamp` columns as
+  // timestamptz when `timestamps_via_zone`).
+  static std::vector<ColumnEncoder> encoders(const PgTable& table,
+                                             const RecordMapper::Layout& layout, size_t columns,
+                                             bool timestamps_via_zone);
+
+  const RecordMapper::Layout* layout() const { return layout_; }
+  const std::vector<std::string>& columns() const { return columns_; }
+
+  [[nodiscard]] bool add(const RecordMapper::Row& row);
+
+  // Streaming: COPY <target> (columns) FROM STDIN (FORMAT binary), then the rows as they come.
+  void begin(PgConnection& connection, std::string_view target);
+  // Sends the buffered rows once there are enough of them to be worth a write.
+  void flush(PgConnection& connection);
+  // Sends the rest and the trailer and ends the COPY; returns the rows the server stored.
+  int64_t finish(PgConnection& connection);
+
+  // Not streaming: the whole stream's bytes, trailer included.
+  std::string data();
+
+ private:
+  const RecordMapper::Layout* layout_;
+  std::vector<std::string> columns_;
+  std::vector<ColumnEncoder> encoders_;
+  CopyBinaryWriter out_;
+};
+
+}  // namespace ksink::postgres
