@@ -9,18 +9,17 @@
 // The clock for ksink runs from the first committed batch to the last (process start and group
 // join excluded): progress is read from ksink_offsets in the database. Peak RSS is the ksink
 // process's VmHWM. The broker is KSINK_TEST_BOOTSTRAP's, or one started for the run.
+#include <fmt/format.h>
 #include <signal.h>
+#include <spdlog/spdlog.h>
 #include <sqlite3.h>
 
+#include <CLI/CLI.hpp>
 #include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <thread>
-
-#include <CLI/CLI.hpp>
-#include <fmt/format.h>
-#include <spdlog/spdlog.h>
 
 #include "child_process.h"
 #include "test_kafka.h"
@@ -103,9 +102,9 @@ int64_t storedTotal(const fs::path& file, const std::string& connector) {
   sqlite3_busy_timeout(db, 1000);
   sqlite3_stmt* st = nullptr;
   int64_t total = 0;
-  if (sqlite3_prepare_v2(db,
-                         "SELECT coalesce(sum(next_offset), 0) FROM ksink_offsets WHERE connector=?",
-                         -1, &st, nullptr) == SQLITE_OK) {
+  if (sqlite3_prepare_v2(
+          db, "SELECT coalesce(sum(next_offset), 0) FROM ksink_offsets WHERE connector=?", -1, &st,
+          nullptr) == SQLITE_OK) {
     sqlite3_bind_text(st, 1, connector.c_str(), -1, SQLITE_TRANSIENT);
     if (sqlite3_step(st) == SQLITE_ROW) total = sqlite3_column_int64(st, 0);
   }
@@ -185,7 +184,8 @@ int main(int argc, char** argv) {
   app.add_option("--dir", dir_arg, "where the database files go (default: a temp dir)");
   CLI11_PARSE(app, argc, argv);
   spdlog::set_level(spdlog::level::warn);
-  const fs::path dir = dir_arg.empty() ? ksink::it::freshDir("ksink-bench-sqlite") : fs::path(dir_arg);
+  const fs::path dir =
+      dir_arg.empty() ? ksink::it::freshDir("ksink-bench-sqlite") : fs::path(dir_arg);
 
   // KSINK_TEST_BOOTSTRAP's broker, or one started for this run.
   auto& kafka = ksink::it::RealKafka::shared();
@@ -219,19 +219,22 @@ int main(int argc, char** argv) {
     raw_rates.push_back(static_cast<double>(records) / raw_secs);
     sink_rates.push_back(static_cast<double>(sink.rows) / sink.seconds);
     peak_rss_kb = std::max(peak_rss_kb, sink.peak_rss_kb);
-    fmt::print("round {}: raw insert loop {:.0f} rows/s, Kafka → ksink → SQLite {:.0f} rows/s "
-               "(ratio {:.2f}), ksink peak RSS {} MiB\n",
-               r + 1, raw_rates.back(), sink_rates.back(), sink_rates.back() / raw_rates.back(),
-               sink.peak_rss_kb / 1024);
+    fmt::print(
+        "round {}: raw insert loop {:.0f} rows/s, Kafka → ksink → SQLite {:.0f} rows/s "
+        "(ratio {:.2f}), ksink peak RSS {} MiB\n",
+        r + 1, raw_rates.back(), sink_rates.back(), sink_rates.back() / raw_rates.back(),
+        sink.peak_rss_kb / 1024);
   }
   std::sort(raw_rates.begin(), raw_rates.end());
   std::sort(sink_rates.begin(), sink_rates.end());
   const double raw = raw_rates[raw_rates.size() / 2], sink = sink_rates[sink_rates.size() / 2];
-  fmt::print("\n{} records, {:.0f} B JSON each, {} partitions, median of {} rounds; "
-             "max.poll.records={}, batch.size={}, synchronous=FULL, WAL\n",
-             records, static_cast<double>(json_bytes) / static_cast<double>(records), partitions,
-             rounds, max_poll_records, batch_size);
-  fmt::print("{:<40}{:>16}\n", "raw prepared INSERT, one transaction", fmt::format("{:.0f} rows/s", raw));
+  fmt::print(
+      "\n{} records, {:.0f} B JSON each, {} partitions, median of {} rounds; "
+      "max.poll.records={}, batch.size={}, synchronous=FULL, WAL\n",
+      records, static_cast<double>(json_bytes) / static_cast<double>(records), partitions, rounds,
+      max_poll_records, batch_size);
+  fmt::print("{:<40}{:>16}\n", "raw prepared INSERT, one transaction",
+             fmt::format("{:.0f} rows/s", raw));
   fmt::print("{:<40}{:>16}\n", "Kafka -> ksink sqlite sink", fmt::format("{:.0f} rows/s", sink));
   fmt::print("{:<40}{:>16.2f}\n", "ratio (aim >= 0.7)", sink / raw);
   fmt::print("{:<40}{:>16}\n", "ksink peak RSS", fmt::format("{} MiB", peak_rss_kb / 1024));

@@ -1,12 +1,13 @@
 // Converters: Connect's JSON (schema envelope with logical types, schemaless), string and bytes,
 // and that no input makes them do anything but return or throw ConversionError.
-#include <random>
+#include "ksink/converter.h"
 
 #include <gtest/gtest.h>
 
+#include <random>
+
 #include "json_converter.h"
 #include "ksink/config.h"
-#include "ksink/converter.h"
 
 namespace ksink {
 namespace {
@@ -48,8 +49,9 @@ TEST(JsonConverterTest, EnvelopeStructConvertsEveryFieldInSchemaOrder) {
   EXPECT_EQ(o[0].second, Value::integer(42));
   EXPECT_EQ(o[1].second, Value::string("widget"));
   EXPECT_EQ(o[2].second, Value::integer(7)) << "missing optional field with a default";
-  EXPECT_EQ(Value::decimalToString(o[3].second.asBytes(), sv.schema->fields[3].schema->decimalScale()),
-            "123.45");
+  EXPECT_EQ(
+      Value::decimalToString(o[3].second.asBytes(), sv.schema->fields[3].schema->decimalScale()),
+      "123.45");
   EXPECT_EQ(Value::dateToString(o[4].second.asInt()), "2022-01-08");
   EXPECT_EQ(Value::timeToString(o[5].second.asInt()), "12:35:07.250");
   EXPECT_EQ(Value::timestampToString(o[6].second.asInt()), "2023-11-14 22:13:20.123");
@@ -113,14 +115,17 @@ TEST(JsonConverterTest, MalformedJsonIsAConversionError) {
 }
 
 TEST(JsonConverterTest, SchemaMismatchesSayWhatAndWhere) {
-  expectConversionError(envelope(R"({"id":"x","price":"MDk="})"), true, "'payload.id': expected int32");
+  expectConversionError(envelope(R"({"id":"x","price":"MDk="})"), true,
+                        "'payload.id': expected int32");
   expectConversionError(envelope(R"({"name":"x","price":"MDk="})"), true, "required int32");
   expectConversionError(envelope(R"({"id":1,"price":"MDk=","qty":40000})"), true, "out of range");
   expectConversionError(envelope(R"({"id":1,"price":"%%%"})"), true, "base64");
-  expectConversionError(envelope(R"({"id":1,"price":"MDk=","tags":[1]})"), true, "'payload.tags[0]'");
+  expectConversionError(envelope(R"({"id":1,"price":"MDk=","tags":[1]})"), true,
+                        "'payload.tags[0]'");
   expectConversionError(R"({"a":1})", true, "schemas.enable=false");
   expectConversionError(R"({"schema":{"type":"struct","fields":[]}})", true, "no \"payload\"");
-  expectConversionError(R"({"schema":{"type":"strange"},"payload":1})", true, "unknown schema type");
+  expectConversionError(R"({"schema":{"type":"strange"},"payload":1})", true,
+                        "unknown schema type");
   expectConversionError("[1]", true, "schemas.enable=false");
 }
 
@@ -133,7 +138,8 @@ TEST(JsonConverterTest, ArbitraryBytesNeverCrash) {
     std::string data;
     if (i % 2 == 0) {  // a valid document, truncated or with one byte changed
       data = valid.substr(0, rng() % (valid.size() + 1));
-      if (!data.empty() && i % 4 == 0) data[rng() % data.size()] = alphabet[rng() % alphabet.size()];
+      if (!data.empty() && i % 4 == 0)
+        data[rng() % data.size()] = alphabet[rng() % alphabet.size()];
     } else {
       const size_t n = rng() % 40;
       for (size_t k = 0; k < n; ++k) data += alphabet[rng() % alphabet.size()];
@@ -173,7 +179,9 @@ TEST(ConverterTest, CreateHonoursConnectClassNamesAndAliases) {
 }
 
 TEST(ConverterTest, UnknownConverterIsAConfigError) {
-  EXPECT_THROW(Converter::create(Config(std::map<std::string, std::string>{{"value.converter", "avro"}}), false), ConfigException);
+  EXPECT_THROW(Converter::create(
+                   Config(std::map<std::string, std::string>{{"value.converter", "avro"}}), false),
+               ConfigException);
   const auto problems = Converter::configDef().validate({{"key.converter", "avro"}});
   ASSERT_EQ(problems.size(), 1u);
   EXPECT_EQ(problems[0].key, "key.converter");

@@ -24,7 +24,7 @@ class FakeSinkTaskContext : public SinkTaskContext {
   ErrantRecordReporter* errantRecordReporter() override { return reporter; }
   const Config& config() const override { return config_; }
 
-  OffsetMap rewinds;                        // every offset() call, last one per partition
+  OffsetMap rewinds;                         // every offset() call, last one per partition
   ErrantRecordReporter* reporter = nullptr;  // what errantRecordReporter() returns
 
  private:

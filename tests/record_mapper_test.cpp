@@ -1,7 +1,7 @@
 // RecordMapper: records → rows per pk.mode, whitelist, tombstones and upsert reduction.
-#include <gtest/gtest.h>
-
 #include "ksink/record_mapper.h"
+
+#include <gtest/gtest.h>
 
 namespace ksink {
 namespace {
@@ -47,7 +47,7 @@ TEST(RecordMapperTest, PkModeKafkaPrependsTopicPartitionOffset) {
   auto m = mapper({{"pk.mode", "kafka"}});
   const auto row = m.map(record(5, std::nullopt, R"({"id":1})"));
   EXPECT_EQ(columnNames(*row), (std::vector<std::string>{"__connect_topic", "__connect_partition",
-                                                          "__connect_offset", "id"}));
+                                                         "__connect_offset", "id"}));
   EXPECT_EQ(row->layout->key_count, 3u);
   EXPECT_EQ(row->values[0], Value::string("orders"));
   EXPECT_EQ(row->values[1], Value::integer(3));
@@ -103,9 +103,9 @@ TEST(RecordMapperTest, RowsOfTheSameShapeShareALayout) {
 
 TEST(RecordMapperTest, BadRecordsComeBackWithTheRecordAndDoNotStopTheBatch) {
   auto m = mapper({{"pk.mode", "record_key"}, {"pk.fields", "id"}});
-  const std::vector<SinkRecord> records = {record(1, "1", R"({"a":1})"),
-                                           record(2, std::nullopt, R"({"a":2})"),
-                                           record(3, "3", R"({"a":)"), record(4, "4", R"({"a":4})")};
+  const std::vector<SinkRecord> records = {
+      record(1, "1", R"({"a":1})"), record(2, std::nullopt, R"({"a":2})"),
+      record(3, "3", R"({"a":)"), record(4, "4", R"({"a":4})")};
   const auto batch = m.map(std::span(records));
   ASSERT_EQ(batch.rows.size(), 2u);
   EXPECT_EQ(batch.rows[1].record->offset(), 4);
@@ -158,7 +158,8 @@ TEST(TableSinkConfigTest, ConfluentCrossKeyRulesAreEnforced) {
   EXPECT_THROW(tableConfig({{"pk.mode", "kafka"}, {"pk.fields", "a,b"}}), ConfigException);
   EXPECT_THROW(tableConfig({{"insert.mode", "merge"}}), ConfigException);
   EXPECT_THROW(tableConfig({{"batch.size", "0"}}), ConfigException);
-  const auto ok = tableConfig({{"insert.mode", "upsert"}, {"pk.mode", "kafka"}, {"batch.size", "10"}});
+  const auto ok =
+      tableConfig({{"insert.mode", "upsert"}, {"pk.mode", "kafka"}, {"batch.size", "10"}});
   EXPECT_EQ(ok.pk_fields.size(), 3u);
   EXPECT_EQ(ok.batch_size, 10);
   EXPECT_EQ(ok.connector_name, "c");

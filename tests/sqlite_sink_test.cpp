@@ -2,11 +2,10 @@
 // insert mode, deletes, auto.create/evolve, bad records, fencing, busy files, bad files.
 #include <SQLiteCpp/Database.h>
 #include <SQLiteCpp/Transaction.h>
+#include <gtest/gtest.h>
 
 #include <filesystem>
 #include <fstream>
-
-#include <gtest/gtest.h>
 
 #include "fake_sink_task_context.h"
 #include "ksink/retriable_error.h"
@@ -55,7 +54,9 @@ class SqliteSinkTest : public ::testing::Test {
     return task;
   }
 
-  ksink::testing::Rows query(const std::string& sql) { return ksink::testing::queryRows(db_path_, sql); }
+  ksink::testing::Rows query(const std::string& sql) {
+    return ksink::testing::queryRows(db_path_, sql);
+  }
   int64_t storedOffset() {
     auto rows = query("SELECT next_offset FROM ksink_offsets WHERE connector='conn' AND topic='t'");
     return rows.empty() ? -1 : std::stoll(rows[0][0]);
@@ -77,12 +78,14 @@ TEST(SqliteDialectTest, IdentifiersAreAlwaysQuoted) {
   layout.columns = {{"id", Schema::of(Schema::Type::kInt64), true},
                     {"select", Schema::of(Schema::Type::kString, true), false}};
   layout.key_count = 1;
-  EXPECT_EQ(SqliteDialect::createTable(layout),
-            R"(CREATE TABLE IF NOT EXISTS "my table" ("id" INTEGER NOT NULL, "select" TEXT, PRIMARY KEY("id")))");
+  EXPECT_EQ(
+      SqliteDialect::createTable(layout),
+      R"(CREATE TABLE IF NOT EXISTS "my table" ("id" INTEGER NOT NULL, "select" TEXT, PRIMARY KEY("id")))");
   EXPECT_EQ(SqliteDialect::write(layout, TableSinkConfig::InsertMode::kInsert),
             R"(INSERT INTO "my table" ("id","select") VALUES (?,?))");
-  EXPECT_EQ(SqliteDialect::write(layout, TableSinkConfig::InsertMode::kUpsert),
-            R"(INSERT INTO "my table" ("id","select") VALUES (?,?) ON CONFLICT("id") DO UPDATE SET "select"=excluded."select")");
+  EXPECT_EQ(
+      SqliteDialect::write(layout, TableSinkConfig::InsertMode::kUpsert),
+      R"(INSERT INTO "my table" ("id","select") VALUES (?,?) ON CONFLICT("id") DO UPDATE SET "select"=excluded."select")");
   EXPECT_EQ(SqliteDialect::write(layout, TableSinkConfig::InsertMode::kUpdate),
             R"(UPDATE "my table" SET "select"=? WHERE "id"=?)");
   EXPECT_EQ(SqliteDialect::remove(layout), R"(DELETE FROM "my table" WHERE "id"=?)");
@@ -119,8 +122,9 @@ TEST_F(SqliteSinkTest, InsertModeAutoCreatesTheTableAndStoresOffsetsWithTheRows)
   const std::vector<SinkRecord> batch = {rec(0, std::nullopt, R"({"id":1,"name":"a","p":1.5})"),
                                          rec(1, std::nullopt, R"({"id":2,"name":"b","p":2})")};
   task->put(batch);
-  EXPECT_EQ(query(R"(SELECT "__connect_offset", id, name, p FROM "t" ORDER BY 1)"),
-            (std::vector<std::vector<std::string>>{{"0", "1", "a", "1.5"}, {"1", "2", "b", "2.0"}}));
+  EXPECT_EQ(
+      query(R"(SELECT "__connect_offset", id, name, p FROM "t" ORDER BY 1)"),
+      (std::vector<std::vector<std::string>>{{"0", "1", "a", "1.5"}, {"1", "2", "b", "2.0"}}));
   EXPECT_EQ(storedOffset(), 2);
   EXPECT_EQ(task->preCommit({{{"t", 0}, 2}}), (OffsetMap{{{"t", 0}, 2}}));
   EXPECT_EQ(query("PRAGMA journal_mode")[0][0], "wal");
@@ -157,11 +161,12 @@ TEST_F(SqliteSinkTest, UpsertUpdatesByKeyAndTombstonesDelete) {
 TEST_F(SqliteSinkTest, UpdateModeOnlyChangesExistingRows) {
   {
     SQLite::Database db(db_path_, SQLite::OPEN_READWRITE | SQLite::OPEN_CREATE);
-    db.exec(R"(CREATE TABLE "t" (id TEXT PRIMARY KEY, v INTEGER); INSERT INTO "t" VALUES ('a', 1))");
+    db.exec(
+        R"(CREATE TABLE "t" (id TEXT PRIMARY KEY, v INTEGER); INSERT INTO "t" VALUES ('a', 1))");
   }
   FakeContext ctx;
-  auto task = start({{"insert.mode", "update"}, {"pk.mode", "record_key"}, {"pk.fields", "id"}},
-                    ctx);
+  auto task =
+      start({{"insert.mode", "update"}, {"pk.mode", "record_key"}, {"pk.fields", "id"}}, ctx);
   task->put(std::vector<SinkRecord>{rec(0, "a", R"({"v":5})"), rec(1, "z", R"({"v":6})")});
   EXPECT_EQ(query(R"(SELECT id, v FROM "t")"), (std::vector<std::vector<std::string>>{{"a", "5"}}));
 }
@@ -265,11 +270,10 @@ TEST_F(SqliteSinkTest, BadRecordsGoToTheReporterAndTheRestIsCommitted) {
   FakeContext ctx;
   ctx.reporter = &reporter;
   auto task = start({}, ctx);
-  task->put(std::vector<SinkRecord>{rec(0, std::nullopt, R"({"a":1})"),
-                                    rec(1, std::nullopt, R"({"a":null})"),
-                                    rec(2, std::nullopt, R"({"a":"text"})"),
-                                    rec(3, std::nullopt, R"({"a":)"),
-                                    rec(4, std::nullopt, R"({"a":5})")});
+  task->put(std::vector<SinkRecord>{
+      rec(0, std::nullopt, R"({"a":1})"), rec(1, std::nullopt, R"({"a":null})"),
+      rec(2, std::nullopt, R"({"a":"text"})"), rec(3, std::nullopt, R"({"a":)"),
+      rec(4, std::nullopt, R"({"a":5})")});
   EXPECT_EQ(query(R"(SELECT a FROM "t" ORDER BY a)"),
             (std::vector<std::vector<std::string>>{{"1"}, {"5"}}));
   ASSERT_EQ(reporter.reported.size(), 3u);
@@ -295,14 +299,17 @@ TEST_F(SqliteSinkTest, LargeBatchesGoThroughMultiRowStatementsAndStillIsolateBad
     else if (i == 130)
       values.push_back(R"({"a":null,"s":"x"})");  // NOT NULL: SQLite refuses the whole chunk
     else
-      values.push_back(fmt::format(R"({{"a":{},"s":"row {} with a text long enough to allocate"}})", i, i));
+      values.push_back(
+          fmt::format(R"({{"a":{},"s":"row {} with a text long enough to allocate"}})", i, i));
   }
   std::vector<SinkRecord> batch;
-  for (int i = 0; i < 300; ++i) batch.push_back(rec(i, std::nullopt, values[static_cast<size_t>(i)]));
+  for (int i = 0; i < 300; ++i)
+    batch.push_back(rec(i, std::nullopt, values[static_cast<size_t>(i)]));
   task->put(batch);
   EXPECT_EQ(query(R"(SELECT count(*), count(DISTINCT a), sum(a) FROM "t")"),
             (ksink::testing::Rows{{"298", "298", std::to_string(299 * 300 / 2 - 70 - 130)}}));
-  EXPECT_EQ(query(R"(SELECT s FROM "t" WHERE a = 299)")[0][0], "row 299 with a text long enough to allocate");
+  EXPECT_EQ(query(R"(SELECT s FROM "t" WHERE a = 299)")[0][0],
+            "row 299 with a text long enough to allocate");
   std::set<int64_t> reported;
   for (const auto& [o, why] : reporter.reported) reported.insert(o);
   EXPECT_EQ(reported, (std::set<int64_t>{70, 130}));
@@ -319,7 +326,8 @@ TEST_F(SqliteSinkTest, LargeUpsertBatchesKeepTheLastValuePerKey) {
   std::vector<std::string> values;
   for (int i = 0; i < 500; ++i) values.push_back(fmt::format(R"({{"k":{},"v":{}}})", i % 100, i));
   std::vector<SinkRecord> batch;
-  for (int i = 0; i < 500; ++i) batch.push_back(rec(i, std::nullopt, values[static_cast<size_t>(i)]));
+  for (int i = 0; i < 500; ++i)
+    batch.push_back(rec(i, std::nullopt, values[static_cast<size_t>(i)]));
   task->put(std::span(batch).subspan(0, 250));
   task->put(std::span(batch).subspan(250));
   EXPECT_EQ(query(R"(SELECT count(*), min(v), max(v) FROM "t")"),

@@ -1,10 +1,11 @@
 // TransactionalSinkTask against an in-memory transactional destination: offsets stored with the
 // rows, rewinds on open, compare-and-set fencing of zombies, preCommit = what is committed.
+#include "ksink/transactional_sink_task.h"
+
 #include <gtest/gtest.h>
 
 #include "fake_sink_task_context.h"
 #include "ksink/retriable_error.h"
-#include "ksink/transactional_sink_task.h"
 
 namespace ksink {
 namespace {
@@ -21,7 +22,9 @@ using FakeContext = testing::FakeSinkTaskContext;
 
 class FakeTask : public TransactionalSinkTask {
  public:
-  explicit FakeTask(FakeDestination& dest, size_t batch = 0) : dest_(dest) { setMaxBatchSize(batch); }
+  explicit FakeTask(FakeDestination& dest, size_t batch = 0) : dest_(dest) {
+    setMaxBatchSize(batch);
+  }
   void start(const Config&) override {}
   void stop() override {}
   using TransactionalSinkTask::reportBadRecord;

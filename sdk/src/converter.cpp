@@ -45,7 +45,8 @@ std::unique_ptr<Converter> Converter::create(const Config& config, bool is_key) 
   }
   const auto enable = config.get(prefix + ".schemas.enable").value_or("true");
   if (enable != "true" && enable != "false")
-    throw ConfigException({{prefix + ".schemas.enable", fmt::format("'{}' is not true or false", enable)}});
+    throw ConfigException(
+        {{prefix + ".schemas.enable", fmt::format("'{}' is not true or false", enable)}});
   return std::make_unique<JsonConverter>(enable == "true");
 }
 

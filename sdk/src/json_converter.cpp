@@ -1,10 +1,10 @@
 #include "json_converter.h"
 
+#include <fmt/format.h>
+
 #include <cstring>
 #include <limits>
 #include <vector>
-
-#include <fmt/format.h>
 
 #include "base64.h"
 
@@ -126,12 +126,18 @@ std::string_view jsonTypeName(od::value& v) {
   od::json_type type{};
   if (v.type().get(type)) return "malformed JSON";
   switch (type) {
-    case od::json_type::object: return "an object";
-    case od::json_type::array: return "an array";
-    case od::json_type::number: return "a number";
-    case od::json_type::string: return "a string";
-    case od::json_type::boolean: return "a boolean";
-    case od::json_type::null: return "null";
+    case od::json_type::object:
+      return "an object";
+    case od::json_type::array:
+      return "an array";
+    case od::json_type::number:
+      return "a number";
+    case od::json_type::string:
+      return "a string";
+    case od::json_type::boolean:
+      return "a boolean";
+    case od::json_type::null:
+      return "null";
   }
   return "?";
 }
@@ -147,12 +153,17 @@ Value convertInteger(od::value& v, const Schema& schema, const Path& path) {
     if (i < lo || i > hi) fail(path, fmt::format("{} out of range for {}", i, schema));
   };
   switch (schema.type) {
-    case Schema::Type::kInt8: in(-128, 127); break;
-    case Schema::Type::kInt16: in(-32768, 32767); break;
+    case Schema::Type::kInt8:
+      in(-128, 127);
+      break;
+    case Schema::Type::kInt16:
+      in(-32768, 32767);
+      break;
     case Schema::Type::kInt32:
       in(std::numeric_limits<int32_t>::min(), std::numeric_limits<int32_t>::max());
       break;
-    default: break;
+    default:
+      break;
   }
   return Value::integer(i);
 }
@@ -331,8 +342,7 @@ void checkDepth(std::string_view data) {
     } else if (c == '"') {
       in_string = true;
     } else if (c == '[' || c == '{') {
-      if (++depth > kMaxDepth)
-        fail(Path{}, fmt::format("nested deeper than {} levels", kMaxDepth));
+      if (++depth > kMaxDepth) fail(Path{}, fmt::format("nested deeper than {} levels", kMaxDepth));
     } else if ((c == ']' || c == '}') && depth > 0) {
       --depth;
     }

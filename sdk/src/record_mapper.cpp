@@ -1,9 +1,9 @@
 #include "ksink/record_mapper.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <unordered_set>
-
-#include <fmt/format.h>
 
 namespace ksink {
 namespace {
@@ -25,19 +25,28 @@ bool isObject(const SchemaAndValue& sv) {
 std::shared_ptr<const Schema> inferSchema(const Value& v) {
   using T = Schema::Type;
   switch (v.kind()) {
-    case Value::Kind::kBoolean: return Schema::of(T::kBoolean, true);
-    case Value::Kind::kInt: return Schema::of(T::kInt64, true);
-    case Value::Kind::kDouble: return Schema::of(T::kFloat64, true);
-    case Value::Kind::kBytes: return Schema::of(T::kBytes, true);
-    case Value::Kind::kArray: return Schema::of(T::kArray, true);
-    case Value::Kind::kObject: return Schema::of(T::kMap, true);
+    case Value::Kind::kBoolean:
+      return Schema::of(T::kBoolean, true);
+    case Value::Kind::kInt:
+      return Schema::of(T::kInt64, true);
+    case Value::Kind::kDouble:
+      return Schema::of(T::kFloat64, true);
+    case Value::Kind::kBytes:
+      return Schema::of(T::kBytes, true);
+    case Value::Kind::kArray:
+      return Schema::of(T::kArray, true);
+    case Value::Kind::kObject:
+      return Schema::of(T::kMap, true);
     case Value::Kind::kNull:  // type unknown: text holds anything a later record brings
-    case Value::Kind::kString: return Schema::of(T::kString, true);
+    case Value::Kind::kString:
+      return Schema::of(T::kString, true);
   }
   return Schema::of(T::kString, true);
 }
 
-char kindCode(const Value& v) { return static_cast<char>('a' + static_cast<int>(v.kind())); }
+char kindCode(const Value& v) {
+  return static_cast<char>('a' + static_cast<int>(v.kind()));
+}
 
 // Appends what identifies the shape of `sv` to a layout cache key.
 void describe(std::string& out, const SchemaAndValue& sv) {
@@ -71,7 +80,8 @@ std::vector<FieldRef> fieldsOf(const SchemaAndValue& sv) {
     for (size_t i = 0; i < sv.schema->fields.size(); ++i)
       out.push_back({sv.schema->fields[i].name, sv.schema->fields[i].schema, i});
   } else {
-    for (size_t i = 0; i < obj.size(); ++i) out.push_back({obj[i].first, inferSchema(obj[i].second), i});
+    for (size_t i = 0; i < obj.size(); ++i)
+      out.push_back({obj[i].first, inferSchema(obj[i].second), i});
   }
   return out;
 }
@@ -114,7 +124,10 @@ std::shared_ptr<const RecordMapper::MappedLayout> RecordMapper::layoutFor(
   const bool uses_key = config_.pk_mode == PkMode::kRecordKey;
   auto& cache_key = lookup_key_;
   cache_key.assign(table);
-  cache_key += is_delete ? "\x1e" "d" : "\x1e" "w";
+  cache_key += is_delete ? "\x1e"
+                           "d"
+                         : "\x1e"
+                           "w";
   if (uses_key) describe(cache_key, key);
   cache_key += '\x1e';
   if (!is_delete) describe(cache_key, value);
@@ -139,8 +152,9 @@ std::shared_ptr<const RecordMapper::MappedLayout> RecordMapper::layoutFor(
       auto it = std::find_if(fields.begin(), fields.end(),
                              [&](const FieldRef& f) { return f.name == name; });
       if (it == fields.end())
-        throw ConversionError(fmt::format("pk.fields names '{}', which the record {} ({}) does not have",
-                                          name, what, sv.schema ? format_as(*sv.schema) : "schemaless"));
+        throw ConversionError(
+            fmt::format("pk.fields names '{}', which the record {} ({}) does not have", name, what,
+                        sv.schema ? format_as(*sv.schema) : "schemaless"));
       out.push_back(*it);
     }
     return out;
@@ -162,9 +176,9 @@ std::shared_ptr<const RecordMapper::MappedLayout> RecordMapper::layoutFor(
           add(std::string(f.name), f.schema, true, {Source::Kind::kKeyField, f.index});
       } else {
         if (config_.pk_fields.size() > 1)
-          throw ConversionError(fmt::format(
-              "pk.fields names {} fields but the record key is not a struct",
-              config_.pk_fields.size()));
+          throw ConversionError(
+              fmt::format("pk.fields names {} fields but the record key is not a struct",
+                          config_.pk_fields.size()));
         add(config_.pk_fields.empty() ? std::string(TableSinkConfig::kKeyColumn)
                                       : config_.pk_fields[0],
             wholeSchema(key), true, {Source::Kind::kWholeKey});
@@ -260,8 +274,7 @@ RecordMapper::Batch RecordMapper::map(std::span<const SinkRecord> records) {
       batch.failures.push_back({&record, std::current_exception()});
     }
   }
-  if (config_.insert_mode != TableSinkConfig::InsertMode::kInsert)
-    reduceToLastPerKey(batch.rows);
+  if (config_.insert_mode != TableSinkConfig::InsertMode::kInsert) reduceToLastPerKey(batch.rows);
   return batch;
 }
 

@@ -6,9 +6,9 @@
 namespace ksink {
 namespace {
 
-constexpr std::array<std::string_view, 12> kTypeNames = {
-    "int8", "int16", "int32", "int64", "float", "double",
-    "boolean", "string", "bytes", "array", "map", "struct"};
+constexpr std::array<std::string_view, 12> kTypeNames = {"int8",  "int16",  "int32",   "int64",
+                                                         "float", "double", "boolean", "string",
+                                                         "bytes", "array",  "map",     "struct"};
 
 }  // namespace
 
@@ -36,7 +36,9 @@ const Schema::Field* Schema::field(std::string_view field_name) const {
   return nullptr;
 }
 
-std::string_view Schema::typeName(Type type) { return kTypeNames[static_cast<size_t>(type)]; }
+std::string_view Schema::typeName(Type type) {
+  return kTypeNames[static_cast<size_t>(type)];
+}
 
 std::optional<Schema::Type> Schema::typeFromName(std::string_view type_name) {
   for (size_t i = 0; i < kTypeNames.size(); ++i)

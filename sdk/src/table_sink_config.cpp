@@ -1,8 +1,8 @@
 #include "ksink/table_sink_config.h"
 
-#include <algorithm>
-
 #include <fmt/format.h>
+
+#include <algorithm>
 
 #include "ksink/converter.h"
 
@@ -81,19 +81,19 @@ TableSinkConfig TableSinkConfig::parse(const Config& config) {
   out.auto_evolve = boolean("auto.evolve");
   if (problems.empty()) out.batch_size = static_cast<int32_t>(std::stol(str("batch.size")));
 
-  if (out.table_name_format.empty())
-    problems.push_back({"table.name.format", "must not be empty"});
+  if (out.table_name_format.empty()) problems.push_back({"table.name.format", "must not be empty"});
   if (out.delete_enabled && out.pk_mode != PkMode::kRecordKey)
-    problems.push_back(
-        {"delete.enabled", "delete.enabled=true requires pk.mode=record_key (deletes find rows by "
-                           "the record key)"});
+    problems.push_back({"delete.enabled",
+                        "delete.enabled=true requires pk.mode=record_key (deletes find rows by "
+                        "the record key)"});
   if (out.insert_mode != InsertMode::kInsert && out.pk_mode == PkMode::kNone)
     problems.push_back({"insert.mode", fmt::format("insert.mode={} needs a primary key: set "
                                                    "pk.mode to kafka, record_key or record_value",
                                                    str("insert.mode"))});
   if (out.pk_mode == PkMode::kKafka && !out.pk_fields.empty() && out.pk_fields.size() != 3)
-    problems.push_back({"pk.fields", "pk.mode=kafka takes no pk.fields or exactly three names "
-                                     "(topic, partition and offset columns)"});
+    problems.push_back({"pk.fields",
+                        "pk.mode=kafka takes no pk.fields or exactly three names "
+                        "(topic, partition and offset columns)"});
   if (out.pk_mode == PkMode::kNone && !out.pk_fields.empty())
     problems.push_back({"pk.fields", "pk.fields is set but pk.mode=none"});
   if (!problems.empty()) throw ConfigException(std::move(problems));

@@ -1,11 +1,11 @@
 #include "ksink/transactional_sink_task.h"
 
-#include <algorithm>
-#include <stdexcept>
-
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 #include <spdlog/spdlog.h>
+
+#include <algorithm>
+#include <stdexcept>
 
 namespace ksink {
 
@@ -115,10 +115,10 @@ void TransactionalSinkTask::reportBadRecord(const SinkRecord& record, const std:
     reporter->report(record, error);
     return;
   }
-  throw std::runtime_error(fmt::format("cannot write record {} (topic {}, partition {}, offset "
-                                       "{}): {}",
-                                       record, record.topic(), record.partition(),
-                                       record.offset(), error.what()));
+  throw std::runtime_error(
+      fmt::format("cannot write record {} (topic {}, partition {}, offset "
+                  "{}): {}",
+                  record, record.topic(), record.partition(), record.offset(), error.what()));
 }
 
 void TransactionalSinkTask::reportBadRecord(const SinkRecord& record, std::exception_ptr error) {

@@ -1,10 +1,10 @@
 #include "ksink/value.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <array>
 #include <cstdio>
-
-#include <fmt/format.h>
 
 #include "base64.h"
 
@@ -15,13 +15,27 @@ void appendJsonString(std::string& out, std::string_view s) {
   out += '"';
   for (const char c : s) {
     switch (c) {
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
-      case '\n': out += "\\n"; break;
-      case '\r': out += "\\r"; break;
-      case '\t': out += "\\t"; break;
-      case '\b': out += "\\b"; break;
-      case '\f': out += "\\f"; break;
+      case '"':
+        out += "\\\"";
+        break;
+      case '\\':
+        out += "\\\\";
+        break;
+      case '\n':
+        out += "\\n";
+        break;
+      case '\r':
+        out += "\\r";
+        break;
+      case '\t':
+        out += "\\t";
+        break;
+      case '\b':
+        out += "\\b";
+        break;
+      case '\f':
+        out += "\\f";
+        break;
       default:
         if (static_cast<unsigned char>(c) < 0x20)
           out += fmt::format("\\u{:04x}", static_cast<unsigned>(c));
@@ -34,12 +48,24 @@ void appendJsonString(std::string& out, std::string_view s) {
 
 void appendJson(std::string& out, const Value& v) {
   switch (v.kind()) {
-    case Value::Kind::kNull: out += "null"; break;
-    case Value::Kind::kBoolean: out += v.asBoolean() ? "true" : "false"; break;
-    case Value::Kind::kInt: out += fmt::format("{}", v.asInt()); break;
-    case Value::Kind::kDouble: out += fmt::format("{}", v.asDouble()); break;
-    case Value::Kind::kString: appendJsonString(out, v.asString()); break;
-    case Value::Kind::kBytes: appendJsonString(out, base64Encode(v.asBytes())); break;
+    case Value::Kind::kNull:
+      out += "null";
+      break;
+    case Value::Kind::kBoolean:
+      out += v.asBoolean() ? "true" : "false";
+      break;
+    case Value::Kind::kInt:
+      out += fmt::format("{}", v.asInt());
+      break;
+    case Value::Kind::kDouble:
+      out += fmt::format("{}", v.asDouble());
+      break;
+    case Value::Kind::kString:
+      appendJsonString(out, v.asString());
+      break;
+    case Value::Kind::kBytes:
+      appendJsonString(out, base64Encode(v.asBytes()));
+      break;
     case Value::Kind::kArray: {
       out += '[';
       bool first = true;
@@ -82,7 +108,9 @@ void civilFromDays(int64_t z, int64_t& y, unsigned& m, unsigned& d) {
   y += m <= 2;
 }
 
-int64_t floorDiv(int64_t a, int64_t b) { return a / b - ((a % b != 0) && ((a < 0) != (b < 0))); }
+int64_t floorDiv(int64_t a, int64_t b) {
+  return a / b - ((a % b != 0) && ((a < 0) != (b < 0)));
+}
 
 }  // namespace
 

@@ -91,8 +91,7 @@ class RecordMapper {
  private:
   struct MappedLayout;
   const std::string& tableFor(std::string_view topic);
-  std::shared_ptr<const MappedLayout> layoutFor(const std::string& table,
-                                                const SchemaAndValue& key,
+  std::shared_ptr<const MappedLayout> layoutFor(const std::string& table, const SchemaAndValue& key,
                                                 const SchemaAndValue& value, bool is_delete);
 
   TableSinkConfig config_;

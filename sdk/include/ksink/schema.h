@@ -1,10 +1,13 @@
-// Schema: Kafka Connect's schema model (org.apache.kafka.connect.data.Schema), as the JSON converter
-// reads it from a `{"schema": …, "payload": …}` envelope and as the table sinks map it to columns.
+// Schema: Kafka Connect's schema model (org.apache.kafka.connect.data.Schema), as the JSON
+// converter reads it from a `{"schema": …, "payload": …}` envelope and as the table sinks map it to
+// columns.
 //
 // A Schema is an immutable value once built; converters hand out `std::shared_ptr<const Schema>`
 // and reuse the same object for records that carry the same schema, so a sink may cache per-schema
 // work (column layouts, prepared statements) by pointer. Safe to share between threads.
 #pragma once
+
+#include <fmt/format.h>
 
 #include <cstdint>
 #include <map>
@@ -13,8 +16,6 @@
 #include <string>
 #include <string_view>
 #include <vector>
-
-#include <fmt/format.h>
 
 namespace ksink {
 
@@ -66,7 +67,9 @@ struct Schema {
   // The field named `name`, or nullptr.
   const Field* field(std::string_view field_name) const;
   // Not an array, map or struct: a single SQL column holds it as it is.
-  bool isPrimitive() const { return type != Type::kArray && type != Type::kMap && type != Type::kStruct; }
+  bool isPrimitive() const {
+    return type != Type::kArray && type != Type::kMap && type != Type::kStruct;
+  }
 
   // Connect's lower-case type names ("int32", "struct", …), as in the JSON envelope.
   static std::string_view typeName(Type type);

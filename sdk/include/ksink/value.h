@@ -36,7 +36,9 @@ class Value {
   static Value boolean(bool b) { return Value(Storage(std::in_place_index<1>, b)); }
   static Value integer(int64_t i) { return Value(Storage(std::in_place_index<2>, i)); }
   static Value floating(double d) { return Value(Storage(std::in_place_index<3>, d)); }
-  static Value string(std::string s) { return Value(Storage(std::in_place_index<4>, std::move(s))); }
+  static Value string(std::string s) {
+    return Value(Storage(std::in_place_index<4>, std::move(s)));
+  }
   static Value bytes(std::string b) {
     return Value(Storage(std::in_place_index<5>, Bytes{std::move(b)}));
   }
@@ -68,8 +70,8 @@ class Value {
   // The unscaled bytes of a decimal number's text at `scale` ("1.5" at scale 2 → 150); nullopt
   // when `text` is not a plain decimal number or has more fractional digits than `scale`.
   static std::optional<std::string> decimalFromString(std::string_view text, int32_t scale);
-  static std::string dateToString(int64_t days);              // "2024-02-29"
-  static std::string timeToString(int64_t millis_of_day);     // "13:45:07.250"
+  static std::string dateToString(int64_t days);               // "2024-02-29"
+  static std::string timeToString(int64_t millis_of_day);      // "13:45:07.250"
   static std::string timestampToString(int64_t epoch_millis);  // "2024-02-29 13:45:07.250" (UTC)
 
   friend bool operator==(const Value&, const Value&) = default;

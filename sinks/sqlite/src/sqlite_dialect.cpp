@@ -1,9 +1,9 @@
 #include "sqlite_dialect.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cctype>
-
-#include <fmt/format.h>
 
 #include "ksink/transactional_sink_task.h"
 
@@ -12,7 +12,8 @@ namespace {
 
 std::string upper(std::string_view s) {
   std::string out(s);
-  std::transform(out.begin(), out.end(), out.begin(), [](unsigned char c) { return std::toupper(c); });
+  std::transform(out.begin(), out.end(), out.begin(),
+                 [](unsigned char c) { return std::toupper(c); });
   return out;
 }
 
@@ -39,16 +40,20 @@ std::string defaultClause(const Schema& schema) {
   if (!schema.default_value || schema.logical() != Schema::Logical::kNone) return "";
   const Value& v = *schema.default_value;
   switch (v.kind()) {
-    case Value::Kind::kBoolean: return v.asBoolean() ? " DEFAULT 1" : " DEFAULT 0";
-    case Value::Kind::kInt: return fmt::format(" DEFAULT {}", v.asInt());
-    case Value::Kind::kDouble: return fmt::format(" DEFAULT {}", v.asDouble());
+    case Value::Kind::kBoolean:
+      return v.asBoolean() ? " DEFAULT 1" : " DEFAULT 0";
+    case Value::Kind::kInt:
+      return fmt::format(" DEFAULT {}", v.asInt());
+    case Value::Kind::kDouble:
+      return fmt::format(" DEFAULT {}", v.asDouble());
     case Value::Kind::kString: {
       std::string s = v.asString();
       for (size_t at = s.find('\''); at != std::string::npos; at = s.find('\'', at + 2))
         s.insert(at, 1, '\'');
       return " DEFAULT '" + s + "'";
     }
-    default: return "";
+    default:
+      return "";
   }
 }
 
@@ -66,25 +71,32 @@ std::string SqliteDialect::quote(std::string_view identifier) {
 
 std::string_view SqliteDialect::columnType(const Schema& schema) {
   switch (schema.logical()) {
-    case Schema::Logical::kDecimal: return "NUMERIC";
+    case Schema::Logical::kDecimal:
+      return "NUMERIC";
     case Schema::Logical::kDate:
     case Schema::Logical::kTime:
-    case Schema::Logical::kTimestamp: return "TEXT";
-    case Schema::Logical::kNone: break;
+    case Schema::Logical::kTimestamp:
+      return "TEXT";
+    case Schema::Logical::kNone:
+      break;
   }
   switch (schema.type) {
     case Schema::Type::kInt8:
     case Schema::Type::kInt16:
     case Schema::Type::kInt32:
     case Schema::Type::kInt64:
-    case Schema::Type::kBoolean: return "INTEGER";
+    case Schema::Type::kBoolean:
+      return "INTEGER";
     case Schema::Type::kFloat32:
-    case Schema::Type::kFloat64: return "REAL";
-    case Schema::Type::kBytes: return "BLOB";
+    case Schema::Type::kFloat64:
+      return "REAL";
+    case Schema::Type::kBytes:
+      return "BLOB";
     case Schema::Type::kString:
     case Schema::Type::kArray:
     case Schema::Type::kMap:
-    case Schema::Type::kStruct: return "TEXT";
+    case Schema::Type::kStruct:
+      return "TEXT";
   }
   return "TEXT";
 }

@@ -1,18 +1,16 @@
 #include "ksink/sqlite/sqlite_sink_task.h"
 
-#include <sqlite3.h>
-
 #include <SQLiteCpp/Database.h>
 #include <SQLiteCpp/Statement.h>
 #include <SQLiteCpp/Transaction.h>
+#include <fmt/format.h>
+#include <spdlog/spdlog.h>
+#include <sqlite3.h>
 
 #include <algorithm>
 #include <cctype>
 #include <functional>
 #include <unordered_map>
-
-#include <fmt/format.h>
-#include <spdlog/spdlog.h>
 
 #include "ksink/conversion_error.h"
 #include "ksink/record_mapper.h"
@@ -53,7 +51,8 @@ ConfigException configError(std::string key, std::string reason) {
 
 std::string lower(std::string_view s) {
   std::string out(s);
-  std::transform(out.begin(), out.end(), out.begin(), [](unsigned char c) { return std::tolower(c); });
+  std::transform(out.begin(), out.end(), out.begin(),
+                 [](unsigned char c) { return std::tolower(c); });
   return out;
 }
 
@@ -74,7 +73,7 @@ struct ColumnBinding {
 // Binds `v` as parameter `index`, or returns why it does not fit the column. `scratch` holds text
 // made for the value until the statement has run (bound without a copy).
 std::optional<std::string> bindValue(SQLite::Statement& st, int index, const Value& v,
-                                const ColumnBinding& c, std::string& scratch) {
+                                     const ColumnBinding& c, std::string& scratch) {
   enum class Rep { kNull, kInt, kReal, kText, kJson, kBlob } rep = Rep::kNull;
   switch (v.kind()) {
     case Value::Kind::kNull:
@@ -87,9 +86,15 @@ std::optional<std::string> bindValue(SQLite::Statement& st, int index, const Val
     case Value::Kind::kInt:
       rep = Rep::kText;
       switch (c.logical) {
-        case Schema::Logical::kDate: scratch = Value::dateToString(v.asInt()); break;
-        case Schema::Logical::kTime: scratch = Value::timeToString(v.asInt()); break;
-        case Schema::Logical::kTimestamp: scratch = Value::timestampToString(v.asInt()); break;
+        case Schema::Logical::kDate:
+          scratch = Value::dateToString(v.asInt());
+          break;
+        case Schema::Logical::kTime:
+          scratch = Value::timeToString(v.asInt());
+          break;
+        case Schema::Logical::kTimestamp:
+          scratch = Value::timestampToString(v.asInt());
+          break;
         default:
           st.bind(index, static_cast<int64_t>(v.asInt()));
           rep = Rep::kInt;
@@ -97,8 +102,10 @@ std::optional<std::string> bindValue(SQLite::Statement& st, int index, const Val
       if (rep == Rep::kText) st.bindNoCopy(index, scratch);
       break;
     case Value::Kind::kDouble:
-      if (c.affinity == Affinity::kInteger && v.asDouble() != static_cast<double>(static_cast<int64_t>(v.asDouble())))
-        return fmt::format("{} does not fit INTEGER column {}", v.asDouble(), SqliteDialect::quote(c.name));
+      if (c.affinity == Affinity::kInteger &&
+          v.asDouble() != static_cast<double>(static_cast<int64_t>(v.asDouble())))
+        return fmt::format("{} does not fit INTEGER column {}", v.asDouble(),
+                           SqliteDialect::quote(c.name));
       st.bind(index, v.asDouble());
       rep = Rep::kReal;
       break;
@@ -125,15 +132,24 @@ std::optional<std::string> bindValue(SQLite::Statement& st, int index, const Val
   }
   bool fits = true;
   switch (c.affinity) {
-    case Affinity::kInteger: fits = rep == Rep::kNull || rep == Rep::kInt || rep == Rep::kReal; break;
-    case Affinity::kReal: fits = rep == Rep::kNull || rep == Rep::kInt || rep == Rep::kReal; break;
-    case Affinity::kNumeric: fits = rep != Rep::kBlob && rep != Rep::kJson; break;
-    case Affinity::kText: fits = rep != Rep::kBlob; break;
-    case Affinity::kBlob: break;
+    case Affinity::kInteger:
+      fits = rep == Rep::kNull || rep == Rep::kInt || rep == Rep::kReal;
+      break;
+    case Affinity::kReal:
+      fits = rep == Rep::kNull || rep == Rep::kInt || rep == Rep::kReal;
+      break;
+    case Affinity::kNumeric:
+      fits = rep != Rep::kBlob && rep != Rep::kJson;
+      break;
+    case Affinity::kText:
+      fits = rep != Rep::kBlob;
+      break;
+    case Affinity::kBlob:
+      break;
   }
   if (fits) return std::nullopt;
-  static constexpr const char* kRepNames[] = {"null", "an integer", "a number", "text", "JSON",
-                                              "bytes"};
+  static constexpr const char* kRepNames[] = {"null", "an integer", "a number",
+                                              "text", "JSON",       "bytes"};
   return fmt::format("{} does not fit column {} {}", kRepNames[static_cast<int>(rep)],
                      SqliteDialect::quote(c.name), c.declared_type);
 }
@@ -147,8 +163,8 @@ class SqliteSinkTask::Impl {
     std::unique_ptr<SQLite::Statement> statement;  // null: nothing to run for this layout
     std::unique_ptr<SQLite::Statement> multi;      // `multi_rows` rows at once (insert, upsert)
     size_t multi_rows = 0;
-    std::vector<ColumnBinding> columns;            // per parameter
-    std::vector<size_t> order;                     // layout column per parameter
+    std::vector<ColumnBinding> columns;  // per parameter
+    std::vector<size_t> order;           // layout column per parameter
   };
   using TableColumns = std::unordered_map<std::string, std::string>;  // lower(name) → type
 
@@ -188,9 +204,9 @@ class SqliteSinkTask::Impl {
     if (cols->empty()) cols = &tableColumns(layout.table, true);
     if (cols->empty()) {
       if (!config.auto_create)
-        throw std::runtime_error(fmt::format(
-            "table {} does not exist in {} (create it, or set auto.create=true)",
-            SqliteDialect::quote(layout.table), path));
+        throw std::runtime_error(
+            fmt::format("table {} does not exist in {} (create it, or set auto.create=true)",
+                        SqliteDialect::quote(layout.table), path));
       ddl(SqliteDialect::createTable(layout));
       return tableColumns(layout.table, true);
     }
@@ -206,11 +222,12 @@ class SqliteSinkTask::Impl {
     if (absent.empty()) return *cols;
     if (!config.auto_evolve) {
       std::string names;
-      for (const auto* c : absent) names += (names.empty() ? "" : ", ") + SqliteDialect::quote(c->name);
-      throw std::runtime_error(fmt::format(
-          "table {} has no column(s) {} that the records carry (add them, or set "
-          "auto.evolve=true)",
-          SqliteDialect::quote(layout.table), names));
+      for (const auto* c : absent)
+        names += (names.empty() ? "" : ", ") + SqliteDialect::quote(c->name);
+      throw std::runtime_error(
+          fmt::format("table {} has no column(s) {} that the records carry (add them, or set "
+                      "auto.evolve=true)",
+                      SqliteDialect::quote(layout.table), names));
     }
     for (const auto* c : absent) ddl(SqliteDialect::addColumn(layout.table, *c));
     return tableColumns(layout.table, true);
@@ -263,7 +280,8 @@ class SqliteSinkTask::Impl {
     return plans.emplace(layout.get(), std::move(plan)).first->second;
   }
 
-  // Binds `row` at parameter `first` (1-based) of `st`; returns why it does not fit, if it does not.
+  // Binds `row` at parameter `first` (1-based) of `st`; returns why it does not fit, if it does
+  // not.
   std::optional<std::string> bindRow(SQLite::Statement& st, const Plan& plan,
                                      const RecordMapper::Row& row, size_t first) {
     const size_t n = plan.order.size();
@@ -295,8 +313,7 @@ class SqliteSinkTask::Impl {
 
   // One chunk of plan.multi_rows rows from [at, end) through the multi-row statement; rows that do
   // not fit are reported and skipped. Returns where the next chunk starts.
-  size_t writeRows(Plan& plan, const std::vector<RecordMapper::Row>& rows, size_t at,
-                   size_t end) {
+  size_t writeRows(Plan& plan, const std::vector<RecordMapper::Row>& rows, size_t at, size_t end) {
     auto& st = *plan.multi;
     const size_t width = plan.order.size();
     // Sized before binding: text is bound without a copy, so scratch must not move mid-chunk.
@@ -336,7 +353,9 @@ class SqliteSinkTask::Impl {
 SqliteSinkTask::SqliteSinkTask() : impl_(std::make_unique<Impl>()) {}
 SqliteSinkTask::~SqliteSinkTask() = default;
 
-std::string SqliteSinkTask::version() const { return KSINK_SQLITE_VERSION; }
+std::string SqliteSinkTask::version() const {
+  return KSINK_SQLITE_VERSION;
+}
 
 std::string SqliteSinkTask::pathFromUrl(const std::string& url) {
   std::string_view rest = url;
@@ -347,9 +366,10 @@ std::string SqliteSinkTask::pathFromUrl(const std::string& url) {
   };
   if (!strip("jdbc:sqlite:") && !strip("sqlite://") && !strip("sqlite:") &&
       url.find("://") != std::string::npos)
-    throw configError("connection.url", fmt::format("'{}' is not a SQLite URL (use sqlite:///path/to/file.db "
-                                        "or a plain file path)",
-                                        url));
+    throw configError("connection.url",
+                      fmt::format("'{}' is not a SQLite URL (use sqlite:///path/to/file.db "
+                                  "or a plain file path)",
+                                  url));
   if (rest.empty()) throw configError("connection.url", "names no database file");
   return std::string(rest);
 }
@@ -388,9 +408,8 @@ void SqliteSinkTask::start(const Config& config) {
       synchronous != "EXTRA")
     throw configError("sqlite.synchronous",
                       fmt::format("'{}' is not OFF, NORMAL, FULL or EXTRA", synchronous));
-  const int busy_ms = static_cast<int>(
-      std::clamp<int64_t>(std::stoll(config.get("sqlite.busy.timeout.ms").value_or("30000")), 0,
-                          INT32_MAX));
+  const int busy_ms = static_cast<int>(std::clamp<int64_t>(
+      std::stoll(config.get("sqlite.busy.timeout.ms").value_or("30000")), 0, INT32_MAX));
   setMaxBatchSize(static_cast<size_t>(s.config.batch_size));
   s.report_bad = [this](const SinkRecord& record, const std::exception& error) {
     reportBadRecord(record, error);
@@ -431,9 +450,10 @@ void SqliteSinkTask::start(const Config& config) {
     for (const auto& topic : config.getList("topics")) {
       const auto table = s.config.tableName(topic);
       if (s.tableColumns(table, true).empty())
-        problems.push_back({"auto.create", fmt::format("table {} (for topic {}) does not exist in "
-                                                       "{}; create it or set auto.create=true",
-                                                       SqliteDialect::quote(table), topic, s.path)});
+        problems.push_back(
+            {"auto.create", fmt::format("table {} (for topic {}) does not exist in "
+                                        "{}; create it or set auto.create=true",
+                                        SqliteDialect::quote(table), topic, s.path)});
     }
     if (!problems.empty()) throw ConfigException(std::move(problems));
   }
