@@ -538,9 +538,12 @@ bool SqliteSinkTask::writeBatch(std::span<const SinkRecord> records,
     committed = true;
   } catch (const SQLite::Exception& e) {
     if (s.ddl_in_transaction) s.forgetSchemaState();
-    for (auto* st : {s.update_offset.get(), s.insert_offset.get()}) st->tryReset();
+    // A statement left mid-step after an error would make later COMMITs fail.
+    for (auto* st : {s.update_offset.get(), s.insert_offset.get(), s.table_info.get()})
+      st->tryReset();
     if (classify(e) == Failure::kRetriable)
-      throw RetriableError(fmt::format("SQLite {} is busy: {}", s.path, e.what()));
+      throw RetriableError(
+          fmt::format("SQLite {} (the batch will be retried): {}", s.path, e.what()));
     throw std::runtime_error(fmt::format("SQLite {}: {}", s.path, e.what()));
   } catch (...) {
     if (s.ddl_in_transaction) s.forgetSchemaState();
