@@ -57,6 +57,11 @@ class SqliteSinkTest : public ::testing::Test {
   ksink::testing::Rows query(const std::string& sql) {
     return ksink::testing::queryRows(db_path_, sql);
   }
+  // Runs SQL on the sink's file, as a user preparing the database would.
+  void execute(const std::string& sql) {
+    SQLite::Database db(db_path_, SQLite::OPEN_READWRITE | SQLite::OPEN_CREATE);
+    db.exec(sql);
+  }
   int64_t storedOffset() {
     auto rows = query("SELECT next_offset FROM ksink_offsets WHERE connector='conn' AND topic='t'");
     return rows.empty() ? -1 : std::stoll(rows[0][0]);
@@ -159,11 +164,7 @@ TEST_F(SqliteSinkTest, UpsertUpdatesByKeyAndTombstonesDelete) {
 }
 
 TEST_F(SqliteSinkTest, UpdateModeOnlyChangesExistingRows) {
-  {
-    SQLite::Database db(db_path_, SQLite::OPEN_READWRITE | SQLite::OPEN_CREATE);
-    db.exec(
-        R"(CREATE TABLE "t" (id TEXT PRIMARY KEY, v INTEGER); INSERT INTO "t" VALUES ('a', 1))");
-  }
+  execute(R"(CREATE TABLE "t" (id TEXT PRIMARY KEY, v INTEGER); INSERT INTO "t" VALUES ('a', 1))");
   FakeContext ctx;
   auto task =
       start({{"insert.mode", "update"}, {"pk.mode", "record_key"}, {"pk.fields", "id"}}, ctx);
@@ -242,10 +243,7 @@ TEST_F(SqliteSinkTest, AFileThatIsNotADatabaseFailsAtStartWithTheReason) {
 }
 
 TEST_F(SqliteSinkTest, ConstraintViolationWithoutAReporterFailsNamingTheRecordAndCommitsNothing) {
-  {
-    SQLite::Database db(db_path_, SQLite::OPEN_READWRITE | SQLite::OPEN_CREATE);
-    db.exec(R"(CREATE TABLE "t" (a INTEGER NOT NULL, b TEXT))");
-  }
+  execute(R"(CREATE TABLE "t" (a INTEGER NOT NULL, b TEXT))");
   FakeContext ctx;
   auto task = start({}, ctx);
   try {
@@ -262,10 +260,7 @@ TEST_F(SqliteSinkTest, ConstraintViolationWithoutAReporterFailsNamingTheRecordAn
 }
 
 TEST_F(SqliteSinkTest, BadRecordsGoToTheReporterAndTheRestIsCommitted) {
-  {
-    SQLite::Database db(db_path_, SQLite::OPEN_READWRITE | SQLite::OPEN_CREATE);
-    db.exec(R"(CREATE TABLE "t" (a INTEGER NOT NULL))");
-  }
+  execute(R"(CREATE TABLE "t" (a INTEGER NOT NULL))");
   RecordingReporter reporter;
   FakeContext ctx;
   ctx.reporter = &reporter;
@@ -284,10 +279,7 @@ TEST_F(SqliteSinkTest, BadRecordsGoToTheReporterAndTheRestIsCommitted) {
 }
 
 TEST_F(SqliteSinkTest, LargeBatchesGoThroughMultiRowStatementsAndStillIsolateBadRows) {
-  {
-    SQLite::Database db(db_path_, SQLite::OPEN_READWRITE | SQLite::OPEN_CREATE);
-    db.exec(R"(CREATE TABLE "t" (a INTEGER NOT NULL, s TEXT))");
-  }
+  execute(R"(CREATE TABLE "t" (a INTEGER NOT NULL, s TEXT))");
   RecordingReporter reporter;
   FakeContext ctx;
   ctx.reporter = &reporter;

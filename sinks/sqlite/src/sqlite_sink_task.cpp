@@ -293,6 +293,20 @@ class SqliteSinkTask::Impl {
     return std::nullopt;
   }
 
+  // Runs a bound statement and resets it. Returns SQLite's error when it refused the data (a
+  // bad record); throws any other failure.
+  static std::optional<SQLite::Exception> step(SQLite::Statement& st) {
+    try {
+      st.exec();
+      st.reset();
+      return std::nullopt;
+    } catch (const SQLite::Exception& e) {
+      st.tryReset();
+      if (classify(e) != Failure::kBadRecord) throw;
+      return e;
+    }
+  }
+
   // One row through the single-row statement; a constraint or type violation is reported.
   void writeRow(Plan& plan, const RecordMapper::Row& row) {
     if (!plan.statement) return;
@@ -301,14 +315,7 @@ class SqliteSinkTask::Impl {
       report_bad(*row.record, ConversionError(*misfit));
       return;
     }
-    try {
-      st.exec();
-      st.reset();
-    } catch (const SQLite::Exception& e) {
-      st.tryReset();
-      if (classify(e) != Failure::kBadRecord) throw;
-      report_bad(*row.record, e);
-    }
+    if (auto bad = step(st)) report_bad(*row.record, *bad);
   }
 
   // One chunk of plan.multi_rows rows from [at, end) through the multi-row statement; rows that do
@@ -332,12 +339,7 @@ class SqliteSinkTask::Impl {
       for (const size_t i : chunk) writeRow(plan, rows[i]);
       return next;
     }
-    try {
-      st.exec();
-      st.reset();
-    } catch (const SQLite::Exception& e) {
-      st.tryReset();
-      if (classify(e) != Failure::kBadRecord) throw;
+    if (step(st)) {
       // The statement is atomic: nothing of the chunk was written. Find the bad rows one by one.
       for (const size_t i : chunk) writeRow(plan, rows[i]);
     }
