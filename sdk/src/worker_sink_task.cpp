@@ -153,6 +153,10 @@ void WorkerSinkTask::finish(std::exception_ptr failure) {
   batch_ = Batch{};
   parked_.clear();
   if (consumer_) consumer_->close(until(deadline));
+  // The closed consumer has handed its librdkafka handle away: nothing may call it any more (the
+  // snapshot below would read watermarks of every assigned partition through it).
+  consumer_.reset();
+  assigned_.clear();
   ledger_.clear();
   publishSnapshot();
   {
