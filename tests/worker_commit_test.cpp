@@ -10,7 +10,7 @@ namespace {
 
 using namespace std::chrono_literals;
 
-// Index of the first call of `kind` by `task` at or after `from` that matches `pred`.
+// Index of the first call of `kind` at or after `from` that matches `pred`.
 std::optional<size_t> findKind(const std::vector<Call>& calls, CallKind kind, size_t from = 0,
                                const std::function<bool(const Call&)>& pred = {}) {
   return findCall(
@@ -26,15 +26,20 @@ TEST_F(WorkerScenarios, S02_IdleTopicStillGetsEmptyPutsAndPeriodicPreCommits) {
   mock().createTopic(topic_, 2);
   WorkerRunner worker(props(), factory());
 
-  ASSERT_TRUE(waitFor([](const auto& c) { return select(c, CallKind::kPreCommit).size() >= 3; }))
+  auto finishedPreCommits = [](const std::vector<Call>& log) {
+    std::vector<size_t> out;
+    for (size_t i = 0; i < log.size(); ++i)
+      if (log[i].kind == CallKind::kPreCommit && log[i].finished) out.push_back(i);
+    return out;
+  };
+  ASSERT_TRUE(waitFor([&](const auto& c) { return finishedPreCommits(c).size() >= 3; }))
       << describe(calls());
   const auto log = calls();
   const auto open = findKind(log, CallKind::kOpen);
   ASSERT_TRUE(open);
   const OffsetMap start{{tp0_, 0}, {tp1_, 0}};
-  std::vector<size_t> pre_commits;
-  for (size_t i = *open; i < log.size(); ++i)
-    if (log[i].kind == CallKind::kPreCommit) pre_commits.push_back(i);
+  const auto pre_commits = finishedPreCommits(log);
+  EXPECT_GT(pre_commits.front(), *open);
   ASSERT_GE(pre_commits.size(), 3u);
   for (size_t k = 0; k < pre_commits.size(); ++k) {
     const auto& pc = log[pre_commits[k]];
