@@ -214,6 +214,13 @@ void WorkerSinkTask::pollBatch(Clock::time_point deadline) {
   // batch waits for redelivery, keep polling (it serves rebalances and keeps the group membership)
   // but park whatever still arrives.
   bool wait = batch_.empty() || paused_for_redelivery_;
+  struct {
+    rd_kafka_topic_t* rkt = nullptr;
+    int32_t partition = -1;
+    uint64_t epoch = 0;
+    bool assigned = false;
+    bool paused = false;
+  } run;
   while (paused_for_redelivery_ ||
          static_cast<int>(batch_.messages.size()) < settings_.max_poll_records) {
     auto message = consumer_->poll(wait ? until(deadline) : milliseconds(0));
@@ -230,9 +237,16 @@ void WorkerSinkTask::pollBatch(Clock::time_point deadline) {
       continue;
     }
     metrics_.sink_record_read_total++;
-    const auto tp = partitionOf(message.get());
-    if (!assigned_.contains(tp)) continue;  // stale: fetched before a revoke
-    if (paused_for_redelivery_ || isPaused(tp)) {
+    // Records come in runs from one partition: decide once per run rather than per record
+    // (a rebalance inside poll() bumps the epoch and so ends the run).
+    if (message->rkt != run.rkt || message->partition != run.partition ||
+        run.epoch != assignment_epoch_) {
+      const auto tp = partitionOf(message.get());
+      run = {message->rkt, message->partition, assignment_epoch_, assigned_.contains(tp),
+             isPaused(tp)};
+    }
+    if (!run.assigned) continue;  // stale: fetched before a revoke
+    if (paused_for_redelivery_ || run.paused) {
       parked_.push_back(std::move(message));
       if (Clock::now() >= deadline) break;
       continue;
@@ -274,18 +288,32 @@ void WorkerSinkTask::deliver() {
   }
   const auto took = duration_cast<std::chrono::microseconds>(Clock::now() - started).count();
   // Offsets advance only now that put() returned normally.
+  // One ledger update per run of records from the same partition, not one per record.
   std::map<TopicPartition, int64_t> next;
+  const rd_kafka_message_t* run_start = nullptr;
+  int64_t run_next = 0;
+  auto endRun = [&] {
+    if (!run_start) return;
+    auto& n = next[partitionOf(run_start)];
+    n = std::max(n, run_next);
+  };
   for (const auto& m : batch_.messages) {
-    auto& n = next[partitionOf(m.get())];
-    n = std::max(n, m->offset + 1);
+    if (!run_start || m->rkt != run_start->rkt || m->partition != run_start->partition) {
+      endRun();
+      run_start = m.get();
+      run_next = 0;
+    }
+    run_next = std::max(run_next, m->offset + 1);
   }
+  endRun();
   for (const auto& [tp, offset] : next) ledger_.markDelivered(tp, offset);
   metrics_.sink_record_send_total += batch_.records.size();
   metrics_.put_batch_count++;
   metrics_.put_batch_total_time_us += static_cast<uint64_t>(took);
   if (static_cast<uint64_t>(took) > metrics_.put_batch_max_time_us)
     metrics_.put_batch_max_time_us = static_cast<uint64_t>(took);
-  batch_ = Batch{};
+  batch_.records.clear();  // keeps the capacity for the next batch
+  batch_.messages.clear();
   if (paused_for_redelivery_) resumeAfterRedelivery();
 }
 
@@ -450,6 +478,7 @@ void WorkerSinkTask::rewindTo(const OffsetMap& offsets) {
 }
 
 OffsetMap WorkerSinkTask::onPartitionsAssigned(const std::vector<TopicPartition>& partitions) {
+  ++assignment_epoch_;
   // Where each partition starts: its committed offset, else auto.offset.reset's end.
   OffsetMap start = consumer_->committed(partitions, kLookupTimeout).value_or(OffsetMap{});
   const auto reset = settings_.consumer_properties.count("auto.offset.reset")
@@ -495,6 +524,7 @@ void WorkerSinkTask::afterAssigned(const std::vector<TopicPartition>& partitions
 
 void WorkerSinkTask::onPartitionsRevoked(const std::vector<TopicPartition>& partitions,
                                          bool lost) {
+  ++assignment_epoch_;
   if (task_stopped_) return;  // KAFKA-10188: nothing reaches the task after stop()
   // The partitions are gone whatever close() does: forget them even when it throws, or the
   // shutdown that the failure starts would preCommit, close and commit them once more (for lost
@@ -555,6 +585,7 @@ void WorkerSinkTask::offset(const OffsetMap& offsets) {
 void WorkerSinkTask::timeout(std::chrono::milliseconds timeout) { context_timeout_ = timeout; }
 
 void WorkerSinkTask::pause(const std::vector<TopicPartition>& partitions) {
+  ++assignment_epoch_;
   std::vector<TopicPartition> to_pause;
   for (const auto& tp : partitions) {
     if (!assigned_.contains(tp)) {
@@ -567,6 +598,7 @@ void WorkerSinkTask::pause(const std::vector<TopicPartition>& partitions) {
 }
 
 void WorkerSinkTask::resume(const std::vector<TopicPartition>& partitions) {
+  ++assignment_epoch_;
   std::vector<TopicPartition> to_resume;
   for (const auto& tp : partitions)
     if (paused_by_task_.erase(tp)) to_resume.push_back(tp);

@@ -110,6 +110,7 @@ class WorkerSinkTask final : public SinkTaskContext, private RebalanceListener {
   Batch batch_;
   std::deque<MessagePtr> parked_;  // fetched for partitions that were paused at the time
   std::set<TopicPartition> paused_by_task_;
+  uint64_t assignment_epoch_ = 1;  // bumped whenever assigned_ or paused_by_task_ change
   OffsetMap pending_rewinds_;
   std::optional<OffsetMap> assign_rewinds_;  // set while open() runs inside the assign callback
   std::optional<std::chrono::milliseconds> context_timeout_;
