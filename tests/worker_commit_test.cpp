@@ -177,8 +177,10 @@ TEST_F(WorkerScenarios, S11_UnchangedOffsetsSendNoCommitRequest) {
   // offsets do not change, no request may be sent, so the trap must stay armed.
   mock().pushRequestErrors(kOffsetCommit, {RD_KAFKA_RESP_ERR_OFFSET_METADATA_TOO_LARGE});
   const auto seen = select(calls(), CallKind::kPreCommit).size();
-  ASSERT_TRUE(
-      waitFor([&](const auto& c) { return select(c, CallKind::kPreCommit).size() >= seen + 2; }));
+  ASSERT_TRUE(waitFor([&](const auto& c) {
+    const auto pcs = select(c, CallKind::kPreCommit);
+    return pcs.size() >= seen + 2 && pcs.back().finished;
+  }));
   for (const auto& pc : select(calls(), CallKind::kPreCommit)) {
     if (pc.finished && offsetOf(pc, tp0_) == 5) {
       EXPECT_EQ(pc.returned, (OffsetMap{{tp0_, 5}}));
@@ -244,9 +246,9 @@ TEST_F(WorkerScenarios, S13_RetriableCommitErrorsLoseNoProgress) {
 TEST_F(WorkerScenarios, S14_CommitTimeoutIsCountedWithoutBlockingAndRetried) {
   mock().createTopic(topic_, 1);
   mock().produceValues(topic_, 0, 5);
-  // The coordinator answers the first OffsetCommit only after 1.5 s; the flush timeout is 0.5 s.
+  // The coordinator answers the first OffsetCommit only after 1.2 s; the flush timeout is 0.5 s.
   // (The mock stores the offsets when it reads the request; only the answer is late.)
-  mock().pushBrokerRequestRtts(1, kOffsetCommit, {{RD_KAFKA_RESP_ERR_NO_ERROR, 1500}});
+  mock().pushBrokerRequestRtts(1, kOffsetCommit, {{RD_KAFKA_RESP_ERR_NO_ERROR, 1200}});
   auto p = props();
   p["offset.flush.timeout.ms"] = "500";
   TaskRunner task(p, sink());
@@ -279,7 +281,7 @@ TEST_F(WorkerScenarios, S14_CommitTimeoutIsCountedWithoutBlockingAndRetried) {
 TEST_F(WorkerScenarios, S15_LateResultOfATimedOutCommitIsIgnored) {
   mock().createTopic(topic_, 1);
   mock().produceValues(topic_, 0, 5);
-  mock().pushBrokerRequestRtts(1, kOffsetCommit, {{RD_KAFKA_RESP_ERR_NO_ERROR, 1500}});
+  mock().pushBrokerRequestRtts(1, kOffsetCommit, {{RD_KAFKA_RESP_ERR_NO_ERROR, 1200}});
   auto p = props();
   p["offset.flush.timeout.ms"] = "500";
   TaskRunner task(p, sink());
