@@ -62,7 +62,7 @@ RecordedRecord copyOf(const SinkRecord& r) {
   return out;
 }
 
-// Runs `hooks` as the body of a recorded call: the call is marked as thrown if one throws.
+// Runs `body` as a recorded call: logged when it begins, marked finished (or thrown) when it ends.
 template <typename Body>
 void recorded(CallLog& log, Call call, Body&& body) {
   const size_t index = log.begin(std::move(call));

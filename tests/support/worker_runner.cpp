@@ -2,10 +2,27 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdio>
+#include <cstdlib>
+
 #include "worker_config.h"
 #include "worker_sink_task.h"
 
 namespace ksink::test {
+namespace {
+
+// A worker that has not ended this long after stop() is hung: abort with a message rather than
+// leave ctest waiting for its default 25-minute timeout (the Worker cannot outlive its run()).
+constexpr std::chrono::seconds kHungAfter{60};
+
+void awaitEnd(BackgroundRun& run, const char* what) {
+  if (run.waitFinished(kHungAfter)) return;
+  std::fprintf(stderr, "%s did not end within %lld s of stop(): aborting the test\n", what,
+               static_cast<long long>(kHungAfter.count()));
+  std::abort();
+}
+
+}  // namespace
 
 Properties mockWorkerProperties(const std::string& name, const std::string& topics,
                                 const std::string& bootstrap) {
@@ -78,7 +95,7 @@ WorkerRunner::WorkerRunner(const Properties& properties, TaskFactory factory)
 
 WorkerRunner::~WorkerRunner() {
   worker_.stop();
-  run_.reset();  // joins
+  awaitEnd(*run_, "Worker::run()");
 }
 
 std::optional<std::chrono::milliseconds> WorkerRunner::stopAndMeasure(
@@ -100,7 +117,7 @@ TaskRunner::TaskRunner(const Properties& properties, std::unique_ptr<SinkTask> t
 
 TaskRunner::~TaskRunner() {
   stop();
-  run_.reset();
+  awaitEnd(*run_, "WorkerSinkTask::run()");
 }
 
 void TaskRunner::stop() {

@@ -1,6 +1,7 @@
 // Runs the worker under test on a background thread: WorkerRunner drives the public ksink::Worker
 // (what a user runs); TaskRunner drives one WorkerSinkTask directly, for tests that also read its
-// metrics and offset ledger. Both stop the worker and wait for it in their destructor.
+// metrics and offset ledger. Both stop the worker and wait for it in their destructor (and abort
+// the test binary if it hangs there for a minute).
 //
 // mockWorkerProperties() is the configuration every mock-cluster test starts from: the session
 // timeouts the mock needs (mock-cluster.md C.2) and short commit intervals so a test takes seconds.
