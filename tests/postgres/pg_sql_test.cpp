@@ -57,28 +57,45 @@ TEST(PgSql, StagingCopiesTheColumnTypesAndCanStageTimestampsWithTimeZone) {
             R"(SELECT "id", "at"::timestamptz AS "at" FROM "Orders" WITH NO DATA)");
 }
 
-TEST(PgSql, UpsertUpdatesEveryNonKeyColumnFromExcluded) {
-  const std::vector<std::string> columns{"k1", "k2", "a", "b"};
+constexpr std::string_view kNestedLoops =
+    "SET LOCAL enable_hashjoin = off; SET LOCAL enable_mergejoin = off; ";
+constexpr std::string_view kDefaultJoins =
+    "; SET LOCAL enable_hashjoin TO DEFAULT; SET LOCAL enable_mergejoin TO DEFAULT";
+
+TEST(PgSql, UpsertUpdatesExistingKeysThenInsertsTheMissingOnes) {
+  const std::vector<std::string> columns{"k1", "k2", "a"};
   EXPECT_EQ(PgSql::upsertFromStaging(kOrders, "s", columns, 2),
-            R"(INSERT INTO "Orders" ("k1", "k2", "a", "b") SELECT "k1", "k2", "a", "b" FROM s )"
-            R"(ON CONFLICT ("k1", "k2") DO UPDATE SET "a" = EXCLUDED."a", "b" = EXCLUDED."b")");
+            std::string(kNestedLoops) +
+                R"(UPDATE "Orders" AS ksink_t SET "a" = ksink_s."a" FROM s AS ksink_s WHERE )"
+                R"(ksink_t."k1" = ksink_s."k1" AND ksink_t."k2" = ksink_s."k2"; )"
+                R"(INSERT INTO "Orders" ("k1", "k2", "a") SELECT ksink_s."k1", ksink_s."k2", )"
+                R"(ksink_s."a" FROM s AS ksink_s WHERE NOT EXISTS (SELECT 1 FROM "Orders" AS )"
+                R"(ksink_t WHERE ksink_t."k1" = ksink_s."k1" AND ksink_t."k2" = ksink_s."k2"))" +
+                std::string(kDefaultJoins));
 }
 
-TEST(PgSql, UpsertOfKeyOnlyRowsDoesNothingOnConflict) {
+TEST(PgSql, UpsertOfKeyOnlyRowsOnlyInsertsTheMissingKeys) {
   const std::vector<std::string> columns{"k"};
   EXPECT_EQ(PgSql::upsertFromStaging(kOrders, "s", columns, 1),
-            R"(INSERT INTO "Orders" ("k") SELECT "k" FROM s ON CONFLICT ("k") DO NOTHING)");
+            std::string(kNestedLoops) +
+                R"(INSERT INTO "Orders" ("k") SELECT ksink_s."k" FROM s AS ksink_s WHERE NOT )"
+                R"(EXISTS (SELECT 1 FROM "Orders" AS ksink_t WHERE ksink_t."k" = ksink_s."k"))" +
+                std::string(kDefaultJoins));
 }
 
 TEST(PgSql, UpdateAndDeleteJoinTheStagingTableOnTheKey) {
   const std::vector<std::string> columns{"k", "a"};
   EXPECT_EQ(
       PgSql::updateFromStaging(kOrders, "s", columns, 1),
-      R"(UPDATE "Orders" AS ksink_t SET "a" = ksink_s."a" FROM s AS ksink_s WHERE ksink_t."k" = ksink_s."k")");
+      std::string(kNestedLoops) +
+          R"(UPDATE "Orders" AS ksink_t SET "a" = ksink_s."a" FROM s AS ksink_s WHERE ksink_t."k" = ksink_s."k")" +
+          std::string(kDefaultJoins));
   const std::vector<std::string> keys{"k1", "k2"};
   EXPECT_EQ(
       PgSql::deleteFromStaging(kOrders, "s", keys),
-      R"(DELETE FROM "Orders" AS ksink_t USING s AS ksink_s WHERE ksink_t."k1" = ksink_s."k1" AND ksink_t."k2" = ksink_s."k2")");
+      std::string(kNestedLoops) +
+          R"(DELETE FROM "Orders" AS ksink_t USING s AS ksink_s WHERE ksink_t."k1" = ksink_s."k1" AND ksink_t."k2" = ksink_s."k2")" +
+          std::string(kDefaultJoins));
 }
 
 TEST(PgSql, OffsetsAreUpdatedOnlyWhenTheStoredValueIsTheExpectedOne) {

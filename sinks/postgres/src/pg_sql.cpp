@@ -28,6 +28,25 @@ std::string keyMatch(std::span<const std::string> keys) {
   return out;
 }
 
+// UPDATE t AS ksink_t SET "c" = ksink_s."c", … FROM staging AS ksink_s WHERE keys match
+std::string updateStatement(const TableId& table, std::string_view staging,
+                            std::span<const std::string> columns, size_t key_count) {
+  std::string set;
+  for (size_t i = key_count; i < columns.size(); ++i) {
+    if (i > key_count) set += ", ";
+    set += fmt::format("{0} = ksink_s.{0}", quoteIdentifier(columns[i]));
+  }
+  return fmt::format("UPDATE {} AS ksink_t SET {} FROM {} AS ksink_s WHERE {}", table.quoted(), set,
+                     staging, keyMatch(columns.subspan(0, key_count)));
+}
+
+// The staging table is never analyzed, so the planner may join it to a large table by a hash or
+// merge join over the whole table; one index probe per staged row is what a batch wants.
+std::string nestedLoops(const std::string& statement) {
+  return "SET LOCAL enable_hashjoin = off; SET LOCAL enable_mergejoin = off; " + statement +
+         "; SET LOCAL enable_hashjoin TO DEFAULT; SET LOCAL enable_mergejoin TO DEFAULT";
+}
+
 std::string offsetsTable() {
   return quoteIdentifier(TransactionalSinkTask::kOffsetsTable);
 }
@@ -87,34 +106,25 @@ std::string PgSql::insertFromStaging(const TableId& table, std::string_view stag
 
 std::string PgSql::upsertFromStaging(const TableId& table, std::string_view staging,
                                      std::span<const std::string> columns, size_t key_count) {
-  const auto cols = columnList(columns);
-  std::string out =
-      fmt::format("INSERT INTO {} ({}) SELECT {} FROM {} ON CONFLICT ({}) ", table.quoted(), cols,
-                  cols, staging, columnList(columns.subspan(0, key_count)));
-  if (key_count >= columns.size()) return out + "DO NOTHING";
-  out += "DO UPDATE SET ";
-  for (size_t i = key_count; i < columns.size(); ++i) {
-    if (i > key_count) out += ", ";
-    out += fmt::format("{0} = EXCLUDED.{0}", quoteIdentifier(columns[i]));
-  }
-  return out;
+  std::string out;
+  if (key_count < columns.size()) out = updateStatement(table, staging, columns, key_count) + "; ";
+  out += fmt::format(
+      "INSERT INTO {0} ({1}) SELECT {2} FROM {3} AS ksink_s WHERE NOT EXISTS (SELECT 1 FROM {0} "
+      "AS ksink_t WHERE {4})",
+      table.quoted(), columnList(columns), columnList(columns, "ksink_s."), staging,
+      keyMatch(columns.subspan(0, key_count)));
+  return nestedLoops(out);
 }
 
 std::string PgSql::updateFromStaging(const TableId& table, std::string_view staging,
                                      std::span<const std::string> columns, size_t key_count) {
-  std::string set;
-  for (size_t i = key_count; i < columns.size(); ++i) {
-    if (i > key_count) set += ", ";
-    set += fmt::format("{0} = ksink_s.{0}", quoteIdentifier(columns[i]));
-  }
-  return fmt::format("UPDATE {} AS ksink_t SET {} FROM {} AS ksink_s WHERE {}", table.quoted(), set,
-                     staging, keyMatch(columns.subspan(0, key_count)));
+  return nestedLoops(updateStatement(table, staging, columns, key_count));
 }
 
 std::string PgSql::deleteFromStaging(const TableId& table, std::string_view staging,
                                      std::span<const std::string> key_columns) {
-  return fmt::format("DELETE FROM {} AS ksink_t USING {} AS ksink_s WHERE {}", table.quoted(),
-                     staging, keyMatch(key_columns));
+  return nestedLoops(fmt::format("DELETE FROM {} AS ksink_t USING {} AS ksink_s WHERE {}",
+                                 table.quoted(), staging, keyMatch(key_columns)));
 }
 
 std::string PgSql::createOffsetsTable() {

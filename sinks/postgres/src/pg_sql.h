@@ -5,8 +5,11 @@
 //   insert          COPY t (cols) FROM STDIN [binary]
 //   staged insert   COPY into a temp staging table, then INSERT INTO t SELECT … (used when values
 //                   must be converted on the server, e.g. db.timezone for timestamp columns)
-//   upsert          COPY into staging, then INSERT … ON CONFLICT (key) DO UPDATE SET … = EXCLUDED.…
-//                   (DO NOTHING when every column is part of the key)
+//   upsert          COPY into staging, then UPDATE the rows whose key exists and INSERT the others
+//                   (… WHERE NOT EXISTS): plain inserts cost about half of INSERT … ON CONFLICT's
+//                   speculative ones. A key inserted concurrently by another task makes the
+//                   INSERT fail with 23505, a data error: the batch is then retried in parts
+//                   (bad-record isolation), by which time the row exists and is updated.
 //   update          COPY into staging, then UPDATE t SET … FROM staging WHERE key matches
 //   delete          COPY keys into staging, then DELETE FROM t USING staging WHERE key matches
 // Stateless; thread-safe.
@@ -47,7 +50,8 @@ class PgSql {
                                    const std::vector<bool>& as_timestamptz);
   static std::string stagingName(int n);
 
-  // `columns` start with the `key_count` key columns.
+  // `columns` start with the `key_count` key columns. update/upsert/delete join the staging table
+  // to the target by nested loops (one index probe per staged row) whatever the statistics say.
   static std::string insertFromStaging(const TableId& table, std::string_view staging,
                                        std::span<const std::string> columns);
   static std::string upsertFromStaging(const TableId& table, std::string_view staging,
