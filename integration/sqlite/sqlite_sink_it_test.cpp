@@ -72,6 +72,10 @@ class SqliteSinkItTest : public ::testing::Test {
   }
 
   testing::Rows query(const std::string& sql) const { return testing::queryRows(db_, sql); }
+  void execute(const std::string& sql) const {
+    SQLite::Database db(db_, SQLite::OPEN_READWRITE | SQLite::OPEN_CREATE);
+    db.exec(sql);
+  }
   int64_t count(const std::string& sql) const { return std::stoll(query(sql).at(0).at(0)); }
 
   // ksink_offsets as an OffsetMap for this connector.
@@ -166,12 +170,9 @@ TEST_F(SqliteSinkItTest, AutoEvolveAddsTheColumnsOfNewFields) {
 TEST_F(SqliteSinkItTest, UpdateModeAndAnExistingTableWithoutAutoCreate) {
   auto& kafka = RealKafka::shared();
   kafka.createTopic(topic_, 1);
-  {
-    SQLite::Database db(db_, SQLite::OPEN_READWRITE | SQLite::OPEN_CREATE);
-    db.exec(fmt::format(R"(CREATE TABLE "{}" (id INTEGER PRIMARY KEY, v TEXT);
-                           INSERT INTO "{}" VALUES (1, 'old'), (2, 'old'))",
-                        topic_, topic_));
-  }
+  execute(fmt::format(R"(CREATE TABLE "{}" (id INTEGER PRIMARY KEY, v TEXT);
+                         INSERT INTO "{}" VALUES (1, 'old'), (2, 'old'))",
+                      topic_, topic_));
   kafka.produce(topic_, {{0, "1", R"({"v":"new"})"}, {0, "3", R"({"v":"ignored"})"}});
   runUntilCommitted({{"insert.mode", "update"},
                      {"pk.mode", "record_key"},
@@ -188,10 +189,7 @@ TEST_F(SqliteSinkItTest,
        ABadRecordWithoutErrorToleranceFailsTheTaskNamingItAndCommitsNothingPastIt) {
   auto& kafka = RealKafka::shared();
   kafka.createTopic(topic_, 1);
-  {
-    SQLite::Database db(db_, SQLite::OPEN_READWRITE | SQLite::OPEN_CREATE);
-    db.exec(fmt::format(R"(CREATE TABLE "{}" (a INTEGER NOT NULL))", topic_));
-  }
+  execute(fmt::format(R"(CREATE TABLE "{}" (a INTEGER NOT NULL))", topic_));
   std::vector<RealKafka::Message> messages;
   for (int i = 0; i < 10; ++i)
     messages.push_back(
@@ -212,6 +210,32 @@ TEST_F(SqliteSinkItTest,
   EXPECT_EQ(count(fmt::format(R"(SELECT count(*) FROM "{}")", topic_)), next);
   EXPECT_EQ(count(fmt::format(R"(SELECT count(*) FROM "{}" WHERE a >= 5)", topic_)), 0);
   for (const auto& [tp, offset] : kafka.committed(group(), topic_, 1)) EXPECT_LE(offset, 5);
+}
+
+TEST_F(SqliteSinkItTest, WithErrorToleranceBadRecordsGoToTheDeadLetterQueueAndTheRestIsWritten) {
+  auto& kafka = RealKafka::shared();
+  kafka.createTopic(topic_, 1);
+  const std::string dlq = topic_ + "-dlq";
+  execute(fmt::format(R"(CREATE TABLE "{}" (a INTEGER NOT NULL))", topic_));
+  std::vector<RealKafka::Message> messages;
+  for (int i = 0; i < 10; ++i) {
+    std::string value = fmt::format(R"({{"a":{}}})", i);
+    if (i == 3) value = R"({"a":null})";  // NOT NULL violation, found by SQLite
+    if (i == 6) value = R"({"a":)";       // malformed JSON, found by the converter
+    messages.push_back({0, std::nullopt, value});
+  }
+  kafka.produce(topic_, messages);
+
+  runUntilCommitted({{"value.converter.schemas.enable", "false"},
+                     {"errors.tolerance", "all"},
+                     {"errors.deadletterqueue.topic.name", dlq},
+                     {"errors.deadletterqueue.topic.replication.factor", "1"}},
+                    endOffsets(1, 10), 1);
+  EXPECT_EQ(
+      query(fmt::format(R"(SELECT group_concat(a) FROM (SELECT a FROM "{}" ORDER BY a))", topic_)),
+      (testing::Rows{{"0,1,2,4,5,7,8,9"}}));
+  EXPECT_EQ(storedOffsets(), endOffsets(1, 10));
+  EXPECT_EQ(kafka.endOffset({dlq, 0}), 2);
 }
 
 TEST_F(SqliteSinkItTest, KillNineAndRestartFiveTimesWhileStreamingWritesEachRecordExactlyOnce) {
