@@ -9,16 +9,12 @@
 
 #include <gtest/gtest.h>
 
+#include "support/topic_reader.h"
+
 #include "ksink/conversion_error.h"
 
 namespace ksink {
 namespace {
-
-struct DlqRecord {
-  std::optional<std::string> key, value;
-  int64_t timestamp = 0;
-  std::map<std::string, std::string> headers;
-};
 
 class ErrantRecordReporterTest : public ::testing::Test {
  protected:
@@ -46,42 +42,8 @@ class ErrantRecordReporterTest : public ::testing::Test {
     return c;
   }
 
-  std::vector<DlqRecord> readDlq(size_t expected, int polls = 100) {
-    char err[512];
-    rd_kafka_conf_t* conf = rd_kafka_conf_new();
-    rd_kafka_conf_set(conf, "bootstrap.servers", bootstrap_.c_str(), err, sizeof err);
-    rd_kafka_conf_set(conf, "group.id", "dlq-reader", err, sizeof err);
-    rd_kafka_conf_set(conf, "log_level", "2", err, sizeof err);
-    rd_kafka_t* c = rd_kafka_new(RD_KAFKA_CONSUMER, conf, err, sizeof err);
-    rd_kafka_poll_set_consumer(c);
-    auto* list = rd_kafka_topic_partition_list_new(1);
-    rd_kafka_topic_partition_list_add(list, "dlq", 0)->offset = RD_KAFKA_OFFSET_BEGINNING;
-    rd_kafka_assign(c, list);
-    rd_kafka_topic_partition_list_destroy(list);
-    std::vector<DlqRecord> out;
-    for (int i = 0; i < polls && out.size() < expected; ++i) {
-      rd_kafka_message_t* m = rd_kafka_consumer_poll(c, 100);
-      if (!m) continue;
-      if (!m->err) {
-        DlqRecord r;
-        if (m->key) r.key = std::string(static_cast<char*>(m->key), m->key_len);
-        if (m->payload) r.value = std::string(static_cast<char*>(m->payload), m->len);
-        r.timestamp = rd_kafka_message_timestamp(m, nullptr);
-        rd_kafka_headers_t* hdrs = nullptr;
-        if (!rd_kafka_message_headers(m, &hdrs)) {
-          const char* name;
-          const void* val;
-          size_t size;
-          for (size_t h = 0; !rd_kafka_header_get_all(hdrs, h, &name, &val, &size); ++h)
-            r.headers[name] = val ? std::string(static_cast<const char*>(val), size) : "<null>";
-        }
-        out.push_back(std::move(r));
-      }
-      rd_kafka_message_destroy(m);
-    }
-    rd_kafka_consumer_close(c);
-    rd_kafka_destroy(c);
-    return out;
+  std::vector<test::ConsumedRecord> readDlq(size_t expected, int polls = 100) {
+    return test::readPartition(bootstrap_, "dlq", 0, expected, std::chrono::milliseconds(polls * 100));
   }
 
   rd_kafka_t* host_ = nullptr;

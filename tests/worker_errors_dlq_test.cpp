@@ -13,6 +13,7 @@
 #include "ksink/ksink.h"
 #include "status_server.h"
 #include "support/mock_cluster.h"
+#include "support/topic_reader.h"
 #include "support/worker_runner.h"
 
 namespace ksink::test {
@@ -61,40 +62,9 @@ std::vector<TestRecord> tenWithOneBad() {
   return records;
 }
 
-// Reads every record of partition 0 of `topic` (the DLQ has one partition).
-std::vector<std::pair<std::string, std::map<std::string, std::string>>> readTopic(
-    const std::string& bootstrap, const std::string& topic, size_t expected) {
-  char err[512];
-  rd_kafka_conf_t* conf = rd_kafka_conf_new();
-  rd_kafka_conf_set(conf, "bootstrap.servers", bootstrap.c_str(), err, sizeof err);
-  rd_kafka_conf_set(conf, "group.id", "reader", err, sizeof err);
-  rd_kafka_t* c = rd_kafka_new(RD_KAFKA_CONSUMER, conf, err, sizeof err);
-  rd_kafka_poll_set_consumer(c);
-  auto* list = rd_kafka_topic_partition_list_new(1);
-  rd_kafka_topic_partition_list_add(list, topic.c_str(), 0)->offset = RD_KAFKA_OFFSET_BEGINNING;
-  rd_kafka_assign(c, list);
-  rd_kafka_topic_partition_list_destroy(list);
-  std::vector<std::pair<std::string, std::map<std::string, std::string>>> out;
-  for (int i = 0; i < 50 && out.size() < expected; ++i) {
-    rd_kafka_message_t* m = rd_kafka_consumer_poll(c, 100);
-    if (!m) continue;
-    if (!m->err) {
-      std::map<std::string, std::string> headers;
-      rd_kafka_headers_t* hdrs = nullptr;
-      if (!rd_kafka_message_headers(m, &hdrs)) {
-        const char* name;
-        const void* val;
-        size_t size;
-        for (size_t h = 0; !rd_kafka_header_get_all(hdrs, h, &name, &val, &size); ++h)
-          headers[name] = std::string(static_cast<const char*>(val), size);
-      }
-      out.emplace_back(std::string(static_cast<char*>(m->payload), m->len), headers);
-    }
-    rd_kafka_message_destroy(m);
-  }
-  rd_kafka_consumer_close(c);
-  rd_kafka_destroy(c);
-  return out;
+std::vector<ConsumedRecord> readTopic(const std::string& bootstrap, const std::string& topic,
+                                      size_t expected) {
+  return readPartition(bootstrap, topic, 0, expected, 5s);
 }
 
 TEST(WorkerErrors, S35_ToleranceAllSkipsThePoisonPillToTheDlqAndCommitsPastIt) {
@@ -117,10 +87,10 @@ TEST(WorkerErrors, S35_ToleranceAllSkipsThePoisonPillToTheDlqAndCommitsPastIt) {
   EXPECT_EQ(written->count(), 9u);
   const auto dlq = readTopic(mock.bootstrap(), name + "-dlq", 1);
   ASSERT_EQ(dlq.size(), 1u);
-  EXPECT_EQ(dlq[0].first, "bad7");
-  EXPECT_EQ(dlq[0].second.at("__connect.errors.offset"), "7");
-  EXPECT_EQ(dlq[0].second.at("__connect.errors.stage"), "VALUE_CONVERTER");
-  EXPECT_EQ(dlq[0].second.at("__connect.errors.class.name"), "reporting-sink");
+  EXPECT_EQ(dlq[0].value, "bad7");
+  EXPECT_EQ(dlq[0].headers.at("__connect.errors.offset"), "7");
+  EXPECT_EQ(dlq[0].headers.at("__connect.errors.stage"), "VALUE_CONVERTER");
+  EXPECT_EQ(dlq[0].headers.at("__connect.errors.class.name"), "reporting-sink");
 }
 
 TEST(WorkerErrors, S34_ToleranceNoneFailsTheTaskAndCommitsNothingPastThePoisonPill) {

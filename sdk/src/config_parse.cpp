@@ -13,6 +13,10 @@ std::string_view trim(std::string_view text) {
   return text.substr(first, last - first + 1);
 }
 
+bool isClientSecurityKey(std::string_view key) {
+  return key == "security.protocol" || key.starts_with("ssl.") || key.starts_with("sasl.");
+}
+
 std::optional<int64_t> parseLong(std::string_view text) {
   text = trim(text);
   int64_t value = 0;

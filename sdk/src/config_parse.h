@@ -15,5 +15,7 @@ std::optional<double> parseDouble(std::string_view text);
 std::optional<bool> parseBoolean(std::string_view text);
 std::vector<std::string> parseList(std::string_view text);
 std::string_view trim(std::string_view text);
+// librdkafka security settings passed through to every client (consumer, DLQ producer).
+bool isClientSecurityKey(std::string_view key);
 
 }  // namespace ksink::detail

@@ -1,5 +1,7 @@
 #include "errors_config.h"
 
+#include "config_parse.h"
+
 namespace ksink {
 namespace {
 
@@ -22,10 +24,6 @@ ConfigDef makeDef() {
   return def;
 }
 
-bool isSecurityKey(const std::string& key) {
-  return key == "security.protocol" || key.starts_with("ssl.") || key.starts_with("sasl.");
-}
-
 }  // namespace
 
 const ConfigDef& ErrorsConfig::configDef() {
@@ -46,7 +44,7 @@ ErrorsConfig ErrorsConfig::parse(const Config& raw) {
   out.dlq_context_headers = config.getBoolean("errors.deadletterqueue.context.headers.enable");
   out.producer_properties["bootstrap.servers"] = config.getString("bootstrap.servers");
   for (const auto& [key, value] : config.values())
-    if (isSecurityKey(key)) out.producer_properties[key] = value;
+    if (detail::isClientSecurityKey(key)) out.producer_properties[key] = value;
   for (const auto& [key, value] : config.withPrefix("producer."))
     if (!key.starts_with("override.")) out.producer_properties[key] = value;
   for (const auto& [key, value] : config.withPrefix("producer.override."))

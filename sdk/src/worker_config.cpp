@@ -73,10 +73,6 @@ std::optional<std::string> assignorName(std::string_view name) {
   return std::nullopt;
 }
 
-bool isSecurityKey(std::string_view key) {
-  return key == "security.protocol" || key.starts_with("ssl.") || key.starts_with("sasl.");
-}
-
 // Java consumer keys librdkafka does not have and that have no effect here.
 bool isJavaOnlyKey(std::string_view key) {
   return key == "key.deserializer" || key == "value.deserializer" || key == "max.poll.records";
@@ -142,7 +138,7 @@ WorkerConfig WorkerConfig::parse(const Config& raw) {
   set("partition.assignment.strategy", "range", "partition.assignment.strategy");
   set("enable.partition.eof", "false", "enable.partition.eof");
   for (const auto& [key, v] : config.values())
-    if (isSecurityKey(key)) set(key, v, key);
+    if (detail::isClientSecurityKey(key)) set(key, v, key);
   for (const auto& [key, v] : config.withPrefix("consumer."))
     if (!key.starts_with("override.")) set(key, v, "consumer." + key);
   for (const auto& [key, v] : config.withPrefix("consumer.override."))

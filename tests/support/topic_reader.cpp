@@ -1,0 +1,50 @@
+#include "support/topic_reader.h"
+
+#include <librdkafka/rdkafka.h>
+
+namespace ksink::test {
+
+std::vector<ConsumedRecord> readPartition(const std::string& bootstrap, const std::string& topic,
+                                          int32_t partition, size_t expected,
+                                          std::chrono::milliseconds timeout) {
+  char err[512];
+  rd_kafka_conf_t* conf = rd_kafka_conf_new();
+  rd_kafka_conf_set(conf, "bootstrap.servers", bootstrap.c_str(), err, sizeof err);
+  rd_kafka_conf_set(conf, "group.id", "ksink-test-reader", err, sizeof err);
+  rd_kafka_conf_set(conf, "log_level", "2", err, sizeof err);
+  rd_kafka_t* consumer = rd_kafka_new(RD_KAFKA_CONSUMER, conf, err, sizeof err);
+  rd_kafka_poll_set_consumer(consumer);
+  auto* list = rd_kafka_topic_partition_list_new(1);
+  rd_kafka_topic_partition_list_add(list, topic.c_str(), partition)->offset =
+      RD_KAFKA_OFFSET_BEGINNING;
+  rd_kafka_assign(consumer, list);
+  rd_kafka_topic_partition_list_destroy(list);
+
+  std::vector<ConsumedRecord> out;
+  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  while (out.size() < expected && std::chrono::steady_clock::now() < deadline) {
+    rd_kafka_message_t* m = rd_kafka_consumer_poll(consumer, 100);
+    if (!m) continue;
+    if (!m->err) {
+      ConsumedRecord r;
+      if (m->key) r.key = std::string(static_cast<const char*>(m->key), m->key_len);
+      if (m->payload) r.value = std::string(static_cast<const char*>(m->payload), m->len);
+      r.timestamp = rd_kafka_message_timestamp(m, nullptr);
+      rd_kafka_headers_t* headers = nullptr;
+      if (!rd_kafka_message_headers(m, &headers)) {
+        const char* name;
+        const void* value;
+        size_t size;
+        for (size_t i = 0; !rd_kafka_header_get_all(headers, i, &name, &value, &size); ++i)
+          r.headers[name] = value ? std::string(static_cast<const char*>(value), size) : "<null>";
+      }
+      out.push_back(std::move(r));
+    }
+    rd_kafka_message_destroy(m);
+  }
+  rd_kafka_consumer_close(consumer);
+  rd_kafka_destroy(consumer);
+  return out;
+}
+
+}  // namespace ksink::test
