@@ -6,6 +6,7 @@
 
 #include <gtest/gtest.h>
 
+#include "ksink/conversion_error.h"
 #include "ksink/ksink.h"
 #include "test_kafka.h"
 
@@ -143,6 +144,57 @@ TEST(WorkerRealBroker, PreCommitReturningLessCommitsOnlyThatAndRestartRedelivers
     EXPECT_EQ(offsets.front(), 7) << "partition " << p;
     EXPECT_EQ(offsets.back(), 19) << "partition " << p;
   }
+}
+
+// Writes values as they come; a value starting with "bad" goes to the errant record reporter.
+class ReportingSink : public SinkTask {
+ public:
+  explicit ReportingSink(std::shared_ptr<Seen> seen) : seen_(std::move(seen)) {}
+  void start(const Config&) override {}
+  void put(std::span<const SinkRecord> records) override {
+    for (const auto& r : records) {
+      if (r.value().value_or("").starts_with("bad")) {
+        context().errantRecordReporter()->report(r, ConversionError("cannot parse"));
+        continue;
+      }
+      std::lock_guard lock(seen_->mutex);
+      seen_->offsets[r.topicPartition()].push_back(r.offset());
+      ++seen_->total;
+    }
+  }
+  void stop() override {}
+
+ private:
+  std::shared_ptr<Seen> seen_;
+};
+
+TEST(WorkerRealBroker, S35_ToleranceAllWritesThePoisonPillToTheDlqAndCommitsPastIt) {
+  auto& kafka = RealKafka::shared();
+  const auto topic = uniqueName("poison");
+  const auto dlq = topic + "-dlq";  // created by ksink, with the configured replication factor
+  const auto name = uniqueName("conn");
+  kafka.createTopic(topic, 1);
+  std::vector<RealKafka::Message> messages;
+  for (int i = 0; i < 10; ++i)
+    messages.push_back({0, "k" + std::to_string(i), (i == 7 ? "bad" : "v") + std::to_string(i)});
+  kafka.produce(topic, messages);
+
+  auto config = connectorConfig(name, topic);
+  config["connector.class"] = "reporting";
+  config["errors.tolerance"] = "all";
+  config["errors.deadletterqueue.topic.name"] = dlq;
+  config["errors.deadletterqueue.topic.replication.factor"] = "1";
+  config["errors.deadletterqueue.context.headers.enable"] = "true";
+  auto seen = std::make_shared<Seen>();
+  Worker worker(Config(config), [seen] { return std::make_unique<ReportingSink>(seen); });
+  std::thread runner([&] { worker.run(); });
+  const OffsetMap expected{{{topic, 0}, 10}};
+  EXPECT_EQ(kafka.waitForCommitted("connect-" + name, topic, 1, expected, 60s), expected);
+  worker.stop();
+  runner.join();
+  EXPECT_EQ(seen->count(), 9u);
+  // The DLQ topic exists (ksink created it) and holds exactly the bad record.
+  EXPECT_EQ(kafka.endOffset({dlq, 0}), 1);
 }
 
 }  // namespace
