@@ -16,8 +16,9 @@ struct Result {
   std::string output;
 };
 
-Result runKsink(const std::string& args) {
-  const auto command = fmt::format("'{}' {} 2>&1", KSINK_JSONL_BIN, args);
+// Runs `binary` (default: the example program) with `args`; returns its exit code and output.
+Result runKsink(const std::string& args, const std::string& binary = KSINK_JSONL_BIN) {
+  const auto command = fmt::format("'{}' {} 2>&1", binary, args);
   FILE* pipe = ::popen(command.c_str(), "r");
   std::string out;
   char buf[4096];
@@ -104,14 +105,9 @@ TEST_F(CliTest, StockKsinkLoadsASinkFromPluginPath) {
   std::ofstream(dir_ / "worker.properties")
       << "bootstrap.servers=127.0.0.1:1\nplugin.path=" << KSINK_PLUGIN_DIR << "\n";
   auto c = connector("name=x\nconnector.class=jsonl-file\nfile=/tmp/x\ntopics=a\n");
-  const auto command = fmt::format("'{}' validate {} 2>&1", KSINK_BIN, files(c));
-  FILE* pipe = ::popen(command.c_str(), "r");
-  std::string out;
-  char buf[4096];
-  while (size_t n = std::fread(buf, 1, sizeof buf, pipe)) out.append(buf, n);
-  const int status = ::pclose(pipe);
-  EXPECT_EQ(WEXITSTATUS(status), 0) << out;
-  EXPECT_NE(out.find("ok (jsonl-file)"), std::string::npos) << out;
+  auto r = runKsink("validate " + files(c), KSINK_BIN);
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("ok (jsonl-file)"), std::string::npos) << r.output;
 }
 
 TEST_F(CliTest, PluginPathThatIsNotADirectoryIsAConfigError) {
@@ -123,6 +119,20 @@ TEST_F(CliTest, PluginPathThatIsNotADirectoryIsAConfigError) {
   EXPECT_NE(r.output.find("plugin.path: '/nonexistent/plugins' is not a directory"),
             std::string::npos)
       << r.output;
+}
+
+}  // namespace
+
+namespace {
+
+TEST_F(CliTest, ConfluentJdbcSinkClassPicksTheSinkByTheConnectionUrl) {
+  for (const auto& [url, sink] : std::vector<std::pair<std::string, std::string>>{
+           {"jdbc:postgresql://db:5432/app", "postgres"}, {"sqlite:///tmp/x.db", "sqlite"}}) {
+    auto c = connector("name=x\nconnector.class=io.confluent.connect.jdbc.JdbcSinkConnector\n"
+                       "topics=a\nconnection.url=" + url + "\n");
+    auto r = runKsink("validate " + files(c), KSINK_BIN);
+    EXPECT_NE(r.output.find("ok (" + sink + ")"), std::string::npos) << url << "\n" << r.output;
+  }
 }
 
 }  // namespace

@@ -41,7 +41,12 @@ struct Connector {
 Connector loadConnector(const std::map<std::string, std::string>& worker, const std::string& file) {
   auto values = worker;
   for (auto& [k, v] : Config::readProperties(file)) values.insert_or_assign(k, v);
-  const auto cls = values.contains("connector.class") ? values.at("connector.class") : "";
+  auto cls = values.contains("connector.class") ? values.at("connector.class") : "";
+  // Confluent's JDBC sink class carries over: the connection URL's scheme picks the sink.
+  if (cls == "io.confluent.connect.jdbc.JdbcSinkConnector" && values.contains("connection.url")) {
+    const auto& url = values.at("connection.url");
+    cls = url.starts_with("jdbc:sqlite:") || url.starts_with("sqlite:") ? "sqlite" : "postgres";
+  }
   const auto* sink = SinkRegistry::global().find(cls);
   if (!sink) {
     throw ConfigException({{"connector.class",
