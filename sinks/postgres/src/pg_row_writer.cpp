@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <stdexcept>
 
 #include "copy_text_writer.h"
@@ -33,6 +34,13 @@ bool stagedAsTimestamptz(const PgTable::Column& c, bool timestamps_via_zone) {
 bool PgRowWriter::needsStaging(const PgTable& table, const RecordMapper::Layout& layout) const {
   for (const auto& c : layout.columns)
     if (stagedAsTimestamptz(columnOf(table, c.name), timestamps_via_zone_)) return true;
+  return false;
+}
+
+bool PgRowWriter::tryCopyingUpsertsStraight(const std::string& table) {
+  auto& state = straight_upserts_[table];
+  if (state.skip == 0) return true;
+  --state.skip;
   return false;
 }
 
@@ -94,15 +102,36 @@ void PgRowWriter::write(PgConnection& connection, const PgTable& table, const Se
   }
   if (segment.op == Op::kUpdate && count <= layout.key_count) return;  // nothing to set
 
+  const auto encoded = encode(table, layout, segment.rows, count, timestamps_via_zone_);
+  auto copy = [&](const std::string& target) {
+    connection.beginCopy(PgSql::copyFrom(target, columns, encoded.binary));
+    const std::string_view data = encoded.data;
+    for (size_t at = 0; at < data.size(); at += kCopyChunk)
+      connection.putCopyData(data.substr(at, kCopyChunk));
+    connection.endCopy();
+  };
+  if (segment.op == Op::kUpsert && !convert && tryCopyingUpsertsStraight(table.id.quoted())) {
+    // Keys new to the table (initial loads, append-mostly topics) go in like inserts: COPY into
+    // the table itself, under a savepoint. A key that exists fails the COPY with 23505; undo it
+    // and take the staged path, and stop trying for a while on this table.
+    connection.exec("SAVEPOINT ksink_upsert");
+    try {
+      copy(table.id.quoted());
+      connection.exec("RELEASE SAVEPOINT ksink_upsert");
+      straight_upserts_[table.id.quoted()].failures = 0;
+      return;
+    } catch (const PgError& e) {
+      if (e.sqlstate() != "23505" || e.connectionLost()) throw;
+      connection.exec("ROLLBACK TO SAVEPOINT ksink_upsert; RELEASE SAVEPOINT ksink_upsert");
+      auto& state = straight_upserts_[table.id.quoted()];
+      state.failures = std::min(state.failures + 1, 6);
+      state.skip = (1 << state.failures) - 1;  // 1, 3, 7, … 63 batches
+    }
+  }
   const bool staged = segment.op != Op::kInsert || convert;
   const std::string target =
       staged ? stagingFor(connection, table, columns, as_timestamptz) : table.id.quoted();
-  const auto encoded = encode(table, layout, segment.rows, count, timestamps_via_zone_);
-  connection.beginCopy(PgSql::copyFrom(target, columns, encoded.binary));
-  const std::string_view data = encoded.data;
-  for (size_t at = 0; at < data.size(); at += kCopyChunk)
-    connection.putCopyData(data.substr(at, kCopyChunk));
-  connection.endCopy();
+  copy(target);
   if (!staged) return;
 
   switch (segment.op) {

@@ -3,6 +3,9 @@
 // table followed by one set-based statement (upsert, update, delete, or an insert that needs a
 // server-side conversion). See PgSql for the statements.
 //
+// Upserts of keys the table does not have yet are first tried as a plain COPY into the table
+// (under a savepoint), the cost of an insert; a batch with an existing key is undone and staged.
+//
 // Each run is encoded in PostgreSQL's binary COPY format when every value has a binary form for
 // its column, else in the text format (ColumnEncoder). Staging tables are created once per
 // connection and layout, and emptied by the commit (ON COMMIT DELETE ROWS).
@@ -64,7 +67,17 @@ class PgRowWriter {
                          const std::vector<std::string>& columns,
                          const std::vector<bool>& as_timestamptz);
 
+  // Whether to try an upsert batch as a plain COPY into the table; false while backing off after
+  // batches whose keys existed.
+  bool tryCopyingUpsertsStraight(const std::string& table);
+
+  struct StraightUpserts {
+    int failures = 0;  // consecutive batches that had existing keys
+    int skip = 0;      // batches to stage before trying again
+  };
+
   bool timestamps_via_zone_;
+  std::unordered_map<std::string, StraightUpserts> straight_upserts_;  // by quoted table name
   std::unordered_map<std::string, std::string> staging_;  // table + columns → staging table
   std::set<std::string> used_in_transaction_;
   int next_staging_ = 0;
