@@ -42,6 +42,7 @@
 #include "child_process.h"
 #include "fake_sink_task_context.h"
 #include "ksink/postgres/postgres_sink_task.h"
+#include "polling.h"
 #include "test_kafka.h"
 #include "test_postgres.h"
 
@@ -128,24 +129,14 @@ SinkRun ksinkRun(PgTestSchema& schema, const std::string& topic, const std::stri
                                 dir / (name + ".log"));
   const auto progress = fmt::format(
       "SELECT coalesce(sum(next_offset), 0) FROM ksink_offsets WHERE connector = '{}'", name);
-  int64_t first_rows = 0, done = 0;
-  Clock::time_point first{};
-  const auto deadline = Clock::now() + std::chrono::minutes(10);
   auto stored = [&]() -> int64_t {
     if (schema.scalar("SELECT to_regclass('ksink_offsets') IS NULL") == "t") return 0;
     return std::stoll(*schema.scalar(progress));
   };
-  while ((done = stored()) < records) {
-    if (!ksink.running() || Clock::now() > deadline)
-      throw std::runtime_error("ksink stopped or stalled:\n" + ksink.log());
-    if (done > 0 && first_rows == 0) {
-      first_rows = done;
-      first = Clock::now();
-    }
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  }
-  SinkRun run{std::chrono::duration<double>(Clock::now() - first).count(), records - first_rows,
-              vmHwmKb(ksink.pid())};
+  const auto timing = ksink::it::timeProgress(
+      stored, records, [&] { return ksink.running(); },
+      [&] { return "ksink stopped or stalled:\n" + ksink.log(); }, std::chrono::minutes(10));
+  SinkRun run{timing.seconds, timing.units, vmHwmKb(ksink.pid())};
   ksink.signal(SIGTERM);
   ksink.wait(std::chrono::seconds(30));
   return run;

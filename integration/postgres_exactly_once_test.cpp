@@ -14,6 +14,7 @@
 #include <thread>
 
 #include "child_process.h"
+#include "polling.h"
 #include "test_kafka.h"
 #include "test_postgres.h"
 
@@ -22,15 +23,6 @@ namespace {
 
 using namespace std::chrono_literals;
 namespace fs = std::filesystem;
-
-bool waitUntil(const std::function<bool()>& condition, std::chrono::milliseconds timeout) {
-  const auto deadline = std::chrono::steady_clock::now() + timeout;
-  while (!condition()) {
-    if (std::chrono::steady_clock::now() >= deadline) return false;
-    std::this_thread::sleep_for(200ms);
-  }
-  return true;
-}
 
 class PostgresExactlyOnceTest : public ::testing::Test {
  protected:
@@ -60,10 +52,10 @@ class PostgresExactlyOnceTest : public ::testing::Test {
         RealKafka::shared().bootstrap());
     const auto connector = dir_ / (tag + "-connector.properties");
     std::ofstream(connector) << fmt::format(
-        "name={}\nconnector.class=postgres\ntopics={}\nconnection.url={}\ninsert.mode=insert\n"
+        "name={}\nconnector.class={}\ntopics={}\nconnection.url={}\ninsert.mode=insert\n"
         "pk.mode=kafka\nvalue.converter.schemas.enable=false\nkey.converter=string\n"
         "consumer.max.poll.records=2000\nretry.backoff.ms=500\n{}\n",
-        name_, topic_, schema_->url(), extra);
+        name_, connector_class_, topic_, schema_->url(), extra);
     return std::make_unique<ChildProcess>(
         std::vector<std::string>{KSINK_BIN, "run", worker.string(), connector.string()},
         dir_ / (tag + ".log"));
@@ -129,6 +121,7 @@ class PostgresExactlyOnceTest : public ::testing::Test {
   fs::path dir_;
   std::string topic_;
   std::string name_;
+  std::string connector_class_ = "postgres";
   PgTestSchema* schema_ = nullptr;
   std::thread producer_;
   std::atomic<bool> producing_done_{false};
@@ -222,6 +215,8 @@ TEST_F(PostgresExactlyOnceTest, ADatabaseRestartMidStreamPausesReconnectsAndResu
   TestPostgres own(server.start());
   auto schema = own.freshSchema("eos");
   useSchema(*schema);
+  // Configured as a Confluent JDBC sink would be: the class picks this sink by the URL.
+  connector_class_ = "io.confluent.connect.jdbc.JdbcSinkConnector";
   startProducing(40000, 4000);  // ~10 s
   auto ksink = startKsink("run");
   ASSERT_TRUE(waitUntil([&] { return rows() > 0; }, 60s));

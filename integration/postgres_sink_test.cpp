@@ -14,6 +14,7 @@
 #include "fake_sink_task_context.h"
 #include "ksink/ksink.h"
 #include "ksink/postgres/postgres_sink_task.h"
+#include "polling.h"
 #include "test_kafka.h"
 #include "test_postgres.h"
 
@@ -63,15 +64,6 @@ class RunningSink {
   std::atomic<bool> done_{false};
   std::thread thread_;
 };
-
-bool waitUntil(const std::function<bool()>& condition, std::chrono::milliseconds timeout) {
-  const auto deadline = std::chrono::steady_clock::now() + timeout;
-  while (!condition()) {
-    if (std::chrono::steady_clock::now() >= deadline) return false;
-    std::this_thread::sleep_for(100ms);
-  }
-  return true;
-}
 
 class PostgresSinkTest : public ::testing::Test {
  protected:
