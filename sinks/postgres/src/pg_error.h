@@ -5,6 +5,7 @@
 // sees becomes a PgError through PgConnection.
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <stdexcept>
 #include <string>
