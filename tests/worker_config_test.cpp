@@ -35,6 +35,17 @@ TEST(WorkerConfig, DefaultsFollowKafkaConnect) {
   EXPECT_EQ(wc.topics, (std::vector<std::string>{"a", "b"}));
 }
 
+TEST(WorkerConfig, PrefetchIsBoundedByBytesNotByTheMessageCount) {
+  // librdkafka's 100000-message cap stalls fetching for a second once a fast sink drains it.
+  auto wc = WorkerConfig::parse(Config(base()));
+  EXPECT_EQ(wc.consumer_properties.at("queued.min.messages"), "10000000");
+  EXPECT_FALSE(wc.consumer_properties.contains("queued.max.messages.kbytes"));
+  auto values = base();
+  values["consumer.override.queued.min.messages"] = "1000";
+  EXPECT_EQ(WorkerConfig::parse(Config(values)).consumer_properties.at("queued.min.messages"),
+            "1000");
+}
+
 TEST(WorkerConfig, ConsumerOverridesPassThroughAndWinOverWorkerWide) {
   auto values = base();
   values["consumer.session.timeout.ms"] = "10000";

@@ -137,6 +137,11 @@ WorkerConfig WorkerConfig::parse(const Config& raw) {
   set("auto.offset.reset", "earliest", "auto.offset.reset");
   set("partition.assignment.strategy", "range", "partition.assignment.strategy");
   set("enable.partition.eof", "false", "enable.partition.eof");
+  // librdkafka 2.0.2 stops fetching once the consumer queue holds queued.min.messages (100000)
+  // and only looks again on its next one-second tick, so a sink faster than 100000 records a
+  // second drains the queue and then waits for up to a second. Bound the prefetch by bytes only
+  // (queued.max.messages.kbytes, 64 MiB) so the queue always holds more than that second.
+  set("queued.min.messages", "10000000", "queued.min.messages");
   for (const auto& [key, v] : config.values())
     if (detail::isClientSecurityKey(key)) set(key, v, key);
   for (const auto& [key, v] : config.withPrefix("consumer."))
