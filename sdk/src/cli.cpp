@@ -6,7 +6,9 @@
 #include <ctime>
 #include <regex>
 #include <atomic>
+#include <chrono>
 #include <memory>
+#include <optional>
 #include <thread>
 #include <vector>
 
@@ -97,11 +99,14 @@ int run(const std::string& worker_file, const std::vector<std::string>& connecto
 
   std::vector<std::unique_ptr<Worker>> workers;
   std::map<std::string, std::string> worker_props;
+  std::chrono::milliseconds graceful_timeout{0};  // the longest of the connectors'
   try {
     worker_props = readWorker(worker_file);
     for (const auto& file : connector_files) {
       auto connector = loadConnector(worker_props, file);
       workers.push_back(std::make_unique<Worker>(connector.config, connector.sink->factory));
+      graceful_timeout = std::max(
+          graceful_timeout, WorkerConfig::parse(connector.config).shutdown_graceful_timeout);
       spdlog::info("connector {} ({}) from {}", connector.config.getString("name"),
                    connector.sink->name, file);
     }
@@ -126,18 +131,41 @@ int run(const std::string& worker_file, const std::vector<std::string>& connecto
     }
   }
 
+  // First signal: stop gracefully. Second: the process leaves, whatever is still running, once
+  // task.shutdown.graceful.timeout.ms has passed since the first. Third: it leaves at once.
+  // This thread never blocks on the workers, so it always sees the next signal.
   std::atomic<bool> done{false};
+  std::thread stopper;
   std::thread signal_thread([&] {
     int received = 0;
-    const timespec tick{0, 200'000'000};
+    std::chrono::steady_clock::time_point first_signal;
+    std::optional<std::chrono::steady_clock::time_point> force_at;
+    const timespec tick{0, 50'000'000};
     while (!done) {
+      if (force_at && std::chrono::steady_clock::now() >= *force_at) {
+        spdlog::error("still stopping {} ms after the first signal; exiting now",
+                      graceful_timeout.count());
+        spdlog::default_logger()->flush();
+        std::_Exit(kExitFailed);
+      }
       const int sig = sigtimedwait(&signals, nullptr, &tick);
       if (sig < 0) continue;
-      if (++received == 1) {
-        spdlog::info("signal {}: stopping gracefully (send it again to exit at once)", sig);
-        for (auto& w : workers) w->stop();
+      ++received;
+      if (received == 1) {
+        first_signal = std::chrono::steady_clock::now();
+        spdlog::info("signal {}: stopping gracefully (a second signal forces the exit after "
+                     "task.shutdown.graceful.timeout.ms={})",
+                     sig, graceful_timeout.count());
+        stopper = std::thread([&workers] {
+          for (auto& w : workers) w->stop();
+        });
+      } else if (received == 2) {
+        force_at = first_signal + graceful_timeout;
+        spdlog::warn("signal {} again: exiting at the latest {} ms after the first one", sig,
+                     graceful_timeout.count());
       } else {
-        spdlog::warn("second signal {}: exiting without waiting", sig);
+        spdlog::warn("signal {} a third time: exiting at once", sig);
+        spdlog::default_logger()->flush();
         std::_Exit(kExitFailed);
       }
     }
@@ -160,6 +188,7 @@ int run(const std::string& worker_file, const std::vector<std::string>& connecto
   for (auto& t : threads) t.join();
   done = true;
   signal_thread.join();
+  if (stopper.joinable()) stopper.join();
   return exit_code;
 }
 

@@ -47,14 +47,22 @@ class Worker::Impl {
 void Worker::Impl::run() {
   auto state = std::make_shared<RunState>();
   std::vector<std::thread> threads;
+  // The factory is the sink's code and may take its time: run it without the lock, so stop()
+  // and status() never wait for it.
   {
     std::lock_guard lock(mutex_);
     if (stop_deadline_) return;  // stopped before it started
-    for (int i = 0; i < settings_.tasks_max; ++i) {
-      auto task = factory_();
-      if (!task) throw std::runtime_error("the task factory returned no task");
-      tasks_.push_back(std::make_shared<WorkerSinkTask>(i, settings_, config_, std::move(task)));
-    }
+  }
+  std::vector<std::shared_ptr<WorkerSinkTask>> created;
+  for (int i = 0; i < settings_.tasks_max; ++i) {
+    auto task = factory_();
+    if (!task) throw std::runtime_error("the task factory returned no task");
+    created.push_back(std::make_shared<WorkerSinkTask>(i, settings_, config_, std::move(task)));
+  }
+  {
+    std::lock_guard lock(mutex_);
+    if (stop_deadline_) return;  // stopped while the factory ran
+    tasks_ = std::move(created);
     state->running = static_cast<int>(tasks_.size());
     for (auto& task : tasks_) {
       threads.emplace_back([task, state] {
