@@ -10,17 +10,11 @@
 // join excluded): progress is read from ksink_offsets in the database. Peak RSS is the ksink
 // process's VmHWM. The broker is KSINK_TEST_BOOTSTRAP's, or one started for the run.
 //
-// Measured 2026-11-30 on the 2-core dev machine (RelWithDebInfo), 1M records of 172 B,
-// 6 partitions, median of 3 rounds, max.poll.records = batch.size = 5000:
-//   load average ~2:  raw 825,347 rows/s, ksink 139,529 rows/s, ratio 0.17, peak RSS 89 MiB
-//   load average ~9:  raw 405,858 rows/s, ksink 125,200 rows/s, ratio 0.31, peak RSS 91 MiB
-//   (20000-record batches under load: raw 364,268, ksink 139,539, ratio 0.38, RSS 111 MiB)
-// Below the 0.7 aim, and the end-to-end rate hardly moves with load or batch size. The sink fed
-// in-process (same records, 5000 per put) writes ~420k rows/s with synchronous=FULL and ~800k with
-// synchronous=OFF, so its CPU cost is ~1.2 us/row and each batch's fsync is the rest; during the
-// end-to-end run the ksink process uses ~0.3 of a core and put() averages 11 ms, so most of the
-// wall time is spent between put() calls in the worker's poll loop (the null-sink benchmark shows
-// the same gap to raw librdkafka).
+// Measured 2026-11-30 on the 2-core dev machine (RelWithDebInfo, load average ~1), 1M records of
+// 172 B, 6 partitions, median of 3 rounds, max.poll.records = batch.size = 5000:
+//   raw 954,543 rows/s, ksink 464,149 rows/s, ratio 0.49, peak RSS 235 MiB
+// (before the worker's prefetch fix: 139,529 rows/s, ratio 0.17, 89 MiB). The ksink process is now
+// busy the whole run: JSON parsing and row mapping (~1.2 us/row) plus one fsync per batch.
 
 #include <signal.h>
 #include <spdlog/spdlog.h>
