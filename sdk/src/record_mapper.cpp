@@ -5,6 +5,9 @@
 #include <algorithm>
 #include <unordered_set>
 
+#include "ksink/retriable_error.h"
+#include "stage_retry.h"
+
 namespace ksink {
 namespace {
 
@@ -262,13 +265,32 @@ std::optional<RecordMapper::Row> RecordMapper::map(const SinkRecord& record) {
   return row;
 }
 
+RecordMapper::Batch RecordMapper::map(std::span<const SinkRecord> records,
+                                      SinkTaskContext& context) {
+  return mapAll(records, &context);
+}
+
 RecordMapper::Batch RecordMapper::map(std::span<const SinkRecord> records) {
+  return mapAll(records, nullptr);
+}
+
+RecordMapper::Batch RecordMapper::mapAll(std::span<const SinkRecord> records,
+                                         SinkTaskContext* context) {
   Batch batch;
   batch.rows.reserve(records.size());
   for (const auto& record : records) {
     try {
-      if (auto row = map(record)) batch.rows.push_back(std::move(*row));
+      std::optional<Row> row;
+      try {
+        row = map(record);
+      } catch (const RetriableError&) {
+        if (!context) throw;
+        context->retryConversion(std::current_exception(), [&] { row = map(record); });
+      }
+      if (row) batch.rows.push_back(std::move(*row));
     } catch (const std::bad_alloc&) {
+      throw;
+    } catch (const StageRetry::Interrupted&) {
       throw;
     } catch (...) {
       batch.failures.push_back({&record, std::current_exception()});

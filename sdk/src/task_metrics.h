@@ -18,6 +18,9 @@ struct TaskMetrics {
   std::atomic<uint64_t> put_batch_total_time_us{0};
   std::atomic<uint64_t> put_batch_max_time_us{0};
   std::atomic<uint64_t> retriable_put_failures{0};
+  // Connect's total-retries: conversions retried after a RetriableError (errors.retry.timeout),
+  // plus put() redeliveries after one (which Connect does not count).
+  std::atomic<uint64_t> total_retries{0};
   std::atomic<int64_t> partition_count{0};
 };
 

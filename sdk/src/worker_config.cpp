@@ -39,8 +39,9 @@ ConfigDef makeDef() {
                "Bound on a graceful stop: final preCommit, commit, close and consumer teardown.",
                ConfigDef::atLeast(0))
       .define("errors.retry.timeout", Type::kLong, "0", Importance::kMedium,
-               "How long a retriable failure is retried (ms); -1 retries forever. For put(), 0 "
-               "means retry forever as Connect does.",
+               "How long a retriable failure is retried (ms); -1 retries forever. A record's "
+               "conversion: 0 means no retry (Connect's default). put(): 0 means retry forever "
+               "as Connect does.",
                ConfigDef::atLeast(-1))
       .define("errors.retry.delay.max.ms", Type::kLong, "60000", Importance::kMedium,
                "Cap of the exponential backoff between retries (starts at 300 ms).",

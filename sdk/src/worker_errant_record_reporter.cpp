@@ -10,6 +10,7 @@
 #include <spdlog/spdlog.h>
 
 #include "ksink/conversion_error.h"
+#include "ksink/retriable_error.h"
 
 namespace ksink {
 namespace {
@@ -47,7 +48,10 @@ void WorkerErrantRecordReporter::report(const SinkRecord& record, const std::exc
         "Tolerance exceeded in error handler (errors.tolerance=none): record {}: {}", record,
         error.what()));
   }
-  const bool conversion = dynamic_cast<const ConversionError*>(&error) != nullptr;
+  // A RetriableError reaches a report only as a conversion whose retries ran out
+  // (RecordMapper, errors.retry.timeout): put() hands its own to the worker instead.
+  const bool conversion = dynamic_cast<const ConversionError*>(&error) != nullptr ||
+                          dynamic_cast<const RetriableError*>(&error) != nullptr;
   ErrorContext context{conversion ? "VALUE_CONVERTER" : "TASK_PUT", sink_name_,
                        demangledType(error), error.what()};
   if (config_.log_enable) {

@@ -8,6 +8,7 @@
 #include <spdlog/spdlog.h>
 
 #include "ksink/retriable_error.h"
+#include "retry_backoff.h"
 
 namespace ksink {
 namespace {
@@ -15,7 +16,6 @@ namespace {
 using std::chrono::duration_cast;
 using std::chrono::milliseconds;
 
-constexpr milliseconds kInitialRetryDelay{300};
 // A committed-offset or watermark lookup inside the assign callback blocks the poll loop; keep it
 // short enough to stay far below max.poll.interval.ms.
 constexpr milliseconds kLookupTimeout{10000};
@@ -75,7 +75,11 @@ void WorkerSinkTask::Batch::dropPartitions(const std::set<TopicPartition>& parti
 
 WorkerSinkTask::WorkerSinkTask(int id, WorkerConfig settings, Config config,
                                std::unique_ptr<SinkTask> task)
-    : id_(id), settings_(std::move(settings)), config_(std::move(config)), task_(std::move(task)) {
+    : id_(id),
+      settings_(std::move(settings)),
+      config_(std::move(config)),
+      task_(std::move(task)),
+      stage_retry_(settings_.retry_timeout, settings_.retry_delay_max, metrics_.total_retries) {
   // Created here, before the task's thread exists, so status() may read it from any thread.
   if (settings_.errors.reporterEnabled())
     reporter_ = std::make_unique<WorkerErrantRecordReporter>(settings_.errors, settings_.name,
@@ -88,6 +92,7 @@ void WorkerSinkTask::stop(Clock::time_point deadline) {
   int64_t expected = 0;
   stop_deadline_ns_.compare_exchange_strong(expected, deadline.time_since_epoch().count());
   stopping_ = true;
+  stage_retry_.cancel();  // a conversion waiting to be retried inside put() gives up now
 }
 
 void WorkerSinkTask::run() {
@@ -281,6 +286,7 @@ void WorkerSinkTask::deliver() {
     const auto delay = retryDelay();
     retry_at_ = Clock::now() + delay;
     ++retry_attempt_;
+    metrics_.total_retries++;
     spdlog::warn("task {}-{}: retriable error from put() ({} records), retrying in {} ms: {}",
                  settings_.name, id_, batch_.records.size(), delay.count(), e.what());
     pauseForRedelivery();
@@ -319,9 +325,7 @@ void WorkerSinkTask::deliver() {
 
 milliseconds WorkerSinkTask::retryDelay() const {
   if (context_timeout_) return *context_timeout_;
-  // 300 ms doubling per attempt, capped by errors.retry.delay.max.ms.
-  const auto shift = std::min(retry_attempt_, 20);
-  return std::min(kInitialRetryDelay * (int64_t{1} << shift), settings_.retry_delay_max);
+  return retryBackoff(retry_attempt_, settings_.retry_delay_max);
 }
 
 void WorkerSinkTask::pauseForRedelivery() {
@@ -645,6 +649,7 @@ TaskStatus WorkerSinkTask::status() const {
     c.put_batch_avg_time_ms = double(metrics_.put_batch_total_time_us) / c.put_batch_count / 1000;
   c.put_batch_max_time_ms = double(metrics_.put_batch_max_time_us) / 1000;
   c.retriable_put_failures = metrics_.retriable_put_failures;
+  c.total_retries = metrics_.total_retries;
   if (reporter_) {
     const auto& e = reporter_->metrics();
     c.total_record_errors = e.total_record_errors;

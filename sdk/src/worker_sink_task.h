@@ -21,6 +21,7 @@
 #include "ksink/sink_task.h"
 #include "ksink/sink_task_context.h"
 #include "offset_ledger.h"
+#include "stage_retry.h"
 #include "task_metrics.h"
 #include "worker_config.h"
 #include "worker_errant_record_reporter.h"
@@ -59,6 +60,9 @@ class WorkerSinkTask final : public SinkTaskContext, private RebalanceListener {
   void requestCommit() override { commit_requested_ = true; }
   ErrantRecordReporter* errantRecordReporter() override { return reporter_.get(); }
   const Config& config() const override { return config_; }
+  void retryConversion(std::exception_ptr failure, const std::function<void()>& convert) override {
+    stage_retry_.run(std::move(failure), convert);
+  }
 
  private:
   // Records polled but not yet put successfully; the messages own the bytes the records view.
@@ -132,6 +136,7 @@ class WorkerSinkTask final : public SinkTaskContext, private RebalanceListener {
 
   std::unique_ptr<WorkerErrantRecordReporter> reporter_;  // null: no tolerance, DLQ or log
   TaskMetrics metrics_;
+  StageRetry stage_retry_;  // after metrics_: counts into it
   mutable std::mutex snapshot_mutex_;  // guards the four below
   std::map<TopicPartition, PartitionOffsets> snapshot_;
   std::map<TopicPartition, int64_t> ends_;  // high watermarks, refreshed a few times a second

@@ -44,6 +44,9 @@ struct TaskCounters {
   double put_batch_avg_time_ms = 0;
   double put_batch_max_time_ms = 0;
   uint64_t retriable_put_failures = 0;
+  // Retries made: of a record's conversion after a RetriableError (Connect's total-retries) and of
+  // put() after one.
+  uint64_t total_retries = 0;
   uint64_t total_record_errors = 0;
   uint64_t total_records_skipped = 0;
   uint64_t total_errors_logged = 0;

@@ -10,7 +10,9 @@
 //
 // Bad records (conversion errors, a missing key field) come back as failures carrying the record,
 // so the sink hands them to the errant record reporter or fails the task naming the record's
-// coordinates; they never abort the rest of the batch here.
+// coordinates; they never abort the rest of the batch here. A conversion that throws
+// RetriableError (a converter whose backing service is briefly away) is retried first, when the
+// batch is mapped in a task's context: see map(records, context).
 //
 // Thread-safety: owns the key/value converters and caches; one per task (thread).
 #pragma once
@@ -27,6 +29,7 @@
 #include "ksink/converter.h"
 #include "ksink/schema.h"
 #include "ksink/sink_record.h"
+#include "ksink/sink_task_context.h"
 #include "ksink/table_sink_config.h"
 #include "ksink/value.h"
 
@@ -75,12 +78,18 @@ class RecordMapper {
   RecordMapper& operator=(const RecordMapper&) = delete;
 
   // One record: its row, or nullopt for a tombstone that is skipped (delete.enabled=false).
-  // Throws ConversionError for a bad record.
+  // Throws ConversionError for a bad record (or what the converter threw).
   std::optional<Row> map(const SinkRecord& record);
 
   // Every record of a batch. In upsert and update modes the rows are then reduced to the last
   // row per (table, primary key), so a key written and then deleted in one batch is only
   // deleted; rows without a key are kept as they are.
+  // A record whose conversion throws RetriableError is retried through
+  // context.retryConversion() (errors.retry.timeout, errors.retry.delay.max.ms) and becomes a
+  // failure only when that gives up. If the task stops meanwhile, the RetriableError it throws
+  // propagates (the record is not the one at fault). Blocks for the retries: on the task thread.
+  Batch map(std::span<const SinkRecord> records, SinkTaskContext& context);
+  // The same without retries: a RetriableError from a converter is a failure at once.
   Batch map(std::span<const SinkRecord> records);
 
   // Keeps only the last row per (table, primary key), in their original relative order.
@@ -90,6 +99,7 @@ class RecordMapper {
 
  private:
   struct MappedLayout;
+  Batch mapAll(std::span<const SinkRecord> records, SinkTaskContext* context);
   const std::string& tableFor(std::string_view topic);
   std::shared_ptr<const MappedLayout> layoutFor(const std::string& table, const SchemaAndValue& key,
                                                 const SchemaAndValue& value, bool is_delete);

@@ -6,6 +6,8 @@
 #pragma once
 
 #include <chrono>
+#include <exception>
+#include <functional>
 #include <set>
 #include <vector>
 
@@ -45,6 +47,21 @@ class SinkTaskContext {
 
   // The configuration the task was started with.
   virtual const Config& config() const = 0;
+
+  // A per-record conversion step (`convert`: a converter call, RecordMapper::map) just threw
+  // RetriableError (`failure`): runs it again under errors.retry.timeout (0, the default: no retry;
+  // -1: no limit) with a backoff starting at 300 ms, doubling, capped by errors.retry.delay.max.ms,
+  // counting each retry in the total-retries metric. Returns once a run succeeds. When the time is
+  // up, rethrows the last failure: the record is then a bad record (reportBadRecord /
+  // errantRecordReporter(), which applies errors.tolerance). When the task is stopping it throws a
+  // RetriableError of its own at once, which is no fault of the record: RecordMapper lets it leave
+  // put(), so the batch is not committed. RecordMapper::map(records, context) does all this for the
+  // sinks built on it.
+  // The default (a context without a worker) retries nothing: it rethrows `failure`.
+  virtual void retryConversion(std::exception_ptr failure, const std::function<void()>& convert) {
+    (void)convert;
+    std::rethrow_exception(failure);
+  }
 };
 
 }  // namespace ksink

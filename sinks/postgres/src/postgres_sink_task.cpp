@@ -318,7 +318,8 @@ bool PostgresSinkTask::Impl::transaction(PgConnection& connection, std::span<con
 // while the server stores the chunks before, in one transaction. It covers the common batch —
 // every table and column in place, no tombstone, no bad record, every value with a binary form —
 // and gives up (nullopt, everything rolled back) on anything else, which the general path then
-// handles from scratch.
+// handles from scratch. It converts without retries: a conversion that throws RetriableError
+// sends the batch to the general path, which retries it under errors.retry.timeout.
 std::optional<bool> PostgresSinkTask::Impl::streamInserts(PgConnection& connection,
                                                           std::span<const SinkRecord> records,
                                                           std::span<const OffsetUpdate> offsets) {
@@ -368,9 +369,10 @@ bool PostgresSinkTask::Impl::writeBatch(std::span<const SinkRecord> records,
       fail(e, records.size());
     }
   }
-  auto batch = mapper_.map(records);
-  // Records that cannot even be converted are decided first; under errors.tolerance=none the
-  // first one fails the task here, before anything is written.
+  auto batch = mapper_.map(records, task_.context());
+  // Records that cannot even be converted (a conversion that still fails after the retries of
+  // errors.retry.timeout included) are decided first; under errors.tolerance=none the first one
+  // fails the task here, before anything is written.
   for (const auto& f : batch.failures) task_.reportBadRecord(*f.record, f.error);
   try {
     const auto rows = prepare(c, batch);

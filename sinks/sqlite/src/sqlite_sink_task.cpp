@@ -497,7 +497,7 @@ OffsetMap SqliteSinkTask::loadOffsets(const std::vector<TopicPartition>& partiti
 bool SqliteSinkTask::writeBatch(std::span<const SinkRecord> records,
                                 std::span<const OffsetUpdate> offsets) {
   auto& s = *impl_;
-  auto batch = s.mapper->map(records);
+  auto batch = s.mapper->map(records, context());
   for (const auto& failure : batch.failures) reportBadRecord(*failure.record, failure.error);
 
   bool committed = false;
