@@ -8,6 +8,7 @@
 // record is lost, not the committed value at the moment of the hand-over: the tests against a
 // real broker (integration/) do that.
 #include <set>
+#include <thread>
 
 #include "ksink/retriable_error.h"
 #include "support/worker_scenario.h"
@@ -226,6 +227,82 @@ TEST_F(WorkerScenarios, S28_RevokedPartitionsLeaveTheBatchWaitingForRedelivery) 
   }
   expectPutsOnlyForOpenPartitions(log);
   EXPECT_EQ(deliveredOffsets(log, kept, 0), (std::vector<int64_t>{0, 1, 2, 3, 4}));
+}
+
+// The other branch of S28: a partition assigned while a batch waits for redelivery stays paused
+// until that batch goes through, then is consumed.
+TEST_F(WorkerScenarios, S28_PartitionsAssignedDuringRedeliveryWaitForTheRetriedBatch) {
+  mock().createTopic(topic_, 2);
+  mock().produceValues(topic_, 0, 5);
+  mock().produceValues(topic_, 1, 5);
+  auto p = props();
+  p["consumer.override.partition.assignment.strategy"] = "cooperative-sticky";
+  auto failing = std::make_shared<std::atomic<bool>>(true);
+  auto first_script = std::make_shared<SinkScript>();
+  first_script->onPut([failing](SinkTaskContext& ctx, std::span<const SinkRecord> records) {
+    if (records.empty() || !*failing) return;
+    ctx.timeout(200ms);
+    throw RetriableError("scripted: destination unavailable");
+  });
+  // The first worker takes both partitions and keeps failing; the second takes one of them over.
+  WorkerRunner a(p, RecordingSink::factory(log_, first_script, 0));
+  ASSERT_TRUE(waitFor([](const auto& c) {
+    return std::count_if(c.begin(), c.end(), [](const Call& x) { return x.threw; }) >= 2;
+  })) << describe(calls());
+  std::optional<WorkerRunner> b;
+  b.emplace(p, factory(1));
+  ASSERT_TRUE(waitFor([](const auto& c) { return !indicesOf(c, CallKind::kOpen, 1).empty(); }))
+      << describe(calls());
+  const auto opens_b = select(calls(), CallKind::kOpen, 1);
+  ASSERT_EQ(opens_b.front().partitions.size(), 1u) << describe(calls());
+  const TopicPartition moved = opens_b.front().partitions[0];
+  const TopicPartition kept = moved == tp0_ ? tp1_ : tp0_;
+  ASSERT_TRUE(waitDelivered(moved, 5)) << describe(calls());
+  ASSERT_TRUE(waitCommitted(moved, 5).has_value()) << describe(calls());
+  mock().produceValues(moved.topic, moved.partition, 5);  // offsets 5..9, for the first worker
+
+  b.reset();  // leaves the group: `moved` goes to the first worker, which is still redelivering
+  ASSERT_TRUE(waitFor([&](const auto& c) {
+    for (const auto i : indicesOf(c, CallKind::kOpen, 0))
+      if (c[i].partitions == std::vector<TopicPartition>{moved}) return true;
+    return false;
+  })) << describe(calls());
+  std::this_thread::sleep_for(1500ms);  // several more failing attempts
+  *failing = false;
+  ASSERT_TRUE(waitDelivered(kept, 5)) << describe(calls());
+  ASSERT_TRUE(waitFor([&](const auto& c) {
+    for (const auto& x : c)
+      if (x.task == 0 && x.kind == CallKind::kPut && !x.threw && x.finished)
+        for (const auto& r : x.records)
+          if (r.tp == moved && r.offset == 9) return true;
+    return false;
+  })) << describe(calls());
+  ASSERT_EQ(waitCommitted(moved, 10), 10) << describe(calls());
+
+  // From its open() on the first worker until the retried batch succeeded, no put() carried a
+  // record of `moved`; the retried batch itself holds only `kept`.
+  const auto log = calls();
+  std::optional<size_t> reopened, first_success;
+  for (size_t i = 0; i < log.size(); ++i) {
+    if (log[i].task != 0) continue;
+    if (log[i].kind == CallKind::kOpen && log[i].partitions == std::vector<TopicPartition>{moved})
+      reopened = i;
+    if (reopened && !first_success && log[i].kind == CallKind::kPut && !log[i].records.empty() &&
+        !log[i].threw)
+      first_success = i;
+  }
+  ASSERT_TRUE(reopened && first_success) << describe(log);
+  for (size_t i = *reopened; i <= *first_success; ++i) {
+    if (log[i].task != 0 || log[i].kind != CallKind::kPut) continue;
+    for (const auto& r : log[i].records) EXPECT_EQ(r.tp, kept) << describe(log);
+  }
+  EXPECT_GT(std::count_if(log.begin() + static_cast<long>(*reopened),
+                          log.begin() + static_cast<long>(*first_success),
+                          [](const Call& x) { return x.task == 0 && x.threw; }),
+            0)
+      << "the partition came back after the redelivery ended, not during it\n"
+      << describe(log);
+  expectPutsOnlyForOpenPartitions(log);
 }
 
 }  // namespace
