@@ -77,6 +77,30 @@ TEST(Config, DisplayValueMasksSecrets) {
   EXPECT_EQ(config.displayValue("topics"), "a");
 }
 
+TEST(Config, RedactPasswordsHidesPasswordsInEveryUrlSyntax) {
+  EXPECT_EQ(Config::redactPasswords("postgresql://app:s3cret@h:5432/db"),
+            "postgresql://app:[hidden]@h:5432/db");
+  EXPECT_EQ(Config::redactPasswords("jdbc:postgresql://app:s3cret@h/db"),
+            "jdbc:postgresql://app:[hidden]@h/db");
+  EXPECT_EQ(Config::redactPasswords("jdbc:postgresql://h/db?user=a&password=s3cret&ssl=true"),
+            "jdbc:postgresql://h/db?user=a&password=[hidden]&ssl=true");
+  EXPECT_EQ(Config::redactPasswords("jdbc:postgresql://h/db?sslkey=k&sslpassword=s3cret"),
+            "jdbc:postgresql://h/db?sslkey=k&sslpassword=[hidden]");
+  EXPECT_EQ(Config::redactPasswords("host=h password=s3cret dbname=d"),
+            "host=h password=[hidden] dbname=d");
+  EXPECT_EQ(Config::redactPasswords("host=h password='a b' dbname=d"),
+            "host=h password=[hidden] dbname=d");
+  EXPECT_EQ(Config::redactPasswords("host=h sslpassword=s3cret"), "host=h sslpassword=[hidden]");
+  EXPECT_EQ(Config::redactPasswords("postgresql://app@h/db"), "postgresql://app@h/db");
+}
+
+TEST(Config, DisplayValueMasksAPasswordInAUrlQuery) {
+  Config config(std::map<std::string, std::string>{
+      {"connection.url", "jdbc:postgresql://h/db?user=a&password=hunter2"}});
+  EXPECT_EQ(config.displayValue("connection.url"),
+            "jdbc:postgresql://h/db?user=a&password=[hidden]");
+}
+
 TEST(Config, MissingFileIsAConfigException) {
   EXPECT_THROW(Config::readProperties("/nonexistent/ksink.properties"), ConfigException);
 }

@@ -1,6 +1,7 @@
 #include "ksink/config.h"
 
 #include <fstream>
+#include <regex>
 #include <sstream>
 
 #include <fmt/format.h>
@@ -181,15 +182,18 @@ std::string Config::displayValue(std::string_view key) const {
   if (!value) return "";
   const auto* def = definitions().find(key);
   if (isSecretKey(key) || (def && def->type == ConfigDef::Type::kPassword)) return "[hidden]";
-  // A password inside a URL (scheme://user:password@host) is masked too.
-  const auto scheme = value->find("://");
-  const auto at = value->find('@', scheme == std::string::npos ? 0 : scheme);
-  if (scheme != std::string::npos && at != std::string::npos) {
-    const auto colon = value->find(':', scheme + 3);
-    if (colon != std::string::npos && colon < at)
-      return value->substr(0, colon + 1) + "[hidden]" + value->substr(at);
-  }
-  return *value;
+  return redactPasswords(*value);  // e.g. a connection URL's own password
+}
+
+std::string Config::redactPasswords(std::string_view text) {
+  std::string s(text);
+  static const std::regex userinfo(R"(([a-zA-Z][a-zA-Z0-9+.-]*://[^:/@?\s]*):[^@/?\s]*@)");
+  s = std::regex_replace(s, userinfo, "$1:[hidden]@");
+  static const std::regex query(R"(([?&;](ssl)?password=)[^&;]*)");
+  s = std::regex_replace(s, query, "$1[hidden]");
+  static const std::regex spaced(R"((^|\s)(ssl)?password\s*=\s*('(\\.|[^'])*'|\S+))");
+  s = std::regex_replace(s, spaced, "$1$2password=[hidden]");
+  return s;
 }
 
 }  // namespace ksink

@@ -54,6 +54,10 @@ class Config {
   // The value as it may be shown in logs and status output: secrets are masked.
   std::string displayValue(std::string_view key) const;
   static bool isSecretKey(std::string_view key);
+  // `text` (a URL or a libpq-style `key=value` string) with every password in it replaced by
+  // "[hidden]": `scheme://user:password@` (also `jdbc:scheme://`), and `password=` /
+  // `sslpassword=` parameters, whether in a query string or space-separated (quoted or not).
+  static std::string redactPasswords(std::string_view text);
 
  private:
   std::map<std::string, std::string> values_;

@@ -6,6 +6,8 @@
 #include <regex>
 #include <stdexcept>
 
+#include "ksink/config.h"
+
 namespace ksink::postgres {
 namespace {
 
@@ -18,7 +20,8 @@ int hexDigit(char c) {
   return -1;
 }
 
-std::string percentDecode(std::string_view s) {
+// `what` names the part being decoded; the text itself is never quoted, as it may be a password.
+std::string percentDecode(std::string_view s, std::string_view what) {
   std::string out;
   out.reserve(s.size());
   for (size_t i = 0; i < s.size(); ++i) {
@@ -29,7 +32,8 @@ std::string percentDecode(std::string_view s) {
     const int hi = i + 2 < s.size() ? hexDigit(s[i + 1]) : -1;
     const int lo = i + 2 < s.size() ? hexDigit(s[i + 2]) : -1;
     if (hi < 0 || lo < 0)
-      throw std::invalid_argument(fmt::format("bad percent-encoding in '{}'", s));
+      throw std::invalid_argument(
+          fmt::format("bad percent-encoding in {}: '%' must be followed by two hex digits", what));
     out.push_back(static_cast<char>(hi * 16 + lo));
     i += 2;
   }
@@ -56,6 +60,7 @@ std::string targetSessionAttrs(std::string_view jdbc) {
 
 // jdbc:postgresql:[//host[:port][,host[:port]]...[/]]database[?k=v&...]
 void parseJdbc(std::string_view url, ConnectionParams& out, std::vector<std::string>& ignored) {
+  const std::string shown = Config::redactPasswords(url);
   std::string_view rest = url.substr(kJdbcPrefix.size());
   std::string_view query;
   if (auto q = rest.find('?'); q != std::string_view::npos) {
@@ -67,7 +72,13 @@ void parseJdbc(std::string_view url, ConnectionParams& out, std::vector<std::str
     rest.remove_prefix(2);
     const auto slash = rest.find('/');
     const std::string_view authority = rest.substr(0, slash);
-    dbname = slash == std::string_view::npos ? "" : percentDecode(rest.substr(slash + 1));
+    if (authority.find('@') != std::string_view::npos)
+      throw std::invalid_argument(fmt::format(
+          "{}: a JDBC URL takes no user[:password]@ before the host; use connection.user and "
+          "connection.password (or ?user=&password=)",
+          shown));
+    dbname =
+        slash == std::string_view::npos ? "" : percentDecode(rest.substr(slash + 1), "database");
     size_t start = 0;
     while (start <= authority.size()) {
       auto comma = authority.find(',', start);
@@ -77,7 +88,7 @@ void parseJdbc(std::string_view url, ConnectionParams& out, std::vector<std::str
       if (hp.starts_with('[')) {  // [IPv6]:port
         const auto close = hp.find(']');
         if (close == std::string_view::npos)
-          throw std::invalid_argument("unterminated '[' in host of " + std::string(url));
+          throw std::invalid_argument("unterminated '[' in host of " + shown);
         host = hp.substr(1, close - 1);
         if (close + 1 < hp.size() && hp[close + 1] == ':') port = hp.substr(close + 2);
       } else if (auto colon = hp.rfind(':'); colon != std::string_view::npos) {
@@ -89,13 +100,13 @@ void parseJdbc(std::string_view url, ConnectionParams& out, std::vector<std::str
       if (host.empty()) host = "localhost";
       if (port.empty()) port = "5432";
       if (port.find_first_not_of("0123456789") != std::string::npos)
-        throw std::invalid_argument(fmt::format("bad port '{}' in {}", port, url));
+        throw std::invalid_argument(fmt::format("bad port '{}' in {}", port, shown));
       hosts += (hosts.empty() ? "" : ",") + host;
       ports += (ports.empty() ? "" : ",") + port;
       start = comma + 1;
     }
   } else {
-    dbname = percentDecode(rest.starts_with('/') ? rest.substr(1) : rest);
+    dbname = percentDecode(rest.starts_with('/') ? rest.substr(1) : rest, "database");
     hosts = "localhost";
     ports = "5432";
   }
@@ -112,8 +123,11 @@ void parseJdbc(std::string_view url, ConnectionParams& out, std::vector<std::str
     start = amp + 1;
     if (kv.empty()) continue;
     const auto eq = kv.find('=');
-    const std::string key = percentDecode(kv.substr(0, eq));
-    const std::string value = eq == std::string_view::npos ? "" : percentDecode(kv.substr(eq + 1));
+    const std::string key = percentDecode(kv.substr(0, eq), "a query parameter's name");
+    const std::string value =
+        eq == std::string_view::npos
+            ? ""
+            : percentDecode(kv.substr(eq + 1), fmt::format("the value of '{}'", key));
     if (key == "user" || key == "password" || key == "sslcert" || key == "sslkey" ||
         key == "sslrootcert" || key == "sslpassword" || key == "options" || key == "gssencmode" ||
         key == "channel_binding") {
@@ -149,8 +163,9 @@ PgConnectionUrl::PgConnectionUrl(std::string_view url) {
     return;
   }
   if (url.starts_with("jdbc:"))
-    throw std::invalid_argument(fmt::format(
-        "'{}' is not a PostgreSQL JDBC URL (expected jdbc:postgresql://...)", redact(url)));
+    throw std::invalid_argument(
+        fmt::format("'{}' is not a PostgreSQL JDBC URL (expected jdbc:postgresql://...)",
+                    Config::redactPasswords(url)));
   // libpq's own syntaxes: let libpq judge them, so its error message reaches the user now
   // rather than at the first connection attempt.
   char* err = nullptr;
@@ -160,7 +175,15 @@ PgConnectionUrl::PgConnectionUrl(std::string_view url) {
     std::string reason = err ? err : "not a libpq URI or conninfo string";
     if (err) PQfreemem(err);
     while (!reason.empty() && reason.back() == '\n') reason.pop_back();
-    throw std::invalid_argument(fmt::format("cannot parse '{}': {}", redact(url), reason));
+    // A malformed string holding a password cannot be trusted to redact cleanly (is the word
+    // after `password=x` part of it?), and libpq quotes the token it stumbled on: show neither.
+    if (Config::redactPasswords(url) != url) {
+      static const std::regex quoted(R"("[^"]*")");
+      throw std::invalid_argument(
+          fmt::format("cannot parse the URL (not shown: it holds a password): {}",
+                      std::regex_replace(reason, quoted, "\"[hidden]\"")));
+    }
+    throw std::invalid_argument(fmt::format("cannot parse '{}': {}", url, reason));
   }
   PQconninfoFree(options);
   url_params_.emplace_back("dbname", text);  // expanded by PQconnectdbParams(expand_dbname=1)
@@ -177,19 +200,6 @@ ConnectionParams PgConnectionUrl::params(const std::string& user,
   if (!user.empty()) out.emplace_back("user", user);
   if (!password.empty()) out.emplace_back("password", password);
   return out;
-}
-
-std::string PgConnectionUrl::redact(std::string_view url) {
-  std::string s(url);
-  // scheme://user:secret@host  ->  scheme://user:****@host
-  static const std::regex userinfo(R"(^([a-zA-Z][a-zA-Z0-9+.-]*://[^:/@?]*):[^@/?]*@)");
-  s = std::regex_replace(s, userinfo, "$1:****@");
-  // ?password=secret&  /  password=secret (conninfo, optionally quoted)
-  static const std::regex query(R"(([?&;]password=)[^&;]*)");
-  s = std::regex_replace(s, query, "$1****");
-  static const std::regex conninfo(R"((^|\s)password\s*=\s*('(\\.|[^'])*'|\S+))");
-  s = std::regex_replace(s, conninfo, "$1password=****");
-  return s;
 }
 
 }  // namespace ksink::postgres

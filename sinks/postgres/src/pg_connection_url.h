@@ -26,9 +26,6 @@ class PgConnectionUrl {
   // JDBC properties with no libpq equivalent (e.g. reWriteBatchedInserts), for a warning.
   const std::vector<std::string>& ignoredProperties() const { return ignored_; }
 
-  // The URL with any password replaced by "****", for logs and error messages.
-  static std::string redact(std::string_view url);
-
  private:
   ConnectionParams url_params_;
   std::vector<std::string> ignored_;

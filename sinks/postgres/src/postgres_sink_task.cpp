@@ -101,7 +101,7 @@ PgConnection& PostgresSinkTask::Impl::connection() {
   } catch (const PgError& e) {
     task_.context().timeout(std::chrono::milliseconds(config_.retry_backoff_ms));
     throw RetriableError(fmt::format("cannot connect to PostgreSQL at {}: {}",
-                                     PgConnectionUrl::redact(config_.connection_url), e.what()));
+                                     Config::redactPasswords(config_.connection_url), e.what()));
   }
   return *connection_;
 }
@@ -152,7 +152,7 @@ void PostgresSinkTask::Impl::start(const Config& config) {
     }
   }
   spdlog::info("postgres sink writing to {} (insert.mode={}, pk.mode={})",
-               PgConnectionUrl::redact(config_.connection_url), config.getString("insert.mode"),
+               Config::redactPasswords(config_.connection_url), config.getString("insert.mode"),
                config.getString("pk.mode"));
 }
 
