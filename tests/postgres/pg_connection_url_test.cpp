@@ -41,8 +41,21 @@ TEST(PgConnectionUrl, JdbcDefaultsAndMultipleHosts) {
   EXPECT_EQ(p.at("host"), "localhost");
   EXPECT_EQ(p.at("port"), "5432");
   EXPECT_EQ(p.at("dbname"), "shop");
-  p = effective(PgConnectionUrl("jdbc:postgresql://h/db?ssl=true").params("", ""));
+}
+
+TEST(PgConnectionUrl, JdbcSslTrueVerifiesTheServerAsPgjdbcDoes) {
+  auto p = effective(PgConnectionUrl("jdbc:postgresql://h/db?ssl=true").params("", ""));
+  EXPECT_EQ(p.at("sslmode"), "verify-full");
+  p = effective(PgConnectionUrl("jdbc:postgresql://h/db?ssl=true&sslfactory=org.postgresql.ssl."
+                                "NonValidatingFactory")
+                    .params("", ""));
   EXPECT_EQ(p.at("sslmode"), "require");
+  p = effective(
+      PgConnectionUrl("jdbc:postgresql://h/db?ssl=true&sslmode=verify-ca").params("", ""));
+  EXPECT_EQ(p.at("sslmode"), "verify-ca");
+  EXPECT_EQ(p.count("sslmode"), 1u);
+  p = effective(PgConnectionUrl("jdbc:postgresql://h/db?ssl=false").params("", ""));
+  EXPECT_EQ(p.count("sslmode"), 0u);  // libpq's default, prefer, as pgjdbc's
 }
 
 TEST(PgConnectionUrl, JdbcSslFilesAndPasswordsPassThroughToLibpq) {

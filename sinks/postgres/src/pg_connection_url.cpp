@@ -50,6 +50,9 @@ std::string optionEscape(std::string_view s) {
   return out;
 }
 
+// pgjdbc's sslfactory that accepts any server certificate (encryption without verification).
+constexpr std::string_view kNonValidatingFactory = "org.postgresql.ssl.NonValidatingFactory";
+
 // pgjdbc's targetServerType values in libpq's target_session_attrs words.
 std::string targetSessionAttrs(std::string_view jdbc) {
   if (jdbc == "primary" || jdbc == "master") return "primary";
@@ -114,7 +117,7 @@ void parseJdbc(std::string_view url, ConnectionParams& out, std::vector<std::str
   out.emplace_back("port", ports);
   if (!dbname.empty()) out.emplace_back("dbname", dbname);
 
-  bool ssl = false, sslmode = false;
+  bool ssl = false, sslmode = false, non_validating = false;
   size_t start = 0;
   while (start < query.size()) {
     auto amp = query.find('&', start);
@@ -137,6 +140,9 @@ void parseJdbc(std::string_view url, ConnectionParams& out, std::vector<std::str
       out.emplace_back(key, value);
     } else if (key == "ssl") {
       ssl = value.empty() || value == "true";
+    } else if (key == "sslfactory") {
+      non_validating = value == kNonValidatingFactory;
+      if (!non_validating) ignored.push_back(key);
     } else if (key == "ApplicationName" || key == "applicationName") {
       out.emplace_back("application_name", value);
     } else if (key == "connectTimeout" || key == "loginTimeout") {
@@ -151,7 +157,9 @@ void parseJdbc(std::string_view url, ConnectionParams& out, std::vector<std::str
       ignored.push_back(key);
     }
   }
-  if (ssl && !sslmode) out.emplace_back("sslmode", "require");
+  // pgjdbc's ssl=true verifies the certificate and the host name (verify-full; libpq then needs
+  // sslrootcert); only its NonValidatingFactory settles for encryption alone (require).
+  if (ssl && !sslmode) out.emplace_back("sslmode", non_validating ? "require" : "verify-full");
 }
 
 }  // namespace
