@@ -6,12 +6,26 @@
 #
 # Trust auth, UTF8, C locale; fsync etc. left at server defaults so commit
 # behaviour is the real one. Idempotent: prints the URL if already running; a
-# workdir holding a cluster is restarted with its data and port.
+# workdir holding a cluster is restarted with its data, port and security mode.
 # Env: KSINK_PG_BIN (dir of initdb/pg_ctl; default /usr/lib/postgresql/15/bin,
 # else the newest /usr/lib/postgresql/*/bin), KSINK_PG_START_TIMEOUT (s, 60).
+#
+# Security mode, for testing clients' TLS and passwords (fixed when the cluster
+# is created; the unix socket in <workdir>/run stays trust-auth for admin):
+#   KSINK_PG_AUTH=scram  TCP clients must log in with scram-sha-256; the role's
+#                        password is KSINK_PG_PASSWORD, else the one kept in
+#                        <workdir>/password, else a new random one written there.
+#   KSINK_PG_SSL=1       SSL on, with a self-signed certificate for 127.0.0.1
+#                        made by openssl at creation (copied to <workdir>/root.crt
+#                        for sslrootcert); TCP clients without SSL are rejected
+#                        (hostssl only). The printed URL ends in ?sslmode=require.
+# The URL never holds the password.
 set -euo pipefail
 
 [[ $# -eq 1 ]] || { echo "usage: $0 <workdir>" >&2; exit 2; }
+case "${KSINK_PG_AUTH:-trust}" in trust|scram) ;; *)
+  echo "postgres: KSINK_PG_AUTH must be trust or scram, not '$KSINK_PG_AUTH'" >&2; exit 2 ;;
+esac
 mkdir -p "$1"
 wd="$(cd "$1" && pwd)"
 if [[ -n ${KSINK_PG_BIN:-} ]]; then bin="$KSINK_PG_BIN"
@@ -68,6 +82,28 @@ listen_addresses = '127.0.0.1'
 port = $port
 unix_socket_directories = '$sock'
 CONF
+  if [[ ${KSINK_PG_SSL:-0} == 1 ]]; then
+    # EC P-256 rather than RSA: key generation takes milliseconds. The SAN names the address
+    # clients dial, so sslmode=verify-full with sslrootcert=<workdir>/root.crt passes.
+    openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -days 3650 \
+      -subj "/CN=127.0.0.1" -addext "subjectAltName=IP:127.0.0.1,DNS:localhost" \
+      -keyout "$data/server.key" -out "$data/server.crt" >"$pgroot/openssl.log" 2>&1 \
+      || { echo "postgres: openssl failed:" >&2; cat "$pgroot/openssl.log" >&2; exit 1; }
+    chmod 600 "$data/server.key"
+    if ((root)); then chown postgres: "$data/server.key" "$data/server.crt"; fi
+    echo "ssl = on" >>"$data/postgresql.conf"
+  fi
+  if [[ ${KSINK_PG_AUTH:-trust} == scram || ${KSINK_PG_SSL:-0} == 1 ]]; then
+    host=host method=trust
+    [[ ${KSINK_PG_SSL:-0} == 1 ]] && host=hostssl
+    [[ ${KSINK_PG_AUTH:-trust} == scram ]] && method=scram-sha-256
+    # Replaces initdb's trust-everything file: no `host` line, so TCP without SSL finds no entry.
+    cat >"$data/pg_hba.conf" <<HBA
+# ksink integration test: admin over the unix socket, clients over TCP
+local all all trust
+$host all all 127.0.0.1/32 $method
+HBA
+  fi
 fi
 port="$(sed -n 's/^port = \([0-9]*\)$/\1/p' "$data/postgresql.conf" | tail -n1)"
 
@@ -79,12 +115,27 @@ if ! "${as_owner[@]}" "$bin/pg_ctl" -D "$data" -l "$log" -w \
   exit 1
 fi
 
-# Connect exactly as tests will (TCP, as the current OS user, trust auth).
+ssl=0 scram=0
+grep -qx "ssl = on" "$data/postgresql.conf" && ssl=1
+grep -Eq "^host(ssl)? .* scram-sha-256$" "$data/pg_hba.conf" && scram=1
+# Connect exactly as tests will (TCP, as the current OS user, trust auth) -- or, in a security
+# mode, over the unix socket, which is the only way in without a password.
 psql=("$bin/psql" -X -q -v ON_ERROR_STOP=1 -h 127.0.0.1 -p "$port" -U "$role" -d postgres)
+((ssl || scram)) && psql=("$bin/psql" -X -q -v ON_ERROR_STOP=1 -h "$sock" -p "$port" -U "$role" -d postgres)
 if [[ -z $("${psql[@]}" -Atc "SELECT 1 FROM pg_database WHERE datname = 'ksink_test'") ]]; then
   "${psql[@]}" -c "CREATE DATABASE ksink_test"
 fi
+if ((scram)); then
+  if [[ -n ${KSINK_PG_PASSWORD:-} ]]; then password="$KSINK_PG_PASSWORD"
+  elif [[ -s $wd/password ]]; then password="$(cat "$wd/password")"
+  else password="$(openssl rand -hex 16)"; fi
+  (umask 077 && printf "%s\n" "$password" >"$wd/password")
+  # On stdin, not in argv, so `ps` never shows it; stored as a SCRAM verifier (the default).
+  printf "ALTER ROLE \"%s\" PASSWORD '%s'\n" "$role" "${password//\'/\'\'}" | "${psql[@]}"
+fi
+if ((ssl)); then cp "$data/server.crt" "$wd/root.crt"; fi
 
 url="postgresql://$role@127.0.0.1:$port/ksink_test"
+((ssl)) && url="$url?sslmode=require"
 echo "$url" >"$wd/url"
 echo "$url"

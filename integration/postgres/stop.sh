@@ -34,5 +34,6 @@ rm -f "$wd/url"
 if [[ $purge == --purge ]]; then
   # With the /tmp fallback, data's parent is that /tmp dir; otherwise it is <workdir>.
   if [[ -L $wd/data ]]; then rm -rf "$(dirname "$data")" "$wd/data" "$wd/run"
-  else rm -rf "$wd/data" "$wd/run" "$wd/postgres.log" "$wd/initdb.log"; fi
+  else rm -rf "$wd/data" "$wd/run" "$wd/postgres.log" "$wd/initdb.log" "$wd/openssl.log"; fi
+  rm -f "$wd/password" "$wd/root.crt"   # written by start.sh's security modes
 fi

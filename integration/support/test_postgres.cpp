@@ -17,8 +17,9 @@ namespace ksink::it {
 using postgres::PgConnPtr;
 using postgres::PgResultPtr;
 
-PostgresServerProcess::PostgresServerProcess(std::filesystem::path workdir)
-    : workdir_(std::move(workdir)) {}
+PostgresServerProcess::PostgresServerProcess(std::filesystem::path workdir,
+                                             std::vector<std::string> env)
+    : workdir_(std::move(workdir)), env_(std::move(env)) {}
 
 PostgresServerProcess::~PostgresServerProcess() {
   try {
@@ -28,15 +29,17 @@ PostgresServerProcess::~PostgresServerProcess() {
 }
 
 void PostgresServerProcess::script(const std::string& name, const std::vector<std::string>& args) {
-  std::vector<std::string> argv{fmt::format("{}/integration/postgres/{}", KSINK_SOURCE_DIR, name),
-                                workdir_.string()};
+  std::vector<std::string> argv{"/usr/bin/env"};
+  argv.insert(argv.end(), env_.begin(), env_.end());
+  argv.push_back(fmt::format("{}/integration/postgres/{}", KSINK_SOURCE_DIR, name));
+  argv.push_back(workdir_.string());
   argv.insert(argv.end(), args.begin(), args.end());
   const auto log = workdir_.parent_path() / (workdir_.filename().string() + "-" + name + ".log");
   std::filesystem::create_directories(workdir_);
   ChildProcess p(argv, log);
   const auto status = p.wait(std::chrono::minutes(2));
   if (status != 0)
-    throw std::runtime_error(fmt::format("{} failed ({}): {}", argv[0],
+    throw std::runtime_error(fmt::format("{} failed ({}): {}", name,
                                          status ? std::to_string(*status) : "timed out", p.log()));
 }
 

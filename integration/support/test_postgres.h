@@ -18,21 +18,25 @@
 
 namespace ksink::it {
 
-// A server run by integration/postgres/start.sh in its own work directory.
+// A server run by integration/postgres/start.sh in its own work directory. `env` (NAME=value) is
+// set for the script, e.g. KSINK_PG_AUTH=scram and KSINK_PG_SSL=1 for a password- and SSL-only
+// server whose password and certificate the script leaves in workdir()/password and /root.crt.
 class PostgresServerProcess {
  public:
-  explicit PostgresServerProcess(std::filesystem::path workdir);
+  explicit PostgresServerProcess(std::filesystem::path workdir, std::vector<std::string> env = {});
   ~PostgresServerProcess();  // stops the server and deletes its files
   // Starts (or restarts, with its data and port) the server; returns a libpq URL.
   std::string start();
   // Fast shutdown (clients are disconnected); the data stays for start().
   void stop();
   const std::string& url() const { return url_; }
+  const std::filesystem::path& workdir() const { return workdir_; }
 
  private:
   void script(const std::string& name, const std::vector<std::string>& args);
 
   std::filesystem::path workdir_;
+  std::vector<std::string> env_;
   std::string url_;
   bool running_ = false;
 };
