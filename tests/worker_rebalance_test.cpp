@@ -259,9 +259,8 @@ TEST_F(WorkerScenarios, S28_PartitionsAssignedDuringRedeliveryWaitForTheRetriedB
   const TopicPartition kept = moved == tp0_ ? tp1_ : tp0_;
   ASSERT_TRUE(waitDelivered(moved, 5)) << describe(calls());
   ASSERT_TRUE(waitCommitted(moved, 5).has_value()) << describe(calls());
-  mock().produceValues(moved.topic, moved.partition, 5);  // offsets 5..9, for the first worker
-
   b.reset();  // leaves the group: `moved` goes to the first worker, which is still redelivering
+  mock().produceValues(moved.topic, moved.partition, 5);  // offsets 5..9, for the first worker
   ASSERT_TRUE(waitFor([&](const auto& c) {
     for (const auto i : indicesOf(c, CallKind::kOpen, 0))
       if (c[i].partitions == std::vector<TopicPartition>{moved}) return true;
