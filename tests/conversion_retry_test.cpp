@@ -15,6 +15,7 @@
 #include "ksink/transactional_sink_task.h"
 #include "retry_backoff.h"
 #include "stage_retry.h"
+#include "status_server.h"
 #include "support/mock_cluster.h"
 #include "support/topic_reader.h"
 #include "support/worker_runner.h"
@@ -332,6 +333,12 @@ TEST_F(ConversionRetryScenario, S36_AConversionThatFailsOnceIsRetriedAndTheRecor
   EXPECT_GE(w.totalRetries(), 1u);
   EXPECT_EQ(w.worker.status().tasks.at(0).counters.total_records_skipped, 0u);
   EXPECT_TRUE(dlq(2s).empty());
+  // /metrics serves the count as Connect's task-error metric: the one retry that succeeded.
+  const auto metrics = renderPrometheus({w.worker.status()});
+  EXPECT_NE(metrics.find("kafka_connect_task_error_metrics_total_retries{connector=\"" + name +
+                         "\",task=\"0\"} 1\n"),
+            std::string::npos)
+      << metrics;
 }
 
 TEST_F(ConversionRetryScenario, S37_ExhaustedRetriesUnderToleranceAllSkipTheRecordToTheDlq) {
