@@ -132,6 +132,21 @@ TEST(RecordMapperTest, UpsertReducesTheBatchToTheLastRowPerKey) {
   EXPECT_EQ(batch.rows[2].record->offset(), 5);  // same key, other table
 }
 
+TEST(RecordMapperTest, UpsertKeysCompareByTypeAndEveryKeyField) {
+  auto m = mapper({{"insert.mode", "upsert"}, {"pk.mode", "record_value"}, {"pk.fields", "a,b"}});
+  const std::vector<SinkRecord> records = {
+      record(1, std::nullopt, R"({"a":1,"b":"x","v":1})"),
+      record(2, std::nullopt, R"({"a":"1","b":"x","v":2})"),  // a is text: another key
+      record(3, std::nullopt, R"({"a":1,"b":"y","v":3})"),    // b differs: another key
+      record(4, std::nullopt, R"({"a":1.5,"b":"x","v":4})"),
+      record(5, std::nullopt, R"({"a":1,"b":"x","v":5})"),    // same as offset 1
+      record(6, std::nullopt, R"({"a":1.5,"b":"x","v":6})")}; // same as offset 4
+  const auto batch = m.map(std::span(records));
+  std::vector<int64_t> offsets;
+  for (const auto& row : batch.rows) offsets.push_back(row.record->offset());
+  EXPECT_EQ(offsets, (std::vector<int64_t>{2, 3, 5, 6}));
+}
+
 TEST(RecordMapperTest, InsertModeKeepsEveryRow) {
   auto m = mapper({{"pk.mode", "record_key"}, {"pk.fields", "id"}});
   const std::vector<SinkRecord> records = {record(1, "1", R"({"v":"a"})"),

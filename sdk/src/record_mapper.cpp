@@ -93,6 +93,31 @@ std::shared_ptr<const Schema> wholeSchema(const SchemaAndValue& sv) {
   return sv.schema ? sv.schema : inferSchema(sv.value);
 }
 
+// A hash of a key value consistent with Value's operator==.
+size_t mixHash(size_t h, size_t x) { return h ^ (x + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2)); }
+
+size_t hashOf(const Value& v) {
+  const auto kind = static_cast<size_t>(v.kind());
+  switch (v.kind()) {
+    case Value::Kind::kNull:
+      return kind;
+    case Value::Kind::kBoolean:
+      return mixHash(kind, v.asBoolean() ? 1 : 0);
+    case Value::Kind::kInt:
+      return mixHash(kind, std::hash<int64_t>{}(v.asInt()));
+    case Value::Kind::kDouble:
+      return mixHash(kind, std::hash<double>{}(v.asDouble()));
+    case Value::Kind::kString:
+      return mixHash(kind, std::hash<std::string>{}(v.asString()));
+    case Value::Kind::kBytes:
+      return mixHash(kind, std::hash<std::string>{}(v.asBytes()));
+    case Value::Kind::kArray:
+    case Value::Kind::kObject:
+      return kind;  // rare as keys: equal ones collide, operator== tells them apart
+  }
+  return kind;
+}
+
 }  // namespace
 
 struct RecordMapper::MappedLayout : Layout {
@@ -301,19 +326,25 @@ RecordMapper::Batch RecordMapper::mapAll(std::span<const SinkRecord> records,
 }
 
 void RecordMapper::reduceToLastPerKey(std::vector<Row>& rows) {
-  std::unordered_set<std::string> seen;
+  // Keys compare as values (no text built per row): the table, then each key column's value.
+  auto hash = [](const Row* row) {
+    size_t h = std::hash<std::string>{}(row->layout->table);
+    for (size_t k = 0; k < row->layout->key_count; ++k) h = mixHash(h, hashOf(row->values[k]));
+    return h;
+  };
+  auto same = [](const Row* a, const Row* b) {
+    if (a->layout != b->layout && (a->layout->table != b->layout->table ||
+                                   a->layout->key_count != b->layout->key_count))
+      return false;
+    for (size_t k = 0; k < a->layout->key_count; ++k)
+      if (!(a->values[k] == b->values[k])) return false;
+    return true;
+  };
+  std::unordered_set<const Row*, decltype(hash), decltype(same)> seen(rows.size(), hash, same);
   std::vector<uint8_t> keep(rows.size(), 1);
-  std::string key;
   for (size_t i = rows.size(); i-- > 0;) {
-    const auto& row = rows[i];
-    if (row.layout->key_count == 0) continue;
-    key.assign(row.layout->table);
-    for (size_t k = 0; k < row.layout->key_count; ++k) {
-      key += '\x1f';
-      key += static_cast<char>('a' + static_cast<int>(row.values[k].kind()));
-      key += row.values[k].toJson();
-    }
-    if (!seen.insert(key).second) keep[i] = 0;
+    if (rows[i].layout->key_count == 0) continue;
+    if (!seen.insert(&rows[i]).second) keep[i] = 0;
   }
   size_t out = 0;
   for (size_t i = 0; i < rows.size(); ++i)
