@@ -7,6 +7,7 @@
 // (mock-cluster.md C.3; Kafka accepts it), so these tests check the order of the calls and that no
 // record is lost, not the committed value at the moment of the hand-over: the tests against a
 // real broker (integration/) do that.
+#include <optional>
 #include <set>
 #include <thread>
 
@@ -165,26 +166,38 @@ TEST_F(WorkerScenarios, S19_CooperativeRebalanceOpensOnlyTheNewPartitions) {
 }
 
 // Cooperative, so that the first worker keeps one partition while it redelivers.
-TEST_F(WorkerScenarios, S28_RevokedPartitionsLeaveTheBatchWaitingForRedelivery) {
-  mock().createTopic(topic_, 2);
-  mock().produceValues(topic_, 0, 5);
-  mock().produceValues(topic_, 1, 5);
-  auto p = props();
-  p["consumer.override.partition.assignment.strategy"] = "cooperative-sticky";
-  // The first worker's put() fails while `failing` is set; the second one's never does.
-  auto failing = std::make_shared<std::atomic<bool>>(true);
-  auto first_script = std::make_shared<SinkScript>();
-  first_script->onPut([failing](SinkTaskContext& ctx, std::span<const SinkRecord> records) {
-    if (records.empty() || !*failing) return;
-    ctx.timeout(200ms);
-    throw RetriableError("scripted: destination unavailable");
-  });
-  WorkerRunner a(p, RecordingSink::factory(log_, first_script, 0));
-  ASSERT_TRUE(waitFor([](const auto& c) {
-    return std::count_if(c.begin(), c.end(), [](const Call& x) { return x.threw; }) >= 2;
-  })) << describe(calls());
+// S28's start: two partitions of 5 records, cooperative assignment (so a worker keeps a
+// partition while it redelivers), and a first worker (task 0) whose put() throws RetriableError
+// while `failing_` is set; returns once that worker has failed twice. Other workers never fail.
+class RedeliveryScenarios : public WorkerScenarios {
+ protected:
+  void startFailingWorker() {
+    mock().createTopic(topic_, 2);
+    mock().produceValues(topic_, 0, 5);
+    mock().produceValues(topic_, 1, 5);
+    props_ = props();
+    props_["consumer.override.partition.assignment.strategy"] = "cooperative-sticky";
+    auto script = std::make_shared<SinkScript>();
+    script->onPut([failing = failing_](SinkTaskContext& ctx,
+                                       std::span<const SinkRecord> records) {
+      if (records.empty() || !*failing) return;
+      ctx.timeout(200ms);
+      throw RetriableError("scripted: destination unavailable");
+    });
+    first_.emplace(props_, RecordingSink::factory(log_, script, 0));
+    ASSERT_TRUE(waitFor([](const auto& c) {
+      return std::count_if(c.begin(), c.end(), [](const Call& x) { return x.threw; }) >= 2;
+    })) << describe(calls());
+  }
 
-  WorkerRunner b(p, factory(1));
+  std::shared_ptr<std::atomic<bool>> failing_ = std::make_shared<std::atomic<bool>>(true);
+  Properties props_;
+  std::optional<WorkerRunner> first_;
+};
+
+TEST_F(RedeliveryScenarios, S28_RevokedPartitionsLeaveTheBatchWaitingForRedelivery) {
+  ASSERT_NO_FATAL_FAILURE(startFailingWorker());
+  WorkerRunner b(props_, factory(1));
   ASSERT_TRUE(waitFor([](const auto& c) { return !indicesOf(c, CallKind::kOpen, 1).empty(); }))
       << describe(calls());
   const auto moved = select(calls(), CallKind::kOpen, 1).front().partitions;
@@ -197,7 +210,7 @@ TEST_F(WorkerScenarios, S28_RevokedPartitionsLeaveTheBatchWaitingForRedelivery) 
     return !closes.empty() && std::count_if(c.begin() + static_cast<long>(closes[0]), c.end(),
                                             [](const Call& x) { return x.threw; }) >= 1;
   })) << describe(calls());
-  *failing = false;
+  *failing_ = false;
   ASSERT_TRUE(waitDelivered(kept, 5)) << describe(calls());
   ASSERT_EQ(waitCommitted(tp0_, 5), 5) << describe(calls());
   ASSERT_EQ(waitCommitted(tp1_, 5), 5) << describe(calls());
@@ -231,26 +244,11 @@ TEST_F(WorkerScenarios, S28_RevokedPartitionsLeaveTheBatchWaitingForRedelivery) 
 
 // The other branch of S28: a partition assigned while a batch waits for redelivery stays paused
 // until that batch goes through, then is consumed.
-TEST_F(WorkerScenarios, S28_PartitionsAssignedDuringRedeliveryWaitForTheRetriedBatch) {
-  mock().createTopic(topic_, 2);
-  mock().produceValues(topic_, 0, 5);
-  mock().produceValues(topic_, 1, 5);
-  auto p = props();
-  p["consumer.override.partition.assignment.strategy"] = "cooperative-sticky";
-  auto failing = std::make_shared<std::atomic<bool>>(true);
-  auto first_script = std::make_shared<SinkScript>();
-  first_script->onPut([failing](SinkTaskContext& ctx, std::span<const SinkRecord> records) {
-    if (records.empty() || !*failing) return;
-    ctx.timeout(200ms);
-    throw RetriableError("scripted: destination unavailable");
-  });
+TEST_F(RedeliveryScenarios, S28_PartitionsAssignedDuringRedeliveryWaitForTheRetriedBatch) {
   // The first worker takes both partitions and keeps failing; the second takes one of them over.
-  WorkerRunner a(p, RecordingSink::factory(log_, first_script, 0));
-  ASSERT_TRUE(waitFor([](const auto& c) {
-    return std::count_if(c.begin(), c.end(), [](const Call& x) { return x.threw; }) >= 2;
-  })) << describe(calls());
+  ASSERT_NO_FATAL_FAILURE(startFailingWorker());
   std::optional<WorkerRunner> b;
-  b.emplace(p, factory(1));
+  b.emplace(props_, factory(1));
   ASSERT_TRUE(waitFor([](const auto& c) { return !indicesOf(c, CallKind::kOpen, 1).empty(); }))
       << describe(calls());
   const auto opens_b = select(calls(), CallKind::kOpen, 1);
@@ -267,7 +265,7 @@ TEST_F(WorkerScenarios, S28_PartitionsAssignedDuringRedeliveryWaitForTheRetriedB
     return false;
   })) << describe(calls());
   std::this_thread::sleep_for(1500ms);  // several more failing attempts
-  *failing = false;
+  *failing_ = false;
   ASSERT_TRUE(waitDelivered(kept, 5)) << describe(calls());
   ASSERT_TRUE(waitFor([&](const auto& c) {
     for (const auto& x : c)
