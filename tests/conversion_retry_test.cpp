@@ -8,6 +8,7 @@
 #include <thread>
 
 #include "fake_sink_task_context.h"
+#include "flaky_converter.h"
 #include "ksink/conversion_error.h"
 #include "ksink/converter.h"
 #include "ksink/ksink.h"
@@ -123,33 +124,8 @@ class RetryingContext : public testing::FakeSinkTaskContext {
   StageRetry retry;
 };
 
-// What the flaky converter does: values starting with "flaky" throw RetriableError the first
-// `flaky_failures` times they are converted, "stuck" ones every time while `stuck` is set, "bad"
-// ones throw ConversionError.
-struct Faults {
-  std::atomic<int> flaky_failures{0};
-  std::atomic<bool> stuck{true};
-};
-
-// The string converter with Faults.
-class FlakyConverter : public Converter {
- public:
-  explicit FlakyConverter(std::shared_ptr<Faults> faults) : faults_(std::move(faults)) {}
-  SchemaAndValue toConnectData(std::string_view topic,
-                               std::optional<std::string_view> data) override {
-    const auto v = data.value_or("");
-    if ((v.starts_with("stuck") && faults_->stuck) ||
-        (v.starts_with("flaky") && faults_->flaky_failures-- > 0))
-      throw RetriableError("schema registry unavailable");
-    if (v.starts_with("bad")) throw ConversionError("cannot parse");
-    return inner_->toConnectData(topic, data);
-  }
-
- private:
-  std::shared_ptr<Faults> faults_;
-  std::unique_ptr<Converter> inner_ = Converter::create(
-      Config(std::map<std::string, std::string>{{"value.converter", "string"}}), false);
-};
+using testing::Faults;
+using testing::FlakyConverter;
 
 RecordMapper flakyMapper(int flaky_failures) {
   auto faults = std::make_shared<Faults>();
