@@ -1,13 +1,19 @@
-// The worker in-process against a real Kafka broker: what the group coordinator really stores.
+// The worker in-process against a real Kafka broker: what the group coordinator really stores,
+// and what the dead-letter queue holds (scenarios 34-38 of connect-sink-semantics.md §4, whose
+// embedded-broker versions are tests/worker_errors_dlq_test.cpp and conversion_retry_test.cpp).
+#include <gtest/gtest.h>
+
 #include <atomic>
 #include <functional>
 #include <mutex>
+#include <optional>
 #include <thread>
 
-#include <gtest/gtest.h>
-
-#include "ksink/conversion_error.h"
+#include "flaky_converter.h"
 #include "ksink/ksink.h"
+#include "ksink/record_mapper.h"
+#include "support/topic_reader.h"
+#include "support/worker_runner.h"
 #include "test_kafka.h"
 
 namespace ksink::it {
@@ -21,10 +27,15 @@ struct Seen {
   std::map<TopicPartition, std::vector<int64_t>> offsets;  // put() order per partition
   size_t total = 0;
   std::function<OffsetMap(const OffsetMap&)> pre_commit;  // nullptr: return what was delivered
+  bool reporter_missing = false;  // a MappingSink found errantRecordReporter() null
 
   size_t count() {
     std::lock_guard lock(mutex);
     return total;
+  }
+  std::vector<int64_t> offsetsOf(const TopicPartition& tp) {
+    std::lock_guard lock(mutex);
+    return offsets[tp];
   }
 };
 
@@ -49,29 +60,32 @@ class CollectingSink : public SinkTask {
   std::shared_ptr<Seen> seen_;
 };
 
-// Runs a Worker on its own thread until the test stops it.
+// Runs a Worker on its own thread; the destructor stops it.
 class RunningWorker {
  public:
+  RunningWorker(std::map<std::string, std::string> config, TaskFactory factory)
+      : worker_(Config(std::move(config)), std::move(factory)), run_([this] { worker_.run(); }) {}
   RunningWorker(std::map<std::string, std::string> config, std::shared_ptr<Seen> seen)
-      : worker_(Config(std::move(config)), [seen] { return std::make_unique<CollectingSink>(seen); }),
-        thread_([this] {
-          try {
-            worker_.run();
-          } catch (const std::exception& e) {
-            error_ = e.what();
-          }
-        }) {}
+      : RunningWorker(std::move(config),
+                      [seen] { return std::make_unique<CollectingSink>(seen); }) {}
   ~RunningWorker() { stop(); }
   void stop() {
     worker_.stop();
-    if (thread_.joinable()) thread_.join();
+    run_.waitFinished(60s);
   }
-  const std::string& error() const { return error_; }
+  // True when run() ended (a failed task) within `timeout`.
+  bool waitFinished(std::chrono::milliseconds timeout) { return run_.waitFinished(timeout); }
+  // What run() threw; "" while it runs or when it returned.
+  std::string error() const { return run_.errorMessage(); }
+  // Task 0's counters, all 0 until it exists.
+  TaskCounters counters() const {
+    const auto tasks = worker_.status().tasks;
+    return tasks.empty() ? TaskCounters{} : tasks[0].counters;
+  }
 
  private:
   Worker worker_;
-  std::string error_;
-  std::thread thread_;
+  test::BackgroundRun run_;
 };
 
 bool waitUntil(const std::function<bool()>& condition, std::chrono::milliseconds timeout) {
@@ -146,55 +160,216 @@ TEST(WorkerRealBroker, PreCommitReturningLessCommitsOnlyThatAndRestartRedelivers
   }
 }
 
-// Writes values as they come; a value starting with "bad" goes to the errant record reporter.
-class ReportingSink : public SinkTask {
+// Maps values with RecordMapper and the flaky converter (tests/flaky_converter.h) as the reference
+// sinks do, and hands the records that fail to the errant record reporter. With `reject_all` it
+// reports every record it mapped too, as writes the destination refused.
+class MappingSink : public SinkTask {
  public:
-  explicit ReportingSink(std::shared_ptr<Seen> seen) : seen_(std::move(seen)) {}
-  void start(const Config&) override {}
+  MappingSink(std::shared_ptr<Seen> seen, std::shared_ptr<testing::Faults> faults, bool reject_all)
+      : seen_(std::move(seen)), faults_(std::move(faults)), reject_all_(reject_all) {}
+  void start(const Config&) override {
+    mapper_ = std::make_unique<RecordMapper>(
+        TableSinkConfig::parse(Config(std::map<std::string, std::string>{{"name", "it"}})),
+        std::make_unique<testing::FlakyConverter>(faults_),
+        std::make_unique<testing::FlakyConverter>(faults_));
+  }
   void put(std::span<const SinkRecord> records) override {
-    for (const auto& r : records) {
-      if (r.value().value_or("").starts_with("bad")) {
-        context().errantRecordReporter()->report(r, ConversionError("cannot parse"));
+    const auto batch = mapper_->map(records, context());
+    for (const auto& failure : batch.failures) {
+      try {
+        std::rethrow_exception(failure.error);
+      } catch (const std::exception& e) {
+        report(*failure.record, e);
+      }
+    }
+    for (const auto& row : batch.rows) {
+      if (reject_all_) {
+        report(*row.record, std::runtime_error("rejected by the destination"));
         continue;
       }
       std::lock_guard lock(seen_->mutex);
-      seen_->offsets[r.topicPartition()].push_back(r.offset());
+      seen_->offsets[row.record->topicPartition()].push_back(row.record->offset());
       ++seen_->total;
     }
   }
   void stop() override {}
 
  private:
+  void report(const SinkRecord& record, const std::exception& error) {
+    if (auto* reporter = context().errantRecordReporter()) return reporter->report(record, error);
+    std::lock_guard lock(seen_->mutex);
+    seen_->reporter_missing = true;
+    throw std::runtime_error(std::string("no errant record reporter for: ") + error.what());
+  }
+
   std::shared_ptr<Seen> seen_;
+  std::shared_ptr<testing::Faults> faults_;
+  bool reject_all_;
+  std::unique_ptr<RecordMapper> mapper_;
 };
 
-TEST(WorkerRealBroker, S35_ToleranceAllWritesThePoisonPillToTheDlqAndCommitsPastIt) {
-  auto& kafka = RealKafka::shared();
-  const auto topic = uniqueName("poison");
-  const auto dlq = topic + "-dlq";  // created by ksink, with the configured replication factor
-  const auto name = uniqueName("conn");
-  kafka.createTopic(topic, 1);
-  std::vector<RealKafka::Message> messages;
-  for (int i = 0; i < 10; ++i)
-    messages.push_back({0, "k" + std::to_string(i), (i == 7 ? "bad" : "v") + std::to_string(i)});
-  kafka.produce(topic, messages);
-
-  auto config = connectorConfig(name, topic);
-  config["connector.class"] = "reporting";
-  config["errors.tolerance"] = "all";
+// connectorConfig() with the dead-letter queue `dlq` (ksink creates it) and its context headers.
+std::map<std::string, std::string> withDlq(std::map<std::string, std::string> config,
+                                           const std::string& dlq) {
+  config["connector.class"] = "mapping";
   config["errors.deadletterqueue.topic.name"] = dlq;
   config["errors.deadletterqueue.topic.replication.factor"] = "1";
   config["errors.deadletterqueue.context.headers.enable"] = "true";
-  auto seen = std::make_shared<Seen>();
-  Worker worker(Config(config), [seen] { return std::make_unique<ReportingSink>(seen); });
-  std::thread runner([&] { worker.run(); });
-  const OffsetMap expected{{{topic, 0}, 10}};
-  EXPECT_EQ(kafka.waitForCommitted("connect-" + name, topic, 1, expected, 60s), expected);
+  return config;
+}
+
+// v0..v9 keyed k0..k9 on partition 0, the value at `at` replaced by `special` + at.
+std::vector<RealKafka::Message> tenWith(int at, const std::string& special) {
+  std::vector<RealKafka::Message> messages;
+  for (int i = 0; i < 10; ++i)
+    messages.push_back({0, "k" + std::to_string(i), (i == at ? special : "v") + std::to_string(i)});
+  return messages;
+}
+
+// Scenarios 34-38: a MappingSink connector over a fresh one-partition topic, with a dead-letter
+// queue in `config` (the test sets errors.tolerance and the retry keys).
+class WorkerRealBrokerErrors : public ::testing::Test {
+ protected:
+  WorkerRealBrokerErrors() { kafka.createTopic(topic, 1); }
+
+  TaskFactory sink(bool reject_all = false) {
+    return [seen = seen, faults = faults, reject_all] {
+      return std::make_unique<MappingSink>(seen, faults, reject_all);
+    };
+  }
+  // The group's committed offset once it is `offset`, or the last one read after 30 s.
+  std::optional<int64_t> waitForCommitted(int64_t offset) {
+    const auto last = kafka.waitForCommitted(group(), topic, 1, {{{topic, 0}, offset}}, 30s);
+    return last.empty() ? std::nullopt : std::optional(last.begin()->second);
+  }
+  // The group's committed offset read back from the broker, nullopt when there is none.
+  std::optional<int64_t> committed() {
+    const auto offsets = kafka.committed(group(), topic, 1);
+    return offsets.empty() ? std::nullopt : std::optional(offsets.begin()->second);
+  }
+  std::string group() const { return "connect-" + name; }
+  int64_t dlqEnd() { return kafka.endOffset({dlq, 0}); }
+  std::vector<int64_t> putOffsets() { return seen->offsetsOf({topic, 0}); }
+
+  RealKafka& kafka = RealKafka::shared();
+  const std::string topic = uniqueName("errors");
+  const std::string dlq = topic + "-dlq";
+  const std::string name = uniqueName("conn");
+  std::map<std::string, std::string> config = withDlq(connectorConfig(name, topic), dlq);
+  std::shared_ptr<Seen> seen = std::make_shared<Seen>();
+  std::shared_ptr<testing::Faults> faults = std::make_shared<testing::Faults>();
+};
+
+TEST_F(WorkerRealBrokerErrors, S34_ToleranceNoneFailsOnThePoisonPillAndCommitsNothingPastIt) {
+  kafka.produceSequence(topic, 1, 5);  // a first batch that succeeds
+  // A reporter exists (the DLQ), but errors.tolerance is none.
+  RunningWorker worker(config, sink());
+  ASSERT_EQ(waitForCommitted(5), 5);
+  kafka.produce(topic, tenWith(7, "bad"));  // offsets 5..14, the bad one at 12
+  ASSERT_TRUE(worker.waitFinished(30s));
+  EXPECT_NE(worker.error().find("Tolerance exceeded"), std::string::npos) << worker.error();
+  EXPECT_NE(worker.error().find(topic + "-0@12"), std::string::npos) << worker.error();
+  ASSERT_TRUE(committed().has_value());
+  EXPECT_GE(*committed(), 5);
+  EXPECT_LE(*committed(), 12);
+  for (const auto offset : putOffsets()) EXPECT_LT(offset, 12);
+  EXPECT_EQ(dlqEnd(), 0);  // nothing skipped, so nothing dead-lettered
+}
+
+TEST_F(WorkerRealBrokerErrors, S35_ToleranceAllWritesThePoisonPillToTheDlqAndCommitsPastIt) {
+  kafka.produce(topic, tenWith(7, "bad"));
+  config["errors.tolerance"] = "all";
+  RunningWorker worker(config, sink());
+  EXPECT_EQ(waitForCommitted(10), 10);
   worker.stop();
-  runner.join();
-  EXPECT_EQ(seen->count(), 9u);
+  EXPECT_EQ(putOffsets(), (std::vector<int64_t>{0, 1, 2, 3, 4, 5, 6, 8, 9}));
   // The DLQ topic exists (ksink created it) and holds exactly the bad record.
-  EXPECT_EQ(kafka.endOffset({dlq, 0}), 1);
+  EXPECT_EQ(dlqEnd(), 1);
+}
+
+TEST_F(WorkerRealBrokerErrors, S36_AConversionThatFailsOnceIsRetriedAndTheRecordDelivered) {
+  kafka.produce(topic, tenWith(4, "flaky"));
+  config["errors.retry.timeout"] = "2000";
+  config["errors.tolerance"] = "all";  // were the record given up, it would go to the DLQ
+  faults->flaky_failures = 1;
+  RunningWorker worker(config, sink());
+  EXPECT_EQ(waitForCommitted(10), 10);
+  EXPECT_EQ(putOffsets(), (std::vector<int64_t>{0, 1, 2, 3, 4, 5, 6, 7, 8, 9}));
+  const auto counters = worker.counters();
+  EXPECT_GE(counters.total_retries, 1u);
+  EXPECT_EQ(counters.total_records_skipped, 0u);
+  EXPECT_EQ(dlqEnd(), 0);
+}
+
+// KAFKA-18073: with errors.tolerance=none the record fails the task and is never dropped.
+TEST_F(WorkerRealBrokerErrors, S37_ExhaustedRetriesUnderToleranceNoneFailTheTaskAndSkipNothing) {
+  kafka.produceSequence(topic, 1, 5);  // a first batch that succeeds
+  config["errors.retry.timeout"] = "700";
+  RunningWorker worker(config, sink());
+  ASSERT_EQ(waitForCommitted(5), 5);
+  kafka.produce(topic, tenWith(2, "stuck"));  // offsets 5..14, the stuck one at 7
+  ASSERT_TRUE(worker.waitFinished(30s));
+  EXPECT_NE(worker.error().find(topic + "-0@7"), std::string::npos) << worker.error();
+  EXPECT_GE(worker.counters().total_retries, 1u);
+  ASSERT_TRUE(committed().has_value());
+  EXPECT_GE(*committed(), 5);
+  EXPECT_LE(*committed(), 7);
+  for (const auto offset : putOffsets()) EXPECT_LT(offset, 7);
+  EXPECT_EQ(dlqEnd(), 0);
+}
+
+TEST_F(WorkerRealBrokerErrors, S37_ExhaustedRetriesUnderToleranceAllSkipTheRecordToTheDlq) {
+  kafka.produce(topic, tenWith(7, "stuck"));
+  config["errors.retry.timeout"] = "700";
+  config["errors.tolerance"] = "all";
+  RunningWorker worker(config, sink());
+  EXPECT_EQ(waitForCommitted(10), 10);
+  EXPECT_EQ(putOffsets(), (std::vector<int64_t>{0, 1, 2, 3, 4, 5, 6, 8, 9}));
+  EXPECT_GE(worker.counters().total_retries, 1u);
+  EXPECT_EQ(dlqEnd(), 1);
+  const auto dead = test::readPartition(kafka.bootstrap(), dlq, 0, 1, 10s);
+  ASSERT_EQ(dead.size(), 1u);
+  EXPECT_EQ(dead[0].value, "stuck7");
+  EXPECT_EQ(dead[0].headers.at("__connect.errors.offset"), "7");
+  EXPECT_EQ(dead[0].headers.at("__connect.errors.stage"), "VALUE_CONVERTER");
+}
+
+TEST_F(WorkerRealBrokerErrors, S38_EveryReportedRecordIsInTheDlqBeforeTheCommitThatCoversIt) {
+  kafka.produceSequence(topic, 1, 10);
+  config["errors.tolerance"] = "all";
+  // DLQ writes left to themselves wait a second: a commit not waiting for them would be seen.
+  config["producer.override.linger.ms"] = "1000";
+  RunningWorker worker(config, sink(/*reject_all=*/true));
+  // Every commit read back is already covered by acknowledged DLQ writes.
+  std::optional<int64_t> last;
+  EXPECT_TRUE(waitUntil(
+      [&] {
+        last = committed();
+        if (last) {
+          EXPECT_GE(dlqEnd(), *last);
+        }
+        return last == 10;
+      },
+      30s))
+      << "committed " << last.value_or(-1);
+  EXPECT_EQ(seen->count(), 0u);
+  EXPECT_EQ(dlqEnd(), 10);
+  const auto dead = test::readPartition(kafka.bootstrap(), dlq, 0, 10, 10s);
+  ASSERT_EQ(dead.size(), 10u);
+  for (size_t i = 0; i < dead.size(); ++i) {
+    EXPECT_EQ(dead[i].value, "v" + std::to_string(i));
+    EXPECT_EQ(dead[i].headers.at("__connect.errors.offset"), std::to_string(i));
+    EXPECT_EQ(dead[i].headers.at("__connect.errors.stage"), "TASK_PUT");
+  }
+}
+
+TEST_F(WorkerRealBrokerErrors, S38_WithoutDlqOrErrorLogTheReporterIsNull) {
+  kafka.produceSequence(topic, 1, 3);
+  RunningWorker worker(connectorConfig(name, topic), sink(/*reject_all=*/true));
+  ASSERT_TRUE(worker.waitFinished(30s));
+  std::lock_guard lock(seen->mutex);
+  EXPECT_TRUE(seen->reporter_missing) << worker.error();
+  EXPECT_EQ(committed(), std::nullopt);
 }
 
 }  // namespace
