@@ -12,6 +12,7 @@
 #include "flaky_converter.h"
 #include "ksink/ksink.h"
 #include "ksink/record_mapper.h"
+#include "polling.h"
 #include "support/topic_reader.h"
 #include "support/worker_runner.h"
 #include "test_kafka.h"
@@ -87,15 +88,6 @@ class RunningWorker {
   Worker worker_;
   test::BackgroundRun run_;
 };
-
-bool waitUntil(const std::function<bool()>& condition, std::chrono::milliseconds timeout) {
-  const auto deadline = std::chrono::steady_clock::now() + timeout;
-  while (!condition()) {
-    if (std::chrono::steady_clock::now() >= deadline) return false;
-    std::this_thread::sleep_for(50ms);
-  }
-  return true;
-}
 
 std::map<std::string, std::string> connectorConfig(const std::string& name,
                                                    const std::string& topic) {
