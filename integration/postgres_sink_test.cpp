@@ -7,6 +7,7 @@
 
 #include <atomic>
 #include <functional>
+#include <latch>
 #include <map>
 #include <regex>
 #include <thread>
@@ -608,6 +609,43 @@ TEST_F(PostgresSinkTest, ATaskWhosePartitionWasWrittenByAnotherWritesNothingAndR
   EXPECT_EQ(storedOffsets(), (std::map<int, int64_t>{{0, 15}}));
   a.stop();
   b.stop();
+}
+
+// Tasks of one connector starting together on a database that has neither ksink_offsets nor the
+// topic's table: each one's CREATE may lose the race to another's, and every task still starts
+// and writes.
+TEST_F(PostgresSinkTest, TasksStartingTogetherOnAFreshDatabaseAllStartAndWrite) {
+  constexpr int kTasks = 4;
+  for (int round = 0; round < 6; ++round) {
+    SetUp();  // a fresh schema, topic and connector each round
+    const auto config = RunningSink::makeConfig(props({}));
+    std::latch go(kTasks);
+    std::vector<std::string> errors(kTasks);
+    std::vector<std::thread> tasks;
+    const std::string value = R"({"i":1})";
+    for (int p = 0; p < kTasks; ++p)
+      tasks.emplace_back([&, p] {
+        try {
+          testing::FakeSinkTaskContext context;
+          postgres::PostgresSinkTask task;
+          task.initialize(context);
+          go.arrive_and_wait();
+          task.start(config);
+          task.open({{topic_, p}});
+          const std::vector<SinkRecord> records{
+              {topic_, p, 0, std::nullopt, std::nullopt, value}};
+          task.put(records);
+          task.stop();
+        } catch (const std::exception& e) {
+          errors[static_cast<size_t>(p)] = e.what();
+        }
+      });
+    for (auto& t : tasks) t.join();
+    EXPECT_EQ(errors, std::vector<std::string>(kTasks)) << "round " << round;
+    EXPECT_EQ(schema_->count(topic_), kTasks) << "round " << round;
+    EXPECT_EQ(storedOffsets(), (std::map<int, int64_t>{{0, 1}, {1, 1}, {2, 1}, {3, 1}}))
+        << "round " << round;
+  }
 }
 
 TEST_F(PostgresSinkTest, AMissingTableWithoutAutoCreateFailsAtStartWithTheReason) {

@@ -53,6 +53,20 @@ TEST(PgError, MessageCarriesSqlstateDetailAndContext) {
   EXPECT_NE(what.find("COPY t, line 3"), std::string::npos) << what;
 }
 
+TEST(PgError, ACreateThatLostARaceIsToldApartFromOtherFailures) {
+  auto created = [](std::string sqlstate, bool lost = false) {
+    return PgError({std::move(sqlstate), "m", "", "", ""}, lost).createdByAnother();
+  };
+  EXPECT_TRUE(created("42P07"));  // relation already exists
+  EXPECT_TRUE(created("42701"));  // column already exists
+  EXPECT_TRUE(created("42710"));  // type already exists: CREATE TABLEs overlapping
+  EXPECT_TRUE(created("23505"));  // pg_type's unique index, same race
+  EXPECT_FALSE(created("42P01"));
+  EXPECT_FALSE(created("42501"));
+  EXPECT_FALSE(created(""));
+  EXPECT_FALSE(created("42P07", /*lost=*/true));
+}
+
 TEST(PgError, CopyLineIsReadFromTheContext) {
   auto line = [](std::string context) {
     return PgError({"22P02", "bad", "", "", std::move(context)}, false).copyLine();

@@ -42,6 +42,12 @@ PgError::Kind PgError::classify(std::string_view sqlstate, bool connection_lost)
   return Kind::kFatal;
 }
 
+bool PgError::createdByAnother() const {
+  const auto& state = diagnostics_.sqlstate;
+  return !connection_lost_ &&
+         (state == "42P07" || state == "42701" || state == "42710" || state == "23505");
+}
+
 std::optional<int64_t> PgError::copyLine() const {
   // The server formats it as "COPY <table>, line <n>[, column <c>: ...]".
   const std::string_view ctx = diagnostics_.context;

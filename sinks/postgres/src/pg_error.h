@@ -43,6 +43,10 @@ class PgError : public std::runtime_error {
   bool connectionLost() const { return connection_lost_; }
   const Diagnostics& diagnostics() const { return diagnostics_; }
   const std::string& sqlstate() const { return diagnostics_.sqlstate; }
+  // A CREATE that lost a race with another session creating the same object, which therefore
+  // exists now: 42P07 duplicate_table, 42701 duplicate_column, 42710 duplicate_object (the
+  // table's row type), or 23505 on a catalog's unique index when the CREATEs really overlapped.
+  bool createdByAnother() const;
   // The 1-based data line a COPY failed on, from the context ("COPY t, line 3, ..."); nullopt
   // when the error did not come from a COPY row.
   std::optional<int64_t> copyLine() const;

@@ -30,9 +30,7 @@ void PgTableCache::runDdl(PgConnection& connection, const std::string& sql) {
   try {
     connection.exec(sql);
   } catch (const PgError& e) {
-    // Another task created the same table or column first: 42P07 duplicate_table, 42701
-    // duplicate_column, or 23505 on pg_type's unique index when the CREATEs really raced.
-    if (e.sqlstate() != "42P07" && e.sqlstate() != "42701" && e.sqlstate() != "23505") throw;
+    if (!e.createdByAnother()) throw;  // else another task created the table or column first
     spdlog::debug("{}: already done by another session ({})", sql, e.what());
   }
 }

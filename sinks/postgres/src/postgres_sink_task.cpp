@@ -138,7 +138,7 @@ void PostgresSinkTask::Impl::start(const Config& config) {
   try {
     c->exec(PgSql::createOffsetsTable());
   } catch (const PgError& e) {
-    if (e.sqlstate() != "42P07" && e.sqlstate() != "23505")
+    if (!e.createdByAnother())  // else a task starting beside this one created it first
       throw std::runtime_error(fmt::format("cannot create {}: {}", kOffsetsTable, e.what()));
   }
   if (!config_.table.auto_create) {
