@@ -61,6 +61,15 @@ class PostgresExactlyOnceTest : public ::testing::Test {
         dir_ / (tag + ".log"));
   }
 
+  // Produces records [first, end): record i goes to partition i % kPartitions.
+  void produce(int first, int end) {
+    std::vector<RealKafka::Message> batch;
+    for (int i = first; i < end; ++i)
+      batch.push_back({i % kPartitions, "k" + std::to_string(i),
+                       fmt::format(R"({{"i":{},"pad":"{:0>40}"}})", i, i)});
+    RealKafka::shared().produce(topic_, batch);
+  }
+
   // Produces `total` records in batches on a thread, `per_second` of them a second.
   void startProducing(int total, int per_second) {
     total_ = total;
@@ -68,11 +77,7 @@ class PostgresExactlyOnceTest : public ::testing::Test {
       constexpr int kBatch = 1000;
       const auto pause = std::chrono::milliseconds(1000 * kBatch / per_second);
       for (int first = 0; first < total; first += kBatch) {
-        std::vector<RealKafka::Message> batch;
-        for (int i = first; i < std::min(total, first + kBatch); ++i)
-          batch.push_back({i % kPartitions, "k" + std::to_string(i),
-                           fmt::format(R"({{"i":{},"pad":"{:0>40}"}})", i, i)});
-        RealKafka::shared().produce(topic_, batch);
+        produce(first, std::min(total, first + kBatch));
         std::this_thread::sleep_for(pause);
       }
       producing_done_ = true;
@@ -190,6 +195,11 @@ TEST_F(PostgresExactlyOnceTest, AZombieProcessWritesNothingAfterItsPartitionsMov
   std::this_thread::sleep_for(2s);
   zombie->signal(SIGSTOP);
   const auto at_stop = storedOffsets();
+  // Every partition gets records after the stop, so the zombie's have some left for `other` to
+  // write even when the first wave had ended (and been written) by then.
+  finishProducing();
+  produce(total_, total_ + 100 * kPartitions);
+  total_ += 100 * kPartitions;
   // The group evicts the stopped member (session timeout) and `other` writes every partition,
   // including those the zombie held — possibly with a batch in flight.
   const bool moved = waitUntil(
