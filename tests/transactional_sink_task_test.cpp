@@ -1,5 +1,6 @@
 // TransactionalSinkTask against an in-memory transactional destination: offsets stored with the
-// rows, rewinds on open, compare-and-set fencing of zombies, preCommit = what is committed.
+// rows, rewinds on open, compare-and-set fencing of zombies, preCommit = what is committed, and
+// pipelined commits whose outcome is read later.
 #include "ksink/transactional_sink_task.h"
 
 #include <gtest/gtest.h>
@@ -16,6 +17,24 @@ struct FakeDestination {
   OffsetMap offsets;
   int transactions = 0;
   int fail_next_with_retriable = 0;
+
+  // Pipelining: writeBatch() leaves the transaction pending; awaitOutcome() ends it as `outcome`
+  // says. kLost: it commits, but the sink cannot tell (the connection broke before the answer).
+  enum class Outcome { kCommit, kRollback, kRetriable, kLost };
+  bool pipelined = false;
+  Outcome outcome = Outcome::kCommit;
+  struct Transaction {
+    std::vector<std::pair<TopicPartition, int64_t>> rows;
+    OffsetMap offsets;
+  };
+  std::optional<Transaction> pending;
+  std::vector<std::string> calls;  // "write" / "await", in order
+
+  void apply(const Transaction& t) {
+    rows.insert(rows.end(), t.rows.begin(), t.rows.end());
+    for (const auto& [tp, offset] : t.offsets) offsets[tp] = offset;
+    ++transactions;
+  }
 };
 
 using FakeContext = testing::FakeSinkTaskContext;
@@ -48,10 +67,28 @@ class FakeTask : public TransactionalSinkTask {
           it == dest_.offsets.end() ? std::nullopt : std::optional<int64_t>(it->second);
       if (actual != u.expected) return false;
     }
-    for (const auto& r : records) dest_.rows.emplace_back(r.topicPartition(), r.offset());
-    for (const auto& u : offsets) dest_.offsets[u.partition] = u.next_offset;
-    ++dest_.transactions;
+    dest_.calls.push_back("write");
+    EXPECT_FALSE(dest_.pending) << "writeBatch() before the pending outcome was read";
+    FakeDestination::Transaction t;
+    for (const auto& r : records) t.rows.emplace_back(r.topicPartition(), r.offset());
+    for (const auto& u : offsets) t.offsets[u.partition] = u.next_offset;
+    if (!dest_.pipelined) {
+      dest_.apply(t);
+      return true;
+    }
+    dest_.pending = std::move(t);
+    outcomePending();
     return true;
+  }
+  bool awaitOutcome() override {
+    dest_.calls.push_back("await");
+    EXPECT_TRUE(dest_.pending) << "awaitOutcome() without a pending transaction";
+    const auto t = *std::exchange(dest_.pending, std::nullopt);
+    using Outcome = FakeDestination::Outcome;
+    if (dest_.outcome == Outcome::kCommit || dest_.outcome == Outcome::kLost) dest_.apply(t);
+    if (dest_.outcome == Outcome::kRetriable || dest_.outcome == Outcome::kLost)
+      throw RetriableError("connection lost before COMMIT's answer");
+    return dest_.outcome == Outcome::kCommit;
   }
 
  private:
@@ -207,6 +244,100 @@ TEST(TransactionalSinkTaskTest, BadRecordWithoutAReporterFailsNamingItsCoordinat
     EXPECT_NE(what.find("topic orders, partition 2, offset 77"), std::string::npos) << what;
     EXPECT_NE(what.find("NOT NULL constraint failed"), std::string::npos) << what;
   }
+}
+
+// A task over a destination that pipelines, with `partitions` open.
+struct Pipelined {
+  explicit Pipelined(const std::vector<TopicPartition>& partitions) : h(dest) {
+    dest.pipelined = true;
+    h.task.open(partitions);
+  }
+  FakeDestination dest;
+  Harness h;
+};
+
+// Pipelining: a batch's outcome is read before anything that depends on it.
+TEST(TransactionalSinkTaskTest, APipelinedOutcomeIsReadBeforeTheNextWriteAndCountsOnlyThen) {
+  Pipelined p({kP0});
+  auto& [dest, h] = p;
+  h.task.put(records(kP0, 0, 5));
+  EXPECT_TRUE(dest.offsets.empty()) << "still pending";
+  EXPECT_TRUE(h.task.committedOffsets().empty());
+  h.task.put(records(kP0, 5, 8));  // reads the first outcome, then writes expecting its offset
+  EXPECT_EQ(dest.calls, (std::vector<std::string>{"write", "await", "write"}));
+  EXPECT_EQ(dest.offsets, (OffsetMap{{kP0, 5}}));
+  EXPECT_EQ(h.task.preCommit({{kP0, 8}}), (OffsetMap{{kP0, 8}}));  // read here
+  EXPECT_EQ(dest.offsets, (OffsetMap{{kP0, 8}}));
+  for (int64_t o = 0; o < 8; ++o) EXPECT_EQ(count(dest, kP0, o), 1u) << o;
+  h.task.put({});  // nothing pending, nothing to do
+  EXPECT_EQ(dest.calls.size(), 4u);
+}
+
+TEST(TransactionalSinkTaskTest, APipelinedBatchThatDidNotCommitComesAgainWithTheRecordsInHand) {
+  Pipelined p({kP0, kP1});
+  auto& [dest, h] = p;
+  h.task.put(records(kP0, 0, 3));
+  h.task.preCommit({});  // committed: P0 stored at 3
+  h.task.put(records(kP0, 3, 6));
+  dest.outcome = FakeDestination::Outcome::kRollback;
+  auto in_hand = records(kP0, 6, 8);
+  const auto p1 = records(kP1, 0, 2);
+  in_hand.insert(in_hand.end(), p1.begin(), p1.end());
+  h.task.put(in_hand);  // the pending batch rolled back: nothing of these is written either
+  EXPECT_EQ(dest.calls.back(), "await");
+  EXPECT_EQ(h.context.rewinds, (OffsetMap{{kP0, 3}, {kP1, 0}}));
+  EXPECT_EQ(h.task.preCommit({{kP0, 8}, {kP1, 2}}), (OffsetMap{{kP0, 3}}));
+  // Redelivered from the rewind: written once, expecting the stored offset again.
+  dest.outcome = FakeDestination::Outcome::kCommit;
+  auto again = records(kP0, 3, 8);
+  again.insert(again.end(), p1.begin(), p1.end());
+  h.task.put(again);
+  EXPECT_EQ(h.task.preCommit({{kP0, 8}, {kP1, 2}}), (OffsetMap{{kP0, 8}, {kP1, 2}}));
+  for (int64_t o = 0; o < 8; ++o) EXPECT_EQ(count(dest, kP0, o), 1u) << o;
+  EXPECT_EQ(count(dest, kP1, 0) + count(dest, kP1, 1), 2u);
+}
+
+TEST(TransactionalSinkTaskTest, APipelinedOutcomeLostAfterItCommittedIsNeitherLostNorDuplicated) {
+  Pipelined p({kP0});
+  auto& [dest, h] = p;
+  h.task.put(records(kP0, 0, 4));
+  dest.outcome = FakeDestination::Outcome::kLost;  // committed, but the answer never came
+  h.task.put(records(kP0, 4, 6));
+  EXPECT_EQ(h.context.rewinds, (OffsetMap{{kP0, 0}}));  // no stored offset yet: its first record
+  EXPECT_TRUE(h.task.preCommit({{kP0, 6}}).empty());
+  dest.outcome = FakeDestination::Outcome::kCommit;
+  h.task.put(records(kP0, 0, 6));  // the redelivery's compare-and-set finds 4: fenced, rewound
+  EXPECT_EQ(h.context.rewinds, (OffsetMap{{kP0, 4}}));
+  h.task.put(records(kP0, 4, 6));
+  h.task.preCommit({});
+  for (int64_t o = 0; o < 6; ++o) EXPECT_EQ(count(dest, kP0, o), 1u) << o;
+  EXPECT_EQ(dest.offsets, (OffsetMap{{kP0, 6}}));
+}
+
+TEST(TransactionalSinkTaskTest, ARetriableOutcomeRewindsToTheStoredOffset) {
+  Pipelined p({kP0});
+  auto& [dest, h] = p;
+  h.task.put(records(kP0, 0, 5));
+  h.task.preCommit({});
+  h.task.put(records(kP0, 5, 9));
+  dest.outcome = FakeDestination::Outcome::kRetriable;
+  h.task.put(records(kP0, 9, 10));
+  EXPECT_EQ(h.context.rewinds, (OffsetMap{{kP0, 5}}));
+  EXPECT_EQ(dest.offsets, (OffsetMap{{kP0, 5}}));
+  EXPECT_EQ(h.task.preCommit({{kP0, 10}}), (OffsetMap{{kP0, 5}}));
+}
+
+TEST(TransactionalSinkTaskTest, CloseAndOpenReadThePendingOutcomeFirst) {
+  Pipelined p({kP0});
+  auto& [dest, h] = p;
+  h.task.put(records(kP0, 0, 2));
+  h.task.close({kP0});
+  EXPECT_EQ(dest.offsets, (OffsetMap{{kP0, 2}}));
+  h.task.open({kP0});
+  h.task.put(records(kP0, 2, 3));
+  h.task.open({kP1});  // a cooperative assignment while P0's batch is pending
+  EXPECT_EQ(dest.calls, (std::vector<std::string>{"write", "await", "write", "await"}));
+  EXPECT_EQ(dest.offsets, (OffsetMap{{kP0, 3}}));
 }
 
 }  // namespace

@@ -5,19 +5,23 @@
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
+#include <ranges>
 #include <stdexcept>
+
+#include "ksink/retriable_error.h"
 
 namespace ksink {
 
 void TransactionalSinkTask::open(const std::vector<TopicPartition>& partitions) {
+  settle();
   const OffsetMap stored = loadOffsets(partitions);
   for (const auto& tp : partitions) {
     auto it = stored.find(tp);
     if (it == stored.end()) {
-      stored_[tp] = std::nullopt;  // start where the consumer group says
+      stored_[tp] = written_[tp] = std::nullopt;  // start where the consumer group says
       continue;
     }
-    stored_[tp] = it->second;
+    stored_[tp] = written_[tp] = it->second;
     context().offset(tp, it->second);
   }
   spdlog::info("opened {}: stored offsets {} (a partition without one starts at the group's)",
@@ -25,7 +29,11 @@ void TransactionalSinkTask::open(const std::vector<TopicPartition>& partitions) 
 }
 
 void TransactionalSinkTask::close(const std::vector<TopicPartition>& partitions) {
-  for (const auto& tp : partitions) stored_.erase(tp);
+  settle();
+  for (const auto& tp : partitions) {
+    stored_.erase(tp);
+    written_.erase(tp);
+  }
 }
 
 OffsetMap TransactionalSinkTask::committedOffsets() const {
@@ -36,6 +44,7 @@ OffsetMap TransactionalSinkTask::committedOffsets() const {
 }
 
 OffsetMap TransactionalSinkTask::preCommit(const OffsetMap& current_offsets) {
+  settle();
   OffsetMap out;
   for (const auto& [tp, current] : current_offsets) {
     auto it = stored_.find(tp);
@@ -46,7 +55,7 @@ OffsetMap TransactionalSinkTask::preCommit(const OffsetMap& current_offsets) {
 }
 
 void TransactionalSinkTask::put(std::span<const SinkRecord> records) {
-  if (records.empty()) return;
+  if (!settle(records) || records.empty()) return;
   // Records the destination already holds (a redelivery after a RetriableError that came after a
   // commit, or a rewind) are dropped here, so no sink ever writes them twice.
   auto already_written = [this](const SinkRecord& r) {
@@ -62,6 +71,7 @@ void TransactionalSinkTask::put(std::span<const SinkRecord> records) {
   }
   const size_t chunk = max_batch_size_ == 0 ? todo.size() : max_batch_size_;
   for (size_t at = 0; at < todo.size(); at += chunk) {
+    if (!settle(todo.subspan(at))) return;
     const auto part = todo.subspan(at, std::min(chunk, todo.size() - at));
     if (!writeChunk(part)) {
       fence(todo.subspan(at));
@@ -79,12 +89,49 @@ bool TransactionalSinkTask::writeChunk(std::span<const SinkRecord> records) {
   std::vector<OffsetUpdate> updates;
   updates.reserve(next.size());
   for (auto& [tp, offset] : next) {
-    auto it = stored_.find(tp);
-    updates.push_back({tp, it == stored_.end() ? std::nullopt : it->second, offset});
+    auto it = written_.find(tp);
+    updates.push_back({tp, it == written_.end() ? std::nullopt : it->second, offset});
   }
+  outcome_pending_ = false;
   if (!writeBatch(records, updates)) return false;
-  for (const auto& u : updates) stored_[u.partition] = u.next_offset;
+  for (const auto& u : updates) written_[u.partition] = u.next_offset;
+  if (!std::exchange(outcome_pending_, false)) {
+    for (const auto& u : updates) stored_[u.partition] = u.next_offset;
+    return true;
+  }
+  InFlight pending{std::move(updates), {}};
+  for (const auto& r : records) pending.first_offsets.try_emplace(r.topicPartition(), r.offset());
+  in_flight_ = std::move(pending);
   return true;
+}
+
+bool TransactionalSinkTask::settle(std::span<const SinkRecord> in_hand) {
+  if (!in_flight_) return true;
+  const InFlight batch = std::move(*std::exchange(in_flight_, std::nullopt));
+  std::string why = "rolled back";
+  try {
+    if (awaitOutcome()) {
+      for (const auto& u : batch.updates) stored_[u.partition] = u.next_offset;
+      return true;
+    }
+  } catch (const RetriableError& e) {
+    why = e.what();
+  }
+  // Not written: the pending batch and the records in hand come again from the stored offsets
+  // (or, for a partition without one, from the batch's first record there).
+  std::map<TopicPartition, int64_t> resume;
+  for (const auto& r : in_hand) resume.try_emplace(r.topicPartition(), r.offset());
+  for (const auto& [tp, first] : batch.first_offsets) resume[tp] = first;
+  for (auto& [tp, offset] : resume) {
+    auto it = stored_.find(tp);
+    if (it == stored_.end()) continue;  // closed meanwhile
+    if (it->second) offset = *it->second;
+    written_[tp] = it->second;
+    context().offset(tp, offset);
+  }
+  spdlog::warn("a transaction of {} did not commit ({}); rewinding to {}",
+               fmt::join(batch.first_offsets | std::views::keys, ","), why, resume);
+  return false;
 }
 
 // A compare-and-set failed: another task wrote one of these partitions since this task last read
@@ -105,7 +152,8 @@ void TransactionalSinkTask::fence(std::span<const SinkRecord> unwritten) {
   for (const auto& [tp, first] : first_unwritten) {
     auto it = stored.find(tp);
     const int64_t resume = it == stored.end() ? first : it->second;
-    stored_[tp] = it == stored.end() ? std::nullopt : std::optional<int64_t>(it->second);
+    stored_[tp] = written_[tp] =
+        it == stored.end() ? std::nullopt : std::optional<int64_t>(it->second);
     context().offset(tp, resume);
   }
 }

@@ -19,6 +19,16 @@
 //               the consumer group's offsets trail the destination and show true lag.
 //   close()     forgets the partitions.
 //
+// Pipelining (optional): a sink can let the destination commit while the worker gathers the next
+// batch. Its writeBatch() then checks the compare-and-set, sends the rest of the transaction with
+// its COMMIT, calls outcomePending() and returns true without waiting; awaitOutcome() reads the
+// outcome later. The helper calls it before anything that depends on it — the next put() (empty
+// ones too) or writeBatch(), preCommit(), open() and close() — and until then neither reports the
+// batch's offsets from preCommit() nor drops records as already written on its account. A batch
+// that did not commit is rewound, with the records in hand, to the stored offsets and comes
+// again; the next batch's compare-and-set expects the pending one's offsets, so it can never be
+// written past an uncommitted one.
+//
 // A subclass implements start()/stop() and the two hooks; it must not override put() or
 // preCommit(). Failure taxonomy: a hook throws RetriableError for a transient failure (the worker
 // redelivers the batch; records already committed are dropped by the stored-offset check) and
@@ -74,6 +84,16 @@ class TransactionalSinkTask : public SinkTask {
   virtual bool writeBatch(std::span<const SinkRecord> records,
                           std::span<const OffsetUpdate> offsets) = 0;
 
+  // Pipelining (see above): called inside writeBatch(), which then returns true with the
+  // transaction's outcome still to be read by awaitOutcome().
+  void outcomePending() { outcome_pending_ = true; }
+  // The outcome of the transaction writeBatch() left pending: true = committed; false = not
+  // written (rolled back, e.g. records the sink must write another way), so the helper rewinds
+  // it for redelivery. Throws RetriableError when the outcome is unknown or the failure transient
+  // (rewound as well, and logged) and anything else for a fatal failure. Only called after
+  // outcomePending(); the default is for sinks that never call it.
+  virtual bool awaitOutcome() { return true; }
+
   // Most records per writeBatch() call (a sink sets it from batch.size in start()); 0 = no limit.
   void setMaxBatchSize(size_t records) { max_batch_size_ = records; }
   size_t maxBatchSize() const { return max_batch_size_; }
@@ -88,9 +108,22 @@ class TransactionalSinkTask : public SinkTask {
   // Returns false when a compare-and-set failed (the rest of the batch was abandoned and rewound).
   bool writeChunk(std::span<const SinkRecord> records);
   void fence(std::span<const SinkRecord> unwritten);
+  // Reads the pending outcome, if any; false when the pending batch did not commit, in which case
+  // it and `in_hand` (records delivered but not written yet) have been rewound.
+  bool settle(std::span<const SinkRecord> in_hand = {});
 
-  // Stored next offset per open partition as this task last read or wrote it; nullopt = no row.
+  // A transaction whose outcome awaitOutcome() has yet to read.
+  struct InFlight {
+    std::vector<OffsetUpdate> updates;
+    std::map<TopicPartition, int64_t> first_offsets;  // its first record per partition
+  };
+
+  // Next offset per open partition that committed transactions cover; nullopt = no row.
   std::map<TopicPartition, std::optional<int64_t>> stored_;
+  // The same after the pending transaction too: what the next compare-and-set expects.
+  std::map<TopicPartition, std::optional<int64_t>> written_;
+  std::optional<InFlight> in_flight_;
+  bool outcome_pending_ = false;
   size_t max_batch_size_ = 0;
 };
 
