@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
+#include <stdexcept>
+
 namespace ksink::postgres {
 namespace {
 
@@ -54,7 +56,13 @@ void PgConnection::fail(const PGresult* result, std::string_view what) {
   throw PgError(std::move(d), !ok());
 }
 
+void PgConnection::checkIdle() const {
+  if (results_pending_)
+    throw std::logic_error("PgConnection: a statement sent before collectResults()");
+}
+
 PgResultPtr PgConnection::exec(const std::string& sql) {
+  checkIdle();
   if (in_copy_) abortCopy();
   PgResultPtr r(PQexec(conn_.get(), sql.c_str()));
   const auto status = r ? PQresultStatus(r.get()) : PGRES_FATAL_ERROR;
@@ -64,6 +72,7 @@ PgResultPtr PgConnection::exec(const std::string& sql) {
 
 PgResultPtr PgConnection::execParams(const std::string& sql,
                                      const std::vector<std::optional<std::string>>& params) {
+  checkIdle();
   if (in_copy_) abortCopy();
   std::vector<const char*> values;
   values.reserve(params.size());
@@ -81,6 +90,7 @@ int64_t PgConnection::affectedRows(const PGresult* result) {
 }
 
 void PgConnection::beginCopy(const std::string& sql) {
+  checkIdle();
   PgResultPtr r(PQexec(conn_.get(), sql.c_str()));
   if (!r || PQresultStatus(r.get()) != PGRES_COPY_IN) fail(r.get(), sql);
   in_copy_ = true;
@@ -106,6 +116,22 @@ int64_t PgConnection::endCopy() {
   drainResults();
   if (!r || PQresultStatus(r.get()) != PGRES_COMMAND_OK) fail(r.get(), "COPY");
   return affectedRows(r.get());
+}
+
+void PgConnection::endCopyLater() {
+  in_copy_ = false;
+  if (PQputCopyEnd(conn_.get(), nullptr) != 1) fail(nullptr, "COPY end");
+  results_pending_ = true;
+}
+
+void PgConnection::collectResults() {
+  results_pending_ = false;
+  PgResultPtr failed;
+  while (PgResultPtr r{PQgetResult(conn_.get())}) {
+    const auto status = PQresultStatus(r.get());
+    if (!failed && status != PGRES_COMMAND_OK && status != PGRES_TUPLES_OK) failed = std::move(r);
+  }
+  if (failed || !ok()) fail(failed.get(), "COPY and COMMIT");
 }
 
 void PgConnection::drainResults() {

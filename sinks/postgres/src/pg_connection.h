@@ -37,9 +37,17 @@ class PgConnection {
 
   // COPY ... FROM STDIN: begin, stream any number of chunks, end (returns the rows copied).
   // A failure anywhere throws PgError with the server's diagnostics and leaves no COPY running.
+  // `sql` may go on after the COPY with more statements ("COPY ...; COMMIT"): the server runs
+  // them once the data ends.
   void beginCopy(const std::string& sql);
   void putCopyData(std::string_view data);
   int64_t endCopy();
+  // Ends the COPY without waiting for the server: the results of the COPY and of the statements
+  // after it are read later by collectResults(); until then the connection takes nothing else.
+  void endCopyLater();
+  // Reads every result endCopyLater() left; throws PgError for the first failure among them.
+  void collectResults();
+  bool resultsPending() const { return results_pending_; }
 
   // False once libpq reports the connection broken; a broken connection is dropped, not reused.
   bool ok() const;
@@ -53,8 +61,12 @@ class PgConnection {
   // Ends a COPY left open by an exception between beginCopy() and endCopy().
   void abortCopy() noexcept;
 
+  // A statement while results are pending would be refused by libpq; it is a bug in the caller.
+  void checkIdle() const;
+
   PgConnPtr conn_;
   bool in_copy_ = false;
+  bool results_pending_ = false;
 };
 
 }  // namespace ksink::postgres

@@ -51,8 +51,11 @@ bool PgCopyStream::add(const RecordMapper::Row& row) {
   return true;
 }
 
-void PgCopyStream::begin(PgConnection& connection, std::string_view target) {
-  connection.beginCopy(PgSql::copyFrom(target, columns_, /*binary=*/true));
+void PgCopyStream::begin(PgConnection& connection, std::string_view target,
+                         std::string_view then) {
+  auto sql = PgSql::copyFrom(target, columns_, /*binary=*/true);
+  if (!then.empty()) sql = fmt::format("{}; {}", sql, then);
+  connection.beginCopy(sql);
 }
 
 void PgCopyStream::flush(PgConnection& connection) {
@@ -66,6 +69,13 @@ int64_t PgCopyStream::finish(PgConnection& connection) {
   connection.putCopyData(out_.buffer());
   out_.clearBuffer();
   return connection.endCopy();
+}
+
+void PgCopyStream::finishLater(PgConnection& connection) {
+  out_.finish();
+  connection.putCopyData(out_.buffer());
+  out_.clearBuffer();
+  connection.endCopyLater();
 }
 
 std::string PgCopyStream::data() {

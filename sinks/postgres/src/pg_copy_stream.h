@@ -37,12 +37,15 @@ class PgCopyStream {
 
   [[nodiscard]] bool add(const RecordMapper::Row& row);
 
-  // Streaming: COPY <target> (columns) FROM STDIN (FORMAT binary), then the rows as they come.
-  void begin(PgConnection& connection, std::string_view target);
+  // Streaming: COPY <target> (columns) FROM STDIN (FORMAT binary), then the rows as they come;
+  // `then`: statements the server runs once the data ends (e.g. "COMMIT").
+  void begin(PgConnection& connection, std::string_view target, std::string_view then = {});
   // Sends the buffered rows once there are enough of them to be worth a write.
   void flush(PgConnection& connection);
   // Sends the rest and the trailer and ends the COPY; returns the rows the server stored.
   int64_t finish(PgConnection& connection);
+  // The same without waiting for the server (PgConnection::endCopyLater).
+  void finishLater(PgConnection& connection);
 
   // Not streaming: the whole stream's bytes, trailer included.
   std::string data();

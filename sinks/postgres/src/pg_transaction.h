@@ -19,6 +19,10 @@ class PgTransaction {
   // Throws PgError; after a failed COMMIT the outcome is unknown (the caller's offsets
   // compare-and-set is what makes a redelivery safe).
   void commit();
+  // COMMIT went to the server behind the transaction's last statement (PgConnection::beginCopy's
+  // "COPY ...; COMMIT"); its outcome is read with that statement's results, so nothing is left to
+  // roll back here.
+  void commitSent() { active_ = false; }
 
  private:
   PgConnection& connection_;

@@ -57,6 +57,7 @@ class PostgresSinkTask::Impl {
   void start(const Config& config);
   OffsetMap loadOffsets(const std::vector<TopicPartition>& partitions);
   bool writeBatch(std::span<const SinkRecord> records, std::span<const OffsetUpdate> offsets);
+  bool awaitOutcome();
   void stop() { connection_.reset(); }
   size_t batchSize() const { return static_cast<size_t>(config_.table.batch_size); }
 
@@ -73,8 +74,9 @@ class PostgresSinkTask::Impl {
   bool applyOffsets(PgConnection& connection, std::span<const OffsetUpdate> offsets);
   bool transaction(PgConnection& connection, std::span<const Row* const> rows,
                    std::span<const OffsetUpdate> offsets, bool isolating);
+  // `pipelined`: see streamInserts() in the .cpp.
   std::optional<bool> streamInserts(PgConnection& connection, std::span<const SinkRecord> records,
-                                    std::span<const OffsetUpdate> offsets);
+                                    std::span<const OffsetUpdate> offsets, bool pipelined);
 
   PostgresSinkTask& task_;
   PostgresSinkConfig config_;
@@ -85,6 +87,15 @@ class PostgresSinkTask::Impl {
   std::optional<PgConnection> connection_;
   // The table of each layout of the batch being written (valid during one writeBatch()).
   std::map<const Layout*, const PgTable*> batch_tables_;
+  // Records of the transaction whose COPY and COMMIT results are pending (0: none).
+  size_t in_flight_records_ = 0;
+  // The pipelined insert path gave up on a batch that spans tables: batches left before it is
+  // tried again (they stream one COPY after another and commit in place).
+  int unpipelined_batches_ = 0;
+  // Set by streamInserts() when it gave up because a second table showed up.
+  bool gave_up_on_second_table_ = false;
+  // The pending transaction failed on a bad record: its redelivery takes the path that isolates.
+  bool isolate_next_ = false;
 };
 
 PgConnection& PostgresSinkTask::Impl::connection() {
@@ -320,11 +331,20 @@ bool PostgresSinkTask::Impl::transaction(PgConnection& connection, std::span<con
 // and gives up (nullopt, everything rolled back) on anything else, which the general path then
 // handles from scratch. It converts without retries: a conversion that throws RetriableError
 // sends the batch to the general path, which retries it under errors.retry.timeout.
+//
+// `pipelined` (one table per batch): the offsets compare-and-set runs first, the COPY goes as
+// "COPY ...; COMMIT", and the task returns once the last row is sent, leaving the server to store
+// the rest and commit while the worker gathers the next batch (TransactionalSinkTask's
+// outcomePending(); awaitOutcome() reads the outcome). A second table in the batch makes it give
+// up; the next batches then stream one COPY after another and commit in place for a while.
 std::optional<bool> PostgresSinkTask::Impl::streamInserts(PgConnection& connection,
                                                           std::span<const SinkRecord> records,
-                                                          std::span<const OffsetUpdate> offsets) {
+                                                          std::span<const OffsetUpdate> offsets,
+                                                          bool pipelined) {
   constexpr size_t kChunk = 1000;
+  gave_up_on_second_table_ = false;
   PgTransaction tx(connection);
+  if (pipelined && !applyOffsets(connection, offsets)) return false;  // tx rolls back
   std::optional<PgCopyStream> stream;
   std::shared_ptr<const Layout> layout;
   try {
@@ -334,6 +354,10 @@ std::optional<bool> PostgresSinkTask::Impl::streamInserts(PgConnection& connecti
       for (const auto& row : batch.rows) {
         if (row.is_delete) return std::nullopt;
         if (!stream || layout != row.layout) {
+          if (stream && pipelined) {
+            gave_up_on_second_table_ = true;
+            return std::nullopt;
+          }
           if (stream) stream->finish(connection);  // before any other statement
           const PgTable* table = tables_.ready(connection, *row.layout);
           if (!table) return std::nullopt;
@@ -343,28 +367,67 @@ std::optional<bool> PostgresSinkTask::Impl::streamInserts(PgConnection& connecti
           // A server-side conversion (db.timezone) needs the staged path.
           if (stream->columns().empty() || writer_.needsStaging(*table, *row.layout))
             return std::nullopt;
-          stream->begin(connection, table->id.quoted());
+          stream->begin(connection, table->id.quoted(), pipelined ? "COMMIT" : "");
         }
         if (!stream->add(row)) return std::nullopt;
       }
       stream->flush(connection);
+    }
+    if (stream && pipelined) {
+      stream->finishLater(connection);
+      tx.commitSent();
+      in_flight_records_ = records.size();
+      task_.outcomePending();
+      return true;
     }
     if (stream) stream->finish(connection);
   } catch (const PgError& e) {
     if (e.kind() == PgError::Kind::kBadRecord) return std::nullopt;  // isolated by the general path
     throw;
   }
-  if (!applyOffsets(connection, offsets)) return false;
+  if (!pipelined && !applyOffsets(connection, offsets)) return false;
   tx.commit();
   return true;
+}
+
+// The outcome of the pipelined transaction: its COPY's and COMMIT's results.
+bool PostgresSinkTask::Impl::awaitOutcome() {
+  const size_t records = std::exchange(in_flight_records_, 0);
+  if (records == 0) return true;
+  if (!connection_) throw RetriableError("PostgreSQL: the connection closed before COMMIT's outcome");
+  try {
+    connection_->collectResults();
+    return true;
+  } catch (const PgError& e) {
+    // The failed COPY or COMMIT left the transaction aborted, or the session is gone.
+    if (connection_->ok()) {
+      try {
+        connection_->exec("ROLLBACK");
+      } catch (const PgError&) {
+        dropConnection();
+      }
+    }
+    if (e.kind() != PgError::Kind::kBadRecord) fail(e, records);
+    spdlog::info("batch of {} records rejected ({}); it comes again to isolate the bad record(s)",
+                 records, e.what());
+    isolate_next_ = true;
+    return false;
+  }
 }
 
 bool PostgresSinkTask::Impl::writeBatch(std::span<const SinkRecord> records,
                                         std::span<const OffsetUpdate> offsets) {
   auto& c = connection();
-  if (config_.table.insert_mode == InsertMode::kInsert) {
+  if (config_.table.insert_mode == InsertMode::kInsert && !std::exchange(isolate_next_, false)) {
     try {
-      if (auto written = streamInserts(c, records, offsets)) return *written;
+      const bool pipelined = unpipelined_batches_ == 0;
+      if (!pipelined) --unpipelined_batches_;
+      auto written = streamInserts(c, records, offsets, pipelined);
+      if (!written && gave_up_on_second_table_) {
+        unpipelined_batches_ = 63;
+        written = streamInserts(c, records, offsets, /*pipelined=*/false);
+      }
+      if (written) return *written;
     } catch (const PgError& e) {
       fail(e, records.size());
     }
@@ -417,6 +480,10 @@ OffsetMap PostgresSinkTask::loadOffsets(const std::vector<TopicPartition>& parti
 bool PostgresSinkTask::writeBatch(std::span<const SinkRecord> records,
                                   std::span<const OffsetUpdate> offsets) {
   return impl_->writeBatch(records, offsets);
+}
+
+bool PostgresSinkTask::awaitOutcome() {
+  return impl_->awaitOutcome();
 }
 
 }  // namespace ksink::postgres

@@ -47,6 +47,7 @@ class PostgresSinkTask final : public TransactionalSinkTask {
   OffsetMap loadOffsets(const std::vector<TopicPartition>& partitions) override;
   bool writeBatch(std::span<const SinkRecord> records,
                   std::span<const OffsetUpdate> offsets) override;
+  bool awaitOutcome() override;
 
  private:
   class Impl;
