@@ -108,14 +108,14 @@ bool TransactionalSinkTask::writeChunk(std::span<const SinkRecord> records) {
 bool TransactionalSinkTask::settle(std::span<const SinkRecord> in_hand) {
   if (!in_flight_) return true;
   const InFlight batch = std::move(*std::exchange(in_flight_, std::nullopt));
-  std::string why = "rolled back";
+  std::optional<std::string> error;  // the outcome is unknown or the failure transient
   try {
     if (awaitOutcome()) {
       for (const auto& u : batch.updates) stored_[u.partition] = u.next_offset;
       return true;
     }
   } catch (const RetriableError& e) {
-    why = e.what();
+    error = e.what();
   }
   // Not written: the pending batch and the records in hand come again from the stored offsets
   // (or, for a partition without one, from the batch's first record there).
@@ -129,8 +129,11 @@ bool TransactionalSinkTask::settle(std::span<const SinkRecord> in_hand) {
     written_[tp] = it->second;
     context().offset(tp, offset);
   }
-  spdlog::warn("a transaction of {} did not commit ({}); rewinding to {}",
-               fmt::join(batch.first_offsets | std::views::keys, ","), why, resume);
+  // A rollback is the sink's choice (it logs why); an unknown outcome is worth a warning.
+  spdlog::log(error ? spdlog::level::warn : spdlog::level::debug,
+              "a transaction of {} did not commit ({}); rewinding to {}",
+              fmt::join(batch.first_offsets | std::views::keys, ","),
+              error.value_or("rolled back"), resume);
   return false;
 }
 
