@@ -330,6 +330,32 @@ TEST_F(PostgresSinkTest, UpsertByRecordValueFieldsUpdatesRowsWrittenBefore) {
       (Rows{{s("eu"), s("1"), s("3")}, {s("eu"), s("2"), s("2")}, {s("us"), s("1"), s("200")}}));
 }
 
+// Upserts of new keys stream straight into the table, pipelined; once keys exist the server
+// refuses such a batch (23505) after put() returned, and it comes again to be staged.
+TEST_F(PostgresSinkTest, UpsertsStreamNewKeysAndStageBatchesWhoseKeysExist) {
+  auto& kafka = RealKafka::shared();
+  kafka.createTopic(topic_, 1);
+  auto produce = [&](int first, int last, int qty) {
+    std::vector<RealKafka::Message> messages;
+    for (int id = first; id < last; ++id)
+      messages.push_back({0, std::nullopt, fmt::format(R"({{"id":{},"qty":{}}})", id, qty)});
+    kafka.produce(topic_, messages);
+  };
+  produce(0, 3000, 1);
+  RunningSink sink(
+      props({{"insert.mode", "upsert"}, {"pk.mode", "record_value"}, {"pk.fields", "id"}}));
+  ASSERT_TRUE(
+      waitUntil([&] { return storedOffsets() == std::map<int, int64_t>{{0, 3000}}; }, 60s));
+  produce(1500, 4500, 2);  // half of them keys the table has
+  ASSERT_TRUE(
+      waitUntil([&] { return storedOffsets() == std::map<int, int64_t>{{0, 6000}}; }, 60s));
+  sink.stop();
+  EXPECT_EQ(sink.error(), "");
+  EXPECT_EQ(schema_->count(topic_), 4500);
+  EXPECT_EQ(schema_->count(topic_, "id < 1500 AND qty = 1"), 1500);
+  EXPECT_EQ(schema_->count(topic_, "id >= 1500 AND qty = 2"), 3000);
+}
+
 TEST_F(PostgresSinkTest, UpdateModeChangesExistingRowsAndInsertsNone) {
   auto& kafka = RealKafka::shared();
   kafka.createTopic(topic_, 1);

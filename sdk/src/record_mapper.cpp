@@ -325,13 +325,15 @@ RecordMapper::Batch RecordMapper::mapAll(std::span<const SinkRecord> records,
   return batch;
 }
 
+size_t RecordMapper::keyHash(const Row& row) {
+  size_t h = std::hash<std::string>{}(row.layout->table);
+  for (size_t k = 0; k < row.layout->key_count; ++k) h = mixHash(h, hashOf(row.values[k]));
+  return h;
+}
+
 void RecordMapper::reduceToLastPerKey(std::vector<Row>& rows) {
   // Keys compare as values (no text built per row): the table, then each key column's value.
-  auto hash = [](const Row* row) {
-    size_t h = std::hash<std::string>{}(row->layout->table);
-    for (size_t k = 0; k < row->layout->key_count; ++k) h = mixHash(h, hashOf(row->values[k]));
-    return h;
-  };
+  auto hash = [](const Row* row) { return keyHash(*row); };
   auto same = [](const Row* a, const Row* b) {
     if (a->layout != b->layout && (a->layout->table != b->layout->table ||
                                    a->layout->key_count != b->layout->key_count))

@@ -94,6 +94,8 @@ class RecordMapper {
 
   // Keeps only the last row per (table, primary key), in their original relative order.
   static void reduceToLastPerKey(std::vector<Row>& rows);
+  // Hash of a row's (table, primary key values): rows with the same key have the same hash.
+  static size_t keyHash(const Row& row);
 
   const TableSinkConfig& config() const { return config_; }
 

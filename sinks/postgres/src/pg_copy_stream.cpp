@@ -53,6 +53,7 @@ bool PgCopyStream::add(const RecordMapper::Row& row) {
 
 void PgCopyStream::begin(PgConnection& connection, std::string_view target,
                          std::string_view then) {
+  target_ = target;
   auto sql = PgSql::copyFrom(target, columns_, /*binary=*/true);
   if (!then.empty()) sql = fmt::format("{}; {}", sql, then);
   connection.beginCopy(sql);

@@ -34,6 +34,8 @@ class PgCopyStream {
 
   const RecordMapper::Layout* layout() const { return layout_; }
   const std::vector<std::string>& columns() const { return columns_; }
+  // The table begin() streams into (quoted), empty before.
+  const std::string& target() const { return target_; }
 
   [[nodiscard]] bool add(const RecordMapper::Row& row);
 
@@ -53,6 +55,7 @@ class PgCopyStream {
  private:
   const RecordMapper::Layout* layout_;
   std::vector<std::string> columns_;
+  std::string target_;
   std::vector<ColumnEncoder> encoders_;
   CopyBinaryWriter out_;
 };

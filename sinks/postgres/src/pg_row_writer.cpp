@@ -37,6 +37,21 @@ bool PgRowWriter::needsStaging(const PgTable& table, const RecordMapper::Layout&
   return false;
 }
 
+bool PgRowWriter::upsertsLikelyNew(const std::string& table) const {
+  auto it = straight_upserts_.find(table);
+  return it == straight_upserts_.end() || it->second.skip == 0;
+}
+
+void PgRowWriter::straightUpsertDone(const std::string& table, bool keys_were_new) {
+  auto& state = straight_upserts_[table];
+  if (keys_were_new) {
+    state.failures = 0;
+    return;
+  }
+  state.failures = std::min(state.failures + 1, 6);
+  state.skip = (1 << state.failures) - 1;  // 1, 3, 7, … 63 batches
+}
+
 bool PgRowWriter::tryCopyingUpsertsStraight(const std::string& table) {
   auto& state = straight_upserts_[table];
   if (state.skip == 0) return true;
@@ -118,14 +133,12 @@ void PgRowWriter::write(PgConnection& connection, const PgTable& table, const Se
     try {
       copy(table.id.quoted());
       connection.exec("RELEASE SAVEPOINT ksink_upsert");
-      straight_upserts_[table.id.quoted()].failures = 0;
+      straightUpsertDone(table.id.quoted(), true);
       return;
     } catch (const PgError& e) {
       if (e.sqlstate() != "23505" || e.connectionLost()) throw;
       connection.exec("ROLLBACK TO SAVEPOINT ksink_upsert; RELEASE SAVEPOINT ksink_upsert");
-      auto& state = straight_upserts_[table.id.quoted()];
-      state.failures = std::min(state.failures + 1, 6);
-      state.skip = (1 << state.failures) - 1;  // 1, 3, 7, … 63 batches
+      straightUpsertDone(table.id.quoted(), false);
     }
   }
   const bool staged = segment.op != Op::kInsert || convert;

@@ -52,6 +52,12 @@ class PgRowWriter {
   // Writes `segment` into `table`, which has every column of the segment's layout.
   void write(PgConnection& connection, const PgTable& table, const Segment& segment);
 
+  // Upserts into a table whose recent batches held only new keys are first tried as a plain
+  // COPY into it (here, or streamed by the caller); after a batch with existing keys that is
+  // skipped for the next 1, 3, 7 … 63 batches. `table` is quoted.
+  bool upsertsLikelyNew(const std::string& table) const;
+  void straightUpsertDone(const std::string& table, bool keys_were_new);
+
   // Encodes the rows' first `columns` values as COPY data, binary when possible. Exposed for
   // tests and the benchmark.
   struct Encoded {
@@ -67,8 +73,8 @@ class PgRowWriter {
                          const std::vector<std::string>& columns,
                          const std::vector<bool>& as_timestamptz);
 
-  // Whether to try an upsert batch as a plain COPY into the table; false while backing off after
-  // batches whose keys existed.
+  // Whether to try an upsert batch as a plain COPY into the table (counting down the batches
+  // to skip).
   bool tryCopyingUpsertsStraight(const std::string& table);
 
   struct StraightUpserts {

@@ -9,6 +9,7 @@
 #include <optional>
 #include <stdexcept>
 #include <thread>
+#include <unordered_set>
 
 #include "ksink/record_mapper.h"
 #include "ksink/retriable_error.h"
@@ -74,9 +75,11 @@ class PostgresSinkTask::Impl {
   bool applyOffsets(PgConnection& connection, std::span<const OffsetUpdate> offsets);
   bool transaction(PgConnection& connection, std::span<const Row* const> rows,
                    std::span<const OffsetUpdate> offsets, bool isolating);
-  // `pipelined`: see streamInserts() in the .cpp.
-  std::optional<bool> streamInserts(PgConnection& connection, std::span<const SinkRecord> records,
-                                    std::span<const OffsetUpdate> offsets, bool pipelined);
+  // `pipelined`: see streamRows() in the .cpp.
+  std::optional<bool> streamRows(PgConnection& connection, std::span<const SinkRecord> records,
+                                 std::span<const OffsetUpdate> offsets, bool pipelined);
+  // Whether streamRows() may take the batch: inserts, and upserts while their keys are new.
+  bool streamable(std::span<const SinkRecord> records) const;
 
   PostgresSinkTask& task_;
   PostgresSinkConfig config_;
@@ -87,12 +90,14 @@ class PostgresSinkTask::Impl {
   std::optional<PgConnection> connection_;
   // The table of each layout of the batch being written (valid during one writeBatch()).
   std::map<const Layout*, const PgTable*> batch_tables_;
-  // Records of the transaction whose COPY and COMMIT results are pending (0: none).
+  // Records of the transaction whose COPY and COMMIT results are pending (0: none), and its
+  // table (quoted).
   size_t in_flight_records_ = 0;
+  std::string in_flight_table_;
   // The pipelined insert path gave up on a batch that spans tables: batches left before it is
   // tried again (they stream one COPY after another and commit in place).
   int unpipelined_batches_ = 0;
-  // Set by streamInserts() when it gave up because a second table showed up.
+  // Set by streamRows() when it gave up because a second table showed up.
   bool gave_up_on_second_table_ = false;
   // The pending transaction failed on a bad record: its redelivery takes the path that isolates.
   bool isolate_next_ = false;
@@ -325,37 +330,44 @@ bool PostgresSinkTask::Impl::transaction(PgConnection& connection, std::span<con
   return true;
 }
 
-// The insert-mode fast path: records are converted a chunk at a time and streamed by binary COPY
-// while the server stores the chunks before, in one transaction. It covers the common batch —
-// every table and column in place, no tombstone, no bad record, every value with a binary form —
-// and gives up (nullopt, everything rolled back) on anything else, which the general path then
-// handles from scratch. It converts without retries: a conversion that throws RetriableError
-// sends the batch to the general path, which retries it under errors.retry.timeout.
+// The fast path: records are converted a chunk at a time and streamed by binary COPY into the
+// table while the server stores the chunks before, in one transaction. It covers the common batch
+// — every table and column in place, no tombstone, no bad record, every value with a binary form,
+// and in upsert mode one table and keys that are all new (none twice in the batch, none in the
+// table: the server's 23505 says otherwise) — and gives up (nullopt, everything rolled back) on
+// anything else, which the general path then handles from scratch. It converts without retries:
+// a conversion that throws RetriableError sends the batch to the general path, which retries it
+// under errors.retry.timeout.
 //
 // `pipelined` (one table per batch): the offsets compare-and-set runs first, the COPY goes as
 // "COPY ...; COMMIT", and the task returns once the last row is sent, leaving the server to store
 // the rest and commit while the worker gathers the next batch (TransactionalSinkTask's
 // outcomePending(); awaitOutcome() reads the outcome). A second table in the batch makes it give
 // up; the next batches then stream one COPY after another and commit in place for a while.
-std::optional<bool> PostgresSinkTask::Impl::streamInserts(PgConnection& connection,
-                                                          std::span<const SinkRecord> records,
-                                                          std::span<const OffsetUpdate> offsets,
-                                                          bool pipelined) {
+std::optional<bool> PostgresSinkTask::Impl::streamRows(PgConnection& connection,
+                                                       std::span<const SinkRecord> records,
+                                                       std::span<const OffsetUpdate> offsets,
+                                                       bool pipelined) {
   constexpr size_t kChunk = 1000;
+  const bool upsert = config_.table.insert_mode == InsertMode::kUpsert;
   gave_up_on_second_table_ = false;
   PgTransaction tx(connection);
   if (pipelined && !applyOffsets(connection, offsets)) return false;  // tx rolls back
   std::optional<PgCopyStream> stream;
   std::shared_ptr<const Layout> layout;
+  std::unordered_set<size_t> keys;  // upsert: a key hash seen twice sends the batch to reduction
   try {
     for (size_t at = 0; at < records.size(); at += kChunk) {
       const auto batch = mapper_.map(records.subspan(at, std::min(kChunk, records.size() - at)));
       if (!batch.failures.empty()) return std::nullopt;
       for (const auto& row : batch.rows) {
         if (row.is_delete) return std::nullopt;
+        if (upsert && (row.layout->key_count == 0 ||
+                       !keys.insert(RecordMapper::keyHash(row)).second))
+          return std::nullopt;
         if (!stream || layout != row.layout) {
-          if (stream && pipelined) {
-            gave_up_on_second_table_ = true;
+          if (stream && (pipelined || upsert)) {
+            gave_up_on_second_table_ = !upsert;
             return std::nullopt;
           }
           if (stream) stream->finish(connection);  // before any other statement
@@ -377,17 +389,33 @@ std::optional<bool> PostgresSinkTask::Impl::streamInserts(PgConnection& connecti
       stream->finishLater(connection);
       tx.commitSent();
       in_flight_records_ = records.size();
+      in_flight_table_ = stream->target();
       task_.outcomePending();
       return true;
     }
     if (stream) stream->finish(connection);
   } catch (const PgError& e) {
-    if (e.kind() == PgError::Kind::kBadRecord) return std::nullopt;  // isolated by the general path
-    throw;
+    if (e.kind() != PgError::Kind::kBadRecord) throw;
+    // A key the table has (upsert), or a bad record: the general path stages or isolates.
+    if (upsert && stream && e.sqlstate() == "23505") writer_.straightUpsertDone(stream->target(), false);
+    return std::nullopt;
   }
   if (!pipelined && !applyOffsets(connection, offsets)) return false;
   tx.commit();
+  if (upsert && stream) writer_.straightUpsertDone(stream->target(), true);
   return true;
+}
+
+bool PostgresSinkTask::Impl::streamable(std::span<const SinkRecord> records) const {
+  switch (config_.table.insert_mode) {
+    case InsertMode::kInsert:
+      return true;
+    case InsertMode::kUpsert:
+      return writer_.upsertsLikelyNew(
+          tables_.tableId(config_.table.tableName(records.front().topic())).quoted());
+    default:
+      return false;
+  }
 }
 
 // The outcome of the pipelined transaction: its COPY's and COMMIT's results.
@@ -395,8 +423,10 @@ bool PostgresSinkTask::Impl::awaitOutcome() {
   const size_t records = std::exchange(in_flight_records_, 0);
   if (records == 0) return true;
   if (!connection_) throw RetriableError("PostgreSQL: the connection closed before COMMIT's outcome");
+  const bool upsert = config_.table.insert_mode == InsertMode::kUpsert;
   try {
     connection_->collectResults();
+    if (upsert) writer_.straightUpsertDone(in_flight_table_, true);
     return true;
   } catch (const PgError& e) {
     // The failed COPY or COMMIT left the transaction aborted, or the session is gone.
@@ -408,8 +438,13 @@ bool PostgresSinkTask::Impl::awaitOutcome() {
       }
     }
     if (e.kind() != PgError::Kind::kBadRecord) fail(e, records);
-    spdlog::info("batch of {} records rejected ({}); it comes again to isolate the bad record(s)",
-                 records, e.what());
+    if (upsert && e.sqlstate() == "23505") {
+      writer_.straightUpsertDone(in_flight_table_, false);
+      spdlog::debug("batch of {} upserts met existing keys; it comes again to be staged", records);
+    } else {
+      spdlog::info("batch of {} records rejected ({}); it comes again to isolate the bad record(s)",
+                   records, e.what());
+    }
     isolate_next_ = true;
     return false;
   }
@@ -418,14 +453,14 @@ bool PostgresSinkTask::Impl::awaitOutcome() {
 bool PostgresSinkTask::Impl::writeBatch(std::span<const SinkRecord> records,
                                         std::span<const OffsetUpdate> offsets) {
   auto& c = connection();
-  if (config_.table.insert_mode == InsertMode::kInsert && !std::exchange(isolate_next_, false)) {
+  if (!std::exchange(isolate_next_, false) && streamable(records)) {
     try {
       const bool pipelined = unpipelined_batches_ == 0;
       if (!pipelined) --unpipelined_batches_;
-      auto written = streamInserts(c, records, offsets, pipelined);
+      auto written = streamRows(c, records, offsets, pipelined);
       if (!written && gave_up_on_second_table_) {
         unpipelined_batches_ = 63;
-        written = streamInserts(c, records, offsets, /*pipelined=*/false);
+        written = streamRows(c, records, offsets, /*pipelined=*/false);
       }
       if (written) return *written;
     } catch (const PgError& e) {
