@@ -14,16 +14,16 @@
 // The broker is KSINK_TEST_BOOTSTRAP's and the server KSINK_TEST_PG_URL's, or ones started for
 // the run.
 //
-// Measured 2026-11-30 on the 2-core dev machine (RelWithDebInfo, load average <= 1), 1M records
-// of 187 B, 6 partitions, max.poll.records = batch.size = 20000, median of 3 rounds:
-//   COPY FROM csv (the limit) 728,253 rows/s; into the primary-keyed table 516,539 rows/s
-//   Kafka → ksink, insert     494,570 rows/s  0.68x   peak RSS 246 MiB
-//   Kafka → ksink, upsert     350,501 rows/s  0.48x   (0.68x of COPY into the keyed table),
-//                                                     peak RSS 332 MiB
-//   the sink alone, insert    960,835 rows/s  1.32x
-//   the sink alone, upsert    447,346 rows/s  0.61x
-// The COPY limit itself ranged 550-740k rows/s across runs that day while ksink stayed near
-// 495k / 350k, so the ratios (aims 0.8 / 0.5) swing around their aims; see docs/postgres-sink.md.
+// Measured 2026-11-30 on the 2-core dev machine (RelWithDebInfo, load average <= 1.4), 1M records
+// of 187 B, 6 partitions, max.poll.records = batch.size = 20000, median of 5 rounds, after
+// pipelined inserts and streamed upserts:
+//   COPY FROM csv (the limit) 445,678 rows/s; into the primary-keyed table 349,089 rows/s
+//   Kafka → ksink, insert     498,326 rows/s  1.12x (rounds 0.92-1.25)   peak RSS 234-326 MiB
+//   Kafka → ksink, upsert     312,524 rows/s  0.70x (rounds 0.62-0.78)   (0.90x of keyed COPY)
+//   the sink alone, insert    620,864 rows/s  1.39x
+//   the sink alone, upsert    350,041 rows/s  0.79x
+// The COPY limit itself ranged 390-740k rows/s across runs that day, so each round's ratio is
+// against that round's COPY; see docs/postgres-sink.md.
 
 #include <fmt/chrono.h>
 #include <fmt/format.h>

@@ -4,9 +4,11 @@
 // zombie task can neither lose nor duplicate a record.
 //
 // Configuration follows Confluent's JDBC sink (see PostgresSinkConfig and TableSinkConfig):
-// insert.mode insert (binary COPY, streamed while records convert) | upsert (a plain COPY when the
-// keys are new, else COPY into a staging table, then UPDATE existing keys and INSERT the rest) |
-// update; pk.mode; delete.enabled; auto.create / auto.evolve. See docs/postgres-sink.md.
+// insert.mode insert (binary COPY, streamed while records convert) | upsert (streamed like an
+// insert while the keys are new, else COPY into a staging table, then UPDATE existing keys and
+// INSERT the rest) | update; pk.mode; delete.enabled; auto.create / auto.evolve. A streamed batch
+// of one table is pipelined: put() returns with its COMMIT sent, and awaitOutcome() reads the
+// answer before the next batch (TransactionalSinkTask). See docs/postgres-sink.md.
 //
 // Failures are classified once, by SQLSTATE (PgError::classify): a lost connection, serialization
 // failure, deadlock or server shutdown → RetriableError (reconnect, the worker redelivers); a data
