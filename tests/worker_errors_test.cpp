@@ -24,6 +24,22 @@ std::vector<size_t> failedPuts(const std::vector<Call>& log) {
   return out;
 }
 
+// When put() was called for the failed attempts and for the success after them; empty (and a test
+// failure) unless there were `failures` failed attempts and then a success.
+std::vector<Clock::time_point> putAttempts(const std::vector<Call>& log, size_t failures) {
+  const auto failed = failedPuts(log);
+  EXPECT_EQ(failed.size(), failures);
+  if (failed.size() != failures) return {};
+  const auto success = findCall(
+      log, [](const Call& c) { return c.kind == CallKind::kPut; }, failed.back() + 1);
+  EXPECT_TRUE(success);
+  if (!success) return {};
+  std::vector<Clock::time_point> attempts;
+  for (auto i : failed) attempts.push_back(log[i].at);
+  attempts.push_back(log[*success].at);
+  return attempts;
+}
+
 class RetriablePut : public WorkerScenarios {
  protected:
   // Ten records on a one-partition topic, at most three per put().
@@ -108,15 +124,8 @@ TEST_F(RetriablePut, S27_RetryComesAfterTheTaskRequestedTimeout) {
   WorkerRunner worker(p, factory());
 
   ASSERT_TRUE(waitDelivered(tp0_, 10)) << describe(calls());
-  const auto log = calls();
-  const auto failed = failedPuts(log);
-  ASSERT_EQ(failed.size(), 3u);
-  const auto success = findCall(
-      log, [](const Call& c) { return c.kind == CallKind::kPut; }, failed.back() + 1);
-  ASSERT_TRUE(success);
-  std::vector<Clock::time_point> attempts;
-  for (auto i : failed) attempts.push_back(log[i].at);
-  attempts.push_back(log[*success].at);
+  const auto attempts = putAttempts(calls(), 3);
+  ASSERT_EQ(attempts.size(), 4u) << describe(calls());
   for (size_t k = 1; k < attempts.size(); ++k) {
     EXPECT_GE(attempts[k] - attempts[k - 1], 190ms);
     EXPECT_LE(attempts[k] - attempts[k - 1], 450ms);
@@ -132,15 +141,8 @@ TEST_F(RetriablePut, S27_RetryBacksOffExponentiallyUpToTheCap) {
   WorkerRunner worker(p, factory());
 
   ASSERT_TRUE(waitDelivered(tp0_, 10)) << describe(calls());
-  const auto log = calls();
-  const auto failed = failedPuts(log);
-  ASSERT_EQ(failed.size(), 3u);
-  const auto success = findCall(
-      log, [](const Call& c) { return c.kind == CallKind::kPut; }, failed.back() + 1);
-  ASSERT_TRUE(success);
-  std::vector<Clock::time_point> attempts;
-  for (auto i : failed) attempts.push_back(log[i].at);
-  attempts.push_back(log[*success].at);
+  const auto attempts = putAttempts(calls(), 3);
+  ASSERT_EQ(attempts.size(), 4u) << describe(calls());
   const std::vector<milliseconds> expected{300ms, 600ms, 650ms};
   for (size_t k = 1; k < attempts.size(); ++k) {
     EXPECT_GE(attempts[k] - attempts[k - 1], expected[k - 1] - 10ms) << "retry " << k;
