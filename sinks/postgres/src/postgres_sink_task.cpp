@@ -99,7 +99,8 @@ class PostgresSinkTask::Impl {
   int unpipelined_batches_ = 0;
   // Set by streamRows() when it gave up because a second table showed up.
   bool gave_up_on_second_table_ = false;
-  // The pending transaction failed on a bad record: its redelivery takes the path that isolates.
+  // The pending transaction failed on a bad record (or, upserting, met keys the table has): its
+  // redelivery takes the general path, which isolates the record (or stages the batch).
   bool isolate_next_ = false;
 };
 
