@@ -75,9 +75,12 @@ class PostgresSinkTask::Impl {
   bool applyOffsets(PgConnection& connection, std::span<const OffsetUpdate> offsets);
   bool transaction(PgConnection& connection, std::span<const Row* const> rows,
                    std::span<const OffsetUpdate> offsets, bool isolating);
+  // What streamRows() did with a batch. kGaveUp: nothing (the general path takes it);
+  // kSecondTable: nothing, because the batch spans tables and `pipelined` was asked.
+  enum class Streamed { kWritten, kFenced, kGaveUp, kSecondTable };
   // `pipelined`: see streamRows() in the .cpp.
-  std::optional<bool> streamRows(PgConnection& connection, std::span<const SinkRecord> records,
-                                 std::span<const OffsetUpdate> offsets, bool pipelined);
+  Streamed streamRows(PgConnection& connection, std::span<const SinkRecord> records,
+                      std::span<const OffsetUpdate> offsets, bool pipelined);
   // Whether streamRows() may take the batch: inserts, and upserts while their keys are new.
   bool streamable(std::span<const SinkRecord> records) const;
 
@@ -97,8 +100,6 @@ class PostgresSinkTask::Impl {
   // The pipelined insert path gave up on a batch that spans tables: batches left before it is
   // tried again (they stream one COPY after another and commit in place).
   int unpipelined_batches_ = 0;
-  // Set by streamRows() when it gave up because a second table showed up.
-  bool gave_up_on_second_table_ = false;
   // The pending transaction failed on a bad record (or, upserting, met keys the table has): its
   // redelivery takes the general path, which isolates the record (or stages the batch).
   bool isolate_next_ = false;
@@ -331,59 +332,56 @@ bool PostgresSinkTask::Impl::transaction(PgConnection& connection, std::span<con
   return true;
 }
 
-// The fast path: records are converted a chunk at a time and streamed by binary COPY into the
-// table while the server stores the chunks before, in one transaction. It covers the common batch
-// — every table and column in place, no tombstone, no bad record, every value with a binary form,
-// and in upsert mode one table and keys that are all new (none twice in the batch, none in the
-// table: the server's 23505 says otherwise) — and gives up (nullopt, everything rolled back) on
-// anything else, which the general path then handles from scratch. It converts without retries:
-// a conversion that throws RetriableError sends the batch to the general path, which retries it
-// under errors.retry.timeout.
+// The fast path: records are converted one by one and streamed by binary COPY into the table
+// while the server stores the rows before, in one transaction. It covers the common batch — every
+// table and column in place, no tombstone, no bad record, every value with a binary form, and in
+// upsert mode keys that are all new (none twice in the batch, none in the table: the server's
+// 23505 says otherwise) — and gives up (everything rolled back) on anything else, which the
+// general path then handles from scratch. It converts without retries: a conversion that throws
+// (RetriableError included) sends the batch to the general path, which retries it under
+// errors.retry.timeout.
 //
-// `pipelined` (one table per batch): the offsets compare-and-set runs first, the COPY goes as
-// "COPY ...; COMMIT", and the task returns once the last row is sent, leaving the server to store
-// the rest and commit while the worker gathers the next batch (TransactionalSinkTask's
-// outcomePending(); awaitOutcome() reads the outcome). A second table in the batch makes it give
-// up; the next batches then stream one COPY after another and commit in place for a while.
-std::optional<bool> PostgresSinkTask::Impl::streamRows(PgConnection& connection,
-                                                       std::span<const SinkRecord> records,
-                                                       std::span<const OffsetUpdate> offsets,
-                                                       bool pipelined) {
-  constexpr size_t kChunk = 1000;
+// `pipelined` (one table per batch; always so for upserts): the offsets compare-and-set runs
+// first, the COPY goes as "COPY ...; COMMIT", and the task returns once the last row is sent,
+// leaving the server to store the rest and commit while the worker gathers the next batch
+// (TransactionalSinkTask's outcomePending(); awaitOutcome() reads the outcome). Unpipelined, a
+// batch of inserts may span tables: one COPY after another, then the compare-and-set and COMMIT.
+PostgresSinkTask::Impl::Streamed PostgresSinkTask::Impl::streamRows(
+    PgConnection& connection, std::span<const SinkRecord> records,
+    std::span<const OffsetUpdate> offsets, bool pipelined) {
   const bool upsert = config_.table.insert_mode == InsertMode::kUpsert;
-  gave_up_on_second_table_ = false;
   PgTransaction tx(connection);
-  if (pipelined && !applyOffsets(connection, offsets)) return false;  // tx rolls back
+  if (pipelined && !applyOffsets(connection, offsets)) return Streamed::kFenced;  // rolls back
   std::optional<PgCopyStream> stream;
   std::shared_ptr<const Layout> layout;
   std::unordered_set<size_t> keys;  // upsert: a key hash seen twice sends the batch to reduction
   try {
-    for (size_t at = 0; at < records.size(); at += kChunk) {
-      const auto batch = mapper_.map(records.subspan(at, std::min(kChunk, records.size() - at)));
-      if (!batch.failures.empty()) return std::nullopt;
-      for (const auto& row : batch.rows) {
-        if (row.is_delete) return std::nullopt;
-        if (upsert && (row.layout->key_count == 0 ||
-                       !keys.insert(RecordMapper::keyHash(row)).second))
-          return std::nullopt;
-        if (!stream || layout != row.layout) {
-          if (stream && (pipelined || upsert)) {
-            gave_up_on_second_table_ = !upsert;
-            return std::nullopt;
-          }
-          if (stream) stream->finish(connection);  // before any other statement
-          const PgTable* table = tables_.ready(connection, *row.layout);
-          if (!table) return std::nullopt;
-          layout = row.layout;  // held, so the pointer stays unique while compared
-          stream.emplace(*table, *row.layout, row.layout->columns.size(),
-                         config_.db_timezone != "UTC");
-          // A server-side conversion (db.timezone) needs the staged path.
-          if (stream->columns().empty() || writer_.needsStaging(*table, *row.layout))
-            return std::nullopt;
-          stream->begin(connection, table->id.quoted(), pipelined ? "COMMIT" : "");
-        }
-        if (!stream->add(row)) return std::nullopt;
+    for (const auto& record : records) {
+      std::optional<Row> row;
+      try {
+        row = mapper_.map(record);
+      } catch (const std::exception&) {
+        return Streamed::kGaveUp;  // a bad or unconvertible record: the general path decides
       }
+      if (!row) continue;  // a tombstone skipped (delete.enabled=false)
+      if (row->is_delete) return Streamed::kGaveUp;
+      if (upsert && (row->layout->key_count == 0 ||
+                     !keys.insert(RecordMapper::keyHash(*row)).second))
+        return Streamed::kGaveUp;
+      if (!stream || layout != row->layout) {
+        if (stream && pipelined) return upsert ? Streamed::kGaveUp : Streamed::kSecondTable;
+        if (stream) stream->finish(connection);  // before any other statement
+        const PgTable* table = tables_.ready(connection, *row->layout);
+        if (!table) return Streamed::kGaveUp;
+        layout = row->layout;  // held, so the pointer stays unique while compared
+        stream.emplace(*table, *row->layout, row->layout->columns.size(),
+                       config_.db_timezone != "UTC");
+        // A server-side conversion (db.timezone) needs the staged path.
+        if (stream->columns().empty() || writer_.needsStaging(*table, *row->layout))
+          return Streamed::kGaveUp;
+        stream->begin(connection, table->id.quoted(), pipelined ? "COMMIT" : "");
+      }
+      if (!stream->add(*row)) return Streamed::kGaveUp;
       stream->flush(connection);
     }
     if (stream && pipelined) {
@@ -392,19 +390,19 @@ std::optional<bool> PostgresSinkTask::Impl::streamRows(PgConnection& connection,
       in_flight_records_ = records.size();
       in_flight_table_ = stream->target();
       task_.outcomePending();
-      return true;
+      return Streamed::kWritten;
     }
     if (stream) stream->finish(connection);
   } catch (const PgError& e) {
     if (e.kind() != PgError::Kind::kBadRecord) throw;
     // A key the table has (upsert), or a bad record: the general path stages or isolates.
-    if (upsert && stream && e.sqlstate() == "23505") writer_.straightUpsertDone(stream->target(), false);
-    return std::nullopt;
+    if (upsert && stream && e.sqlstate() == "23505")
+      writer_.straightUpsertDone(stream->target(), false);
+    return Streamed::kGaveUp;
   }
-  if (!pipelined && !applyOffsets(connection, offsets)) return false;
+  if (!pipelined && !applyOffsets(connection, offsets)) return Streamed::kFenced;
   tx.commit();
-  if (upsert && stream) writer_.straightUpsertDone(stream->target(), true);
-  return true;
+  return Streamed::kWritten;
 }
 
 bool PostgresSinkTask::Impl::streamable(std::span<const SinkRecord> records) const {
@@ -458,12 +456,13 @@ bool PostgresSinkTask::Impl::writeBatch(std::span<const SinkRecord> records,
     try {
       const bool pipelined = unpipelined_batches_ == 0;
       if (!pipelined) --unpipelined_batches_;
-      auto written = streamRows(c, records, offsets, pipelined);
-      if (!written && gave_up_on_second_table_) {
+      auto streamed = streamRows(c, records, offsets, pipelined);
+      if (streamed == Streamed::kSecondTable) {
         unpipelined_batches_ = 63;
-        written = streamRows(c, records, offsets, /*pipelined=*/false);
+        streamed = streamRows(c, records, offsets, /*pipelined=*/false);
       }
-      if (written) return *written;
+      if (streamed == Streamed::kWritten) return true;
+      if (streamed == Streamed::kFenced) return false;
     } catch (const PgError& e) {
       fail(e, records.size());
     }
