@@ -59,7 +59,7 @@ class PostgresSinkTask::Impl {
   OffsetMap loadOffsets(const std::vector<TopicPartition>& partitions);
   bool writeBatch(std::span<const SinkRecord> records, std::span<const OffsetUpdate> offsets);
   bool awaitOutcome();
-  void stop() { connection_.reset(); }
+  void stop();
   size_t batchSize() const { return static_cast<size_t>(config_.table.batch_size); }
 
  private:
@@ -485,6 +485,19 @@ bool PostgresSinkTask::Impl::writeBatch(std::span<const SinkRecord> records,
   } catch (const PgError& e) {
     fail(e, records.size());
   }
+}
+
+// A pipelined COMMIT still unanswered is waited for, so what put() sent is not cut off with the
+// session; its outcome no longer matters to anyone (the stored offsets tell the next owner).
+void PostgresSinkTask::Impl::stop() {
+  if (connection_ && std::exchange(in_flight_records_, 0) > 0) {
+    try {
+      connection_->collectResults();
+    } catch (const PgError& e) {
+      spdlog::warn("the last batch did not commit before the task stopped: {}", e.what());
+    }
+  }
+  connection_.reset();
 }
 
 PostgresSinkTask::PostgresSinkTask() = default;
