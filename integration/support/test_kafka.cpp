@@ -127,13 +127,14 @@ void RealKafka::createTopic(const std::string& topic, int partitions) {
   rd_kafka_queue_destroy(q);
   rd_kafka_NewTopic_destroy(nt);
   if (!failure.empty()) throw std::runtime_error("create topic " + topic + ": " + failure);
-  // Wait until every partition answers a watermark query (has a leader).
+  // Wait until every partition answers a watermark query (has a leader); a broker that has just
+  // started can take several seconds to elect one.
   for (int p = 0; p < partitions; ++p) {
     for (int attempt = 0;; ++attempt) {
       int64_t lo, hi;
       if (!rd_kafka_query_watermark_offsets(clients_->producer, topic.c_str(), p, &lo, &hi, 2000))
         break;
-      if (attempt > 50) throw std::runtime_error("topic " + topic + " has no leader");
+      if (attempt > 300) throw std::runtime_error("topic " + topic + " has no leader");
       std::this_thread::sleep_for(std::chrono::milliseconds(100));
     }
   }
