@@ -578,6 +578,36 @@ TEST_F(PostgresSinkTest, BadRecordsGoToTheDeadLetterQueueAndTheRestIsWritten) {
   EXPECT_EQ(kafka.endOffset({dlq, 0}), 5);
 }
 
+// A bad record whose dead-letter queue write the broker refuses (the DLQ topic takes no message
+// that large) is safe nowhere: the task fails, and the database stores no offset past it, so the
+// next run reads it again.
+TEST_F(PostgresSinkTest, ABadRecordTheDeadLetterQueueRefusesIsNotSkipped) {
+  auto& kafka = RealKafka::shared();
+  kafka.createTopic(topic_, 1);
+  const auto dlq = uniqueName("dlq");
+  kafka.createTopic(dlq, 1, {{"max.message.bytes", "64"}});
+  schema_->exec(fmt::format("CREATE TABLE \"{}\" (id int4 PRIMARY KEY, qty int4)", topic_));
+  std::vector<RealKafka::Message> messages;
+  for (int i = 0; i < 20; ++i)
+    messages.push_back({0, std::nullopt,
+                        i == 7 ? fmt::format(R"({{"id":7,"qty":"{}"}})", std::string(200, 'x'))
+                               : fmt::format(R"({{"id":{},"qty":{}}})", i, i)});
+  kafka.produce(topic_, messages);
+  RunningSink sink(props({{"auto.create", "false"},
+                          {"errors.tolerance", "all"},
+                          {"errors.deadletterqueue.topic.name", dlq},
+                          {"errors.deadletterqueue.topic.replication.factor", "1"}}));
+  ASSERT_TRUE(waitUntil([&] { return sink.done(); }, 60s)) << "stored " << storedOffsets().size();
+  EXPECT_NE(sink.error().find("dead-letter queue"), std::string::npos) << sink.error();
+  EXPECT_EQ(kafka.endOffset({dlq, 0}), 0);
+  const auto stored = storedOffsets();
+  EXPECT_LE(stored.contains(0) ? stored.at(0) : 0, 7);
+  EXPECT_EQ(schema_->count(topic_, "id >= 7"), 0);
+  const auto committed = kafka.committed("connect-" + name_, topic_, 1);
+  const TopicPartition tp{topic_, 0};
+  EXPECT_LE(committed.contains(tp) ? committed.at(tp) : 0, 7);
+}
+
 // Records only the server can reject (a CHECK constraint, a duplicate primary key) in batches of
 // the pipelined insert path, where the rejection arrives after put() returned: the batch comes
 // again and is written by the path that isolates bad records.

@@ -23,7 +23,13 @@ class RecordingReporter : public ErrantRecordReporter {
   void report(const SinkRecord& record, const std::exception& error) override {
     reported.emplace_back(record.offset(), error.what());
   }
+  Delivery awaitDelivered(std::chrono::milliseconds) override {
+    ++awaited;
+    return delivery;
+  }
   std::vector<std::pair<int64_t, std::string>> reported;
+  Delivery delivery = Delivery::kDelivered;  // what awaitDelivered() answers
+  int awaited = 0;
 };
 
 using FakeContext = ksink::testing::FakeSinkTaskContext;
@@ -276,6 +282,45 @@ TEST_F(SqliteSinkTest, BadRecordsGoToTheReporterAndTheRestIsCommitted) {
   for (const auto& [o, why] : reporter.reported) offsets.insert(o);
   EXPECT_EQ(offsets, (std::set<int64_t>{1, 2, 3}));
   EXPECT_EQ(storedOffset(), 5) << "bad records are covered: they are not read again";
+}
+
+// The transaction that skips a reported record commits only once the dead-letter queue has it.
+TEST_F(SqliteSinkTest, ABatchSkippingRecordsTheDlqDidNotAcknowledgeIsNotCommitted) {
+  execute(R"(CREATE TABLE "t" (a INTEGER NOT NULL))");
+  RecordingReporter reporter;
+  FakeContext ctx;
+  ctx.reporter = &reporter;
+  auto task = start({}, ctx);
+  const std::vector<SinkRecord> batch = {rec(0, std::nullopt, R"({"a":1})"),
+                                         rec(1, std::nullopt, R"({"a":null})"),
+                                         rec(2, std::nullopt, R"({"a":3})")};
+  reporter.delivery = ErrantRecordReporter::Delivery::kPending;
+  EXPECT_THROW(task->put(batch), RetriableError);
+  EXPECT_EQ(query(R"(SELECT count(*) FROM "t")")[0][0], "0");
+  EXPECT_EQ(storedOffset(), -1);
+
+  reporter.delivery = ErrantRecordReporter::Delivery::kFailed;
+  try {
+    task->put(batch);
+    FAIL() << "a failed DLQ write must fail the batch";
+  } catch (const RetriableError&) {
+    FAIL() << "a failed DLQ write is not retriable";
+  } catch (const std::exception& e) {
+    EXPECT_NE(std::string(e.what()).find("dead-letter queue"), std::string::npos) << e.what();
+  }
+  EXPECT_EQ(query(R"(SELECT count(*) FROM "t")")[0][0], "0");
+  EXPECT_EQ(storedOffset(), -1);
+
+  reporter.delivery = ErrantRecordReporter::Delivery::kDelivered;
+  task->put(batch);
+  EXPECT_EQ(query(R"(SELECT a FROM "t" ORDER BY a)"),
+            (std::vector<std::vector<std::string>>{{"1"}, {"3"}}));
+  EXPECT_EQ(storedOffset(), 3);
+  EXPECT_EQ(reporter.awaited, 3);
+  // A batch without bad records does not wait for the DLQ.
+  task->put(std::vector<SinkRecord>{rec(3, std::nullopt, R"({"a":4})")});
+  EXPECT_EQ(reporter.awaited, 3);
+  EXPECT_EQ(storedOffset(), 4);
 }
 
 TEST_F(SqliteSinkTest, LargeBatchesGoThroughMultiRowStatementsAndStillIsolateBadRows) {

@@ -8,6 +8,8 @@
 #include "fake_sink_task_context.h"
 #include "ksink/retriable_error.h"
 
+#include <set>
+
 namespace ksink {
 namespace {
 
@@ -47,6 +49,10 @@ class FakeTask : public TransactionalSinkTask {
   void start(const Config&) override {}
   void stop() override {}
   using TransactionalSinkTask::reportBadRecord;
+  // Records reported in the next writeBatch() (by offset), before its commit.
+  std::set<int64_t> bad;
+  // awaitOutcome() throws this (a fatal failure) instead of its usual outcome.
+  bool fatal_outcome = false;
 
  protected:
   OffsetMap loadOffsets(const std::vector<TopicPartition>& partitions) override {
@@ -70,7 +76,13 @@ class FakeTask : public TransactionalSinkTask {
     dest_.calls.push_back("write");
     EXPECT_FALSE(dest_.pending) << "writeBatch() before the pending outcome was read";
     FakeDestination::Transaction t;
-    for (const auto& r : records) t.rows.emplace_back(r.topicPartition(), r.offset());
+    for (const auto& r : records) {
+      if (bad.contains(r.offset()))
+        reportBadRecord(r, std::runtime_error("bad"));
+      else
+        t.rows.emplace_back(r.topicPartition(), r.offset());
+    }
+    if (!bad.empty()) awaitReportedRecords();
     for (const auto& u : offsets) t.offsets[u.partition] = u.next_offset;
     if (!dest_.pipelined) {
       dest_.apply(t);
@@ -84,6 +96,7 @@ class FakeTask : public TransactionalSinkTask {
     dest_.calls.push_back("await");
     EXPECT_TRUE(dest_.pending) << "awaitOutcome() without a pending transaction";
     const auto t = *std::exchange(dest_.pending, std::nullopt);
+    if (fatal_outcome) throw std::runtime_error("permission denied for table t");
     using Outcome = FakeDestination::Outcome;
     if (dest_.outcome == Outcome::kCommit || dest_.outcome == Outcome::kLost) dest_.apply(t);
     if (dest_.outcome == Outcome::kRetriable || dest_.outcome == Outcome::kLost)
@@ -338,6 +351,67 @@ TEST(TransactionalSinkTaskTest, CloseAndOpenReadThePendingOutcomeFirst) {
   h.task.open({kP1});  // a cooperative assignment while P0's batch is pending
   EXPECT_EQ(dest.calls, (std::vector<std::string>{"write", "await", "write", "await"}));
   EXPECT_EQ(dest.offsets, (OffsetMap{{kP0, 3}}));
+}
+
+}  // namespace
+}  // namespace ksink
+
+namespace ksink {
+namespace {
+
+class AnsweringReporter : public ErrantRecordReporter {
+ public:
+  void report(const SinkRecord& record, const std::exception&) override {
+    reported.push_back(record.offset());
+  }
+  Delivery awaitDelivered(std::chrono::milliseconds) override { return delivery; }
+  std::vector<int64_t> reported;
+  Delivery delivery = Delivery::kDelivered;
+};
+
+TEST(TransactionalSinkTaskTest, ATransactionSkippingRecordsCommitsOnlyOnceTheDlqHasThem) {
+  FakeDestination dest;
+  Harness h(dest);
+  AnsweringReporter reporter;
+  h.context.reporter = &reporter;
+  h.task.open({kP0});
+  h.task.bad = {2};
+  reporter.delivery = ErrantRecordReporter::Delivery::kPending;
+  EXPECT_THROW(h.task.put(records(kP0, 0, 5)), RetriableError);
+  reporter.delivery = ErrantRecordReporter::Delivery::kFailed;
+  EXPECT_THROW(h.task.put(records(kP0, 0, 5)), std::runtime_error);
+  EXPECT_EQ(dest.transactions, 0);
+  EXPECT_TRUE(dest.offsets.empty());
+  EXPECT_TRUE(h.task.preCommit({{kP0, 5}}).empty());
+  reporter.delivery = ErrantRecordReporter::Delivery::kDelivered;
+  h.task.put(records(kP0, 0, 5));
+  EXPECT_EQ(dest.offsets, (OffsetMap{{kP0, 5}}));
+  EXPECT_EQ(count(dest, kP0, 2), 0u);
+  EXPECT_EQ(reporter.reported, (std::vector<int64_t>{2, 2, 2}));
+}
+
+// A pipelined transaction whose outcome is a fatal error, read inside preCommit() (where the
+// worker only rewinds): nothing of it counts, and the next put() fails the task with the error.
+TEST(TransactionalSinkTaskTest, AFatalPipelinedOutcomeReadInPreCommitFailsTheNextPut) {
+  FakeDestination dest;
+  dest.pipelined = true;
+  Harness h(dest);
+  h.task.open({kP0});
+  h.task.put(records(kP0, 0, 5));
+  h.task.fatal_outcome = true;
+  EXPECT_THROW(h.task.preCommit({{kP0, 5}}), std::runtime_error);
+  EXPECT_TRUE(h.task.preCommit({{kP0, 5}}).empty());
+  h.task.fatal_outcome = false;
+  try {
+    h.task.put(records(kP0, 0, 5));
+    FAIL() << "put() after a fatal outcome must fail";
+  } catch (const RetriableError&) {
+    FAIL() << "the failure is fatal, not retriable";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("permission denied"), std::string::npos) << e.what();
+  }
+  EXPECT_EQ(dest.transactions, 0);
+  EXPECT_TRUE(dest.offsets.empty());
 }
 
 }  // namespace

@@ -104,9 +104,12 @@ RealKafka& RealKafka::shared() {
   return *instance;
 }
 
-void RealKafka::createTopic(const std::string& topic, int partitions) {
+void RealKafka::createTopic(const std::string& topic, int partitions,
+                            const std::map<std::string, std::string>& configs) {
   char err[512];
   rd_kafka_NewTopic_t* nt = rd_kafka_NewTopic_new(topic.c_str(), partitions, 1, err, sizeof err);
+  for (const auto& [key, value] : configs)
+    rd_kafka_NewTopic_set_config(nt, key.c_str(), value.c_str());
   rd_kafka_queue_t* q = rd_kafka_queue_new(clients_->producer);
   rd_kafka_CreateTopics(clients_->producer, &nt, 1, nullptr, q);
   rd_kafka_event_t* ev = rd_kafka_queue_poll(q, 30000);

@@ -46,8 +46,10 @@ class RealKafka {
 
   const std::string& bootstrap() const { return bootstrap_; }
 
-  // Creates a topic (replication factor 1) and waits until its partitions have leaders.
-  void createTopic(const std::string& topic, int partitions);
+  // Creates a topic (replication factor 1, with these topic configs) and waits until its
+  // partitions have leaders.
+  void createTopic(const std::string& topic, int partitions,
+                   const std::map<std::string, std::string>& configs = {});
   // Produces and waits for every delivery report; throws on any delivery error.
   struct Message {
     int partition;

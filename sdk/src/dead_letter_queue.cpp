@@ -1,6 +1,7 @@
 #include "dead_letter_queue.h"
 
 #include <stdexcept>
+#include <utility>
 
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
@@ -160,9 +161,13 @@ void DeadLetterQueue::send(const SinkRecord& record, const ErrorContext& context
   rd_kafka_poll(producer_->rk.get(), 0);
 }
 
-bool DeadLetterQueue::awaitDelivered(std::chrono::milliseconds timeout) {
+ErrantRecordReporter::Delivery DeadLetterQueue::awaitDelivered(std::chrono::milliseconds timeout) {
   const auto err = rd_kafka_flush(producer_->rk.get(), static_cast<int>(timeout.count()));
-  return err == RD_KAFKA_RESP_ERR_NO_ERROR && failures_ == 0;
+  const uint64_t failures = failures_;
+  if (std::exchange(failures_reported_, failures) != failures)
+    return ErrantRecordReporter::Delivery::kFailed;
+  return err == RD_KAFKA_RESP_ERR_NO_ERROR ? ErrantRecordReporter::Delivery::kDelivered
+                                           : ErrantRecordReporter::Delivery::kPending;
 }
 
 }  // namespace ksink

@@ -13,6 +13,7 @@
 #include <string>
 
 #include "errors_config.h"
+#include "ksink/errant_record_reporter.h"
 #include "ksink/sink_record.h"
 
 namespace ksink {
@@ -35,9 +36,9 @@ class DeadLetterQueue {
 
   // Queues the record; throws std::runtime_error when librdkafka refuses it outright.
   void send(const SinkRecord& record, const ErrorContext& context);
-  // True when every record sent so far was acknowledged within `timeout`; false on a timeout or
-  // when any delivery failed (the failure count stays, so later calls keep returning false).
-  bool awaitDelivered(std::chrono::milliseconds timeout);
+  // Waits at most `timeout` for every record sent so far. kFailed when a delivery failed since
+  // the previous call (each failure is reported once), kPending when some are still unacknowledged.
+  ErrantRecordReporter::Delivery awaitDelivered(std::chrono::milliseconds timeout);
 
   uint64_t produceRequests() const { return requests_; }
   uint64_t produceFailures() const { return failures_; }
@@ -52,6 +53,7 @@ class DeadLetterQueue {
   bool context_headers_;
   std::atomic<uint64_t> requests_{0};  // read by status() from other threads
   std::atomic<uint64_t> failures_{0};
+  uint64_t failures_reported_ = 0;  // failures_ at the previous awaitDelivered()
 };
 
 }  // namespace ksink

@@ -37,7 +37,8 @@ std::shared_ptr<KafkaConsumer> KafkaConsumer::create(
   ConfHandle conf(rd_kafka_conf_new());
   char errstr[512];
   for (const auto& [key, value] : properties) {
-    if (key == "max.poll.records" || key == "key.deserializer" || key == "value.deserializer")
+    if (key == "max.poll.records" || key == "key.deserializer" || key == "value.deserializer" ||
+        key == "default.api.timeout.ms")
       continue;
     if (rd_kafka_conf_set(conf.get(), key.c_str(), value.c_str(), errstr, sizeof errstr) !=
         RD_KAFKA_CONF_OK)
@@ -223,11 +224,13 @@ void KafkaConsumer::seek(const OffsetMap& offsets, std::chrono::milliseconds tim
   if (offsets.empty()) return;
   auto list = toPartitionList(offsets);
   ErrorHandle error(rd_kafka_seek_partitions(rk_, list.get(), msOf(timeout)));
-  if (error) spdlog::warn("seek failed: {}", rd_kafka_error_string(error.get()));
+  if (error)
+    throw std::runtime_error(fmt::format("seek failed: {}", rd_kafka_error_string(error.get())));
   for (int i = 0; i < list->cnt; ++i)
     if (list->elems[i].err)
-      spdlog::warn("seek {}-{} to {} failed: {}", list->elems[i].topic, list->elems[i].partition,
-                   list->elems[i].offset, rd_kafka_err2str(list->elems[i].err));
+      throw std::runtime_error(fmt::format("seek of {}-{} to {} failed: {}", list->elems[i].topic,
+                                           list->elems[i].partition, list->elems[i].offset,
+                                           rd_kafka_err2str(list->elems[i].err)));
 }
 
 void KafkaConsumer::pause(const std::vector<TopicPartition>& partitions) {

@@ -82,7 +82,9 @@ class KafkaConsumer : public std::enable_shared_from_this<KafkaConsumer> {
   // The high watermark as last seen by the fetcher (no round trip); nullopt when unknown.
   std::optional<int64_t> cachedHighWatermark(const TopicPartition& tp);
 
-  // Moves the fetch position of assigned partitions (purges prefetched messages).
+  // Moves the fetch position of assigned partitions (purges prefetched messages). Throws
+  // std::runtime_error naming the partition when librdkafka could not move one: the caller has
+  // already given up the records past the new position, so it must not go on as if it had.
   void seek(const OffsetMap& offsets, std::chrono::milliseconds timeout);
   void pause(const std::vector<TopicPartition>& partitions);
   void resume(const std::vector<TopicPartition>& partitions);

@@ -5,6 +5,8 @@
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
+#include <chrono>
+#include <utility>
 #include <stdexcept>
 
 #include "ksink/retriable_error.h"
@@ -54,6 +56,7 @@ OffsetMap TransactionalSinkTask::preCommit(const OffsetMap& current_offsets) {
 }
 
 void TransactionalSinkTask::put(std::span<const SinkRecord> records) {
+  if (fatal_) std::rethrow_exception(fatal_);
   if (!settle(records) || records.empty()) return;
   // Records the destination already holds (a redelivery after a RetriableError that came after a
   // commit, or a rewind) are dropped here, so no sink ever writes them twice.
@@ -115,6 +118,12 @@ bool TransactionalSinkTask::settle(std::span<const SinkRecord> in_hand) {
     }
   } catch (const RetriableError& e) {
     error = e.what();
+  } catch (...) {
+    // Fatal: nothing of the batch is stored, and the task is to fail with this error.
+    for (const auto& u : batch.updates)
+      if (auto it = stored_.find(u.partition); it != stored_.end()) written_[u.partition] = it->second;
+    fatal_ = std::current_exception();
+    throw;
   }
   // Not written: the pending batch and the records in hand come again from the stored offsets
   // (or, for a partition without one, from the batch's first record there).
@@ -165,12 +174,38 @@ void TransactionalSinkTask::fence(std::span<const SinkRecord> unwritten) {
 void TransactionalSinkTask::reportBadRecord(const SinkRecord& record, const std::exception& error) {
   if (auto* reporter = context().errantRecordReporter()) {
     reporter->report(record, error);
+    reported_ = true;
     return;
   }
   throw std::runtime_error(
       fmt::format("cannot write record {} (topic {}, partition {}, offset "
                   "{}): {}",
                   record, record.topic(), record.partition(), record.offset(), error.what()));
+}
+
+void TransactionalSinkTask::awaitReportedRecords() {
+  if (!std::exchange(reported_, false)) return;
+  auto* reporter = context().errantRecordReporter();
+  if (!reporter) return;
+  std::chrono::milliseconds timeout{5000};  // offset.flush.timeout.ms's default
+  if (auto value = context().config().get("offset.flush.timeout.ms")) {
+    try {
+      timeout = std::chrono::milliseconds(std::stoll(*value));
+    } catch (const std::exception&) {
+    }
+  }
+  switch (reporter->awaitDelivered(timeout)) {
+    case ErrantRecordReporter::Delivery::kDelivered:
+      return;
+    case ErrantRecordReporter::Delivery::kPending:
+      throw RetriableError(
+          "the dead-letter queue has not acknowledged the records this batch skips within "
+          "offset.flush.timeout.ms; the batch is not committed and comes again");
+    case ErrantRecordReporter::Delivery::kFailed:
+      throw std::runtime_error(
+          "a dead-letter queue write failed; not committing the batch past the record(s) it "
+          "skips");
+  }
 }
 
 void TransactionalSinkTask::reportBadRecord(const SinkRecord& record, std::exception_ptr error) {

@@ -76,7 +76,8 @@ std::optional<std::string> assignorName(std::string_view name) {
 
 // Java consumer keys librdkafka does not have and that have no effect here.
 bool isJavaOnlyKey(std::string_view key) {
-  return key == "key.deserializer" || key == "value.deserializer" || key == "max.poll.records";
+  return key == "key.deserializer" || key == "value.deserializer" || key == "max.poll.records" ||
+         key == "default.api.timeout.ms";
 }
 
 }  // namespace
@@ -157,6 +158,13 @@ WorkerConfig WorkerConfig::parse(const Config& raw) {
       problems.push_back({it->second.second, "must be a positive integer"});
     else
       out.max_poll_records = static_cast<int>(*n);
+  }
+  if (auto it = props.find("default.api.timeout.ms"); it != props.end()) {
+    auto n = detail::parseLong(it->second.first);
+    if (!n || *n < 1)
+      problems.push_back({it->second.second, "must be a positive number of milliseconds"});
+    else
+      out.lookup_timeout = std::chrono::milliseconds(*n);
   }
   if (auto it = props.find("enable.auto.commit");
       it != props.end() && detail::parseBoolean(it->second.first).value_or(true)) {

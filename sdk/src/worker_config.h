@@ -25,6 +25,9 @@ struct WorkerConfig {
   std::chrono::milliseconds retry_timeout{0};  // 0 = retry put() forever (Connect's behaviour)
   int max_poll_records = 500;
   std::chrono::milliseconds poll_timeout{100};  // longest wait for the first record of a batch
+  // default.api.timeout.ms (Java's name): how long a newly assigned partition's committed offset
+  // (and, without one, its watermarks) is looked up, retries included, before the task fails.
+  std::chrono::milliseconds lookup_timeout{60000};
   std::string group_id;
   // librdkafka properties for every task's consumer (client.id gets the task number appended).
   std::map<std::string, std::string> consumer_properties;

@@ -69,8 +69,9 @@ void WorkerErrantRecordReporter::report(const SinkRecord& record, const std::exc
   metrics_.total_records_skipped++;
 }
 
-bool WorkerErrantRecordReporter::awaitDelivered(std::chrono::milliseconds timeout) {
-  return !dlq_ || dlq_->awaitDelivered(timeout);
+ErrantRecordReporter::Delivery WorkerErrantRecordReporter::awaitDelivered(
+    std::chrono::milliseconds timeout) {
+  return dlq_ ? dlq_->awaitDelivered(timeout) : Delivery::kDelivered;
 }
 
 }  // namespace ksink

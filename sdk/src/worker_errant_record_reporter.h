@@ -36,8 +36,8 @@ class WorkerErrantRecordReporter final : public ErrantRecordReporter {
 
   void report(const SinkRecord& record, const std::exception& error) override;
 
-  // Every DLQ write so far acknowledged within `timeout` (true when there is no DLQ).
-  bool awaitDelivered(std::chrono::milliseconds timeout);
+  // Every DLQ write so far acknowledged within `timeout` (kDelivered when there is no DLQ).
+  Delivery awaitDelivered(std::chrono::milliseconds timeout) override;
 
   const ErrorMetrics& metrics() const { return metrics_; }
   uint64_t dlqProduceRequests() const { return dlq_ ? dlq_->produceRequests() : 0; }

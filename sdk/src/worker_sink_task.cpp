@@ -126,16 +126,18 @@ void WorkerSinkTask::run() {
       spdlog::error("task {}-{} failed with a non-standard exception", settings_.name, id_);
     }
   }
-  finish(failure);
+  failure = finish(failure);
   if (failure) std::rethrow_exception(failure);
 }
 
 // Connect's shutdown order: final preCommit → close(all) → commit (skipped when cancelled) →
 // stop() → consumer close. No preCommit after stop(); the revocations the consumer close
 // triggers are ignored.
-void WorkerSinkTask::finish(std::exception_ptr failure) {
+std::exception_ptr WorkerSinkTask::finish(std::exception_ptr failure) {
   if (stop_deadline_ns_ == 0) stop(Clock::now() + settings_.shutdown_graceful_timeout);
   const Clock::time_point deadline{Clock::duration(stop_deadline_ns_.load())};
+  // Rewinds the task asked for but the loop did not apply: the final commit must not cover them.
+  for (const auto& [tp, offset] : std::exchange(pending_rewinds_, {})) ledger_.rewind(tp, offset);
   if (consumer_) {
     try {
       // Records of a failed batch were never delivered, so the ledger holds only what was put.
@@ -169,11 +171,13 @@ void WorkerSinkTask::finish(std::exception_ptr failure) {
     state_ = failure ? "FAILED" : "STOPPED";
   }
   spdlog::info("task {}-{} stopped", settings_.name, id_);
-  (void)failure;
+  return failure;
 }
 
 void WorkerSinkTask::iteration() {
   drainCommitResults();
+  // Rewinds first: a commit must not cover records the task asked to have again.
+  applyRewinds();
   const auto now = Clock::now();
   if (!inflight_ && (commit_requested_ || now >= next_commit_)) {
     commit_requested_ = false;
@@ -186,7 +190,6 @@ void WorkerSinkTask::iteration() {
     metrics_.offset_commit_failure_total++;
     inflight_.reset();  // its late result is ignored by sequence number; the next cycle retries
   }
-  applyRewinds();
 
   auto deadline = std::min(now + settings_.poll_timeout, next_commit_);
   if (inflight_) deadline = std::min(deadline, inflight_->started + settings_.offset_flush_timeout);
@@ -357,10 +360,26 @@ void WorkerSinkTask::commitOffsets(CommitMode mode, const std::vector<TopicParti
     return;
   }
   // Records reported as errant must be safe in the dead-letter queue before a commit covers them.
-  if (reporter_ && !reporter_->awaitDelivered(settings_.offset_flush_timeout))
+  // Not acknowledged yet: no commit this time. A write that failed: that record is safe nowhere,
+  // so this task commits nothing more and fails (records since the last commit come again).
+  if (reporter_ && !dlq_failed_) {
+    const auto delivery = reporter_->awaitDelivered(settings_.offset_flush_timeout);
+    if (delivery == ErrantRecordReporter::Delivery::kFailed) dlq_failed_ = true;
+    if (delivery == ErrantRecordReporter::Delivery::kPending) {
+      spdlog::warn("task {}-{}: dead-letter queue writes not acknowledged within "
+                   "offset.flush.timeout.ms; not committing past them yet",
+                   settings_.name, id_);
+      metrics_.offset_commit_failure_total++;
+      if (closing) task_->close(partitions);
+      return;
+    }
+  }
+  if (dlq_failed_) {
+    metrics_.offset_commit_failure_total++;
+    if (closing) task_->close(partitions);
     throw std::runtime_error(
-        "dead-letter queue writes were not acknowledged within offset.flush.timeout.ms; not "
-        "committing offsets past the records they hold");
+        "a dead-letter queue write failed: not committing offsets past the record it held");
+  }
   const uint64_t seqno = ++commit_seqno_;
   metrics_.offset_commit_seq_no = seqno;
   OffsetMap provided;
@@ -382,8 +401,22 @@ void WorkerSinkTask::commitOffsets(CommitMode mode, const std::vector<TopicParti
     rewindTo(back);
     return;
   }
-  if (closing) task_->close(partitions);
+  // A close() that fails does not make what preCommit() declared durable less so: commit it,
+  // then fail with the close error.
+  std::exception_ptr close_failure;
+  if (closing) {
+    try {
+      task_->close(partitions);
+    } catch (...) {
+      close_failure = std::current_exception();
+    }
+  }
+  commitConfirmed(mode, partitions, provided, seqno);
+  if (close_failure) std::rethrow_exception(close_failure);
+}
 
+void WorkerSinkTask::commitConfirmed(CommitMode mode, const std::vector<TopicPartition>& partitions,
+                                     const OffsetMap& provided, uint64_t seqno) {
   if (provided.empty()) {
     spdlog::debug("task {}-{}: skipping offset commit, task returned no offsets", settings_.name,
                   id_);
@@ -484,14 +517,16 @@ void WorkerSinkTask::rewindTo(const OffsetMap& offsets) {
 OffsetMap WorkerSinkTask::onPartitionsAssigned(const std::vector<TopicPartition>& partitions) {
   ++assignment_epoch_;
   // Where each partition starts: its committed offset, else auto.offset.reset's end.
-  OffsetMap start = consumer_->committed(partitions, kLookupTimeout).value_or(OffsetMap{});
+  OffsetMap start = committedOffsets(partitions);
   const auto reset = settings_.consumer_properties.count("auto.offset.reset")
                          ? settings_.consumer_properties.at("auto.offset.reset")
                          : std::string("earliest");
   for (const auto& tp : partitions) {
     assigned_.insert(tp);
     if (!start.contains(tp)) {
-      if (auto marks = consumer_->watermarks(tp, kLookupTimeout)) {
+      // Unanswered: the partition is assigned without a start, and librdkafka applies
+      // auto.offset.reset itself.
+      if (auto marks = consumer_->watermarks(tp, std::min(kLookupTimeout, settings_.lookup_timeout))) {
         if (reset == "earliest" || reset == "smallest" || reset == "beginning")
           start[tp] = marks->first;
         else if (reset == "latest" || reset == "largest" || reset == "end")
@@ -512,11 +547,35 @@ OffsetMap WorkerSinkTask::onPartitionsAssigned(const std::vector<TopicPartition>
   }
   OffsetMap rewinds = std::move(*assign_rewinds_);
   assign_rewinds_.reset();
+  const std::set<TopicPartition> opened(partitions.begin(), partitions.end());
   for (const auto& [tp, offset] : rewinds) {
+    if (!opened.contains(tp)) {
+      // Assigned before (cooperative assignment): its fetch position moves by a seek, which the
+      // loop does before its next commit.
+      pending_rewinds_[tp] = offset;
+      continue;
+    }
     ledger_.rewind(tp, offset);
     start[tp] = offset;
   }
   return start;
+}
+
+OffsetMap WorkerSinkTask::committedOffsets(const std::vector<TopicPartition>& partitions) {
+  // Guessing a start would replay the partition (earliest) or skip records (latest): retry the
+  // lookup for default.api.timeout.ms, then fail the task.
+  constexpr milliseconds kRetryDelay{500};
+  const auto deadline = Clock::now() + settings_.lookup_timeout;
+  while (true) {
+    if (auto found = consumer_->committed(partitions, std::min(kLookupTimeout, until(deadline))))
+      return *found;
+    if (Clock::now() + kRetryDelay >= deadline)
+      throw std::runtime_error(fmt::format(
+          "cannot read the committed offsets of {} within default.api.timeout.ms ({} ms); not "
+          "guessing where to start them",
+          fmt::join(partitions, ","), settings_.lookup_timeout.count()));
+    std::this_thread::sleep_for(kRetryDelay);
+  }
 }
 
 void WorkerSinkTask::afterAssigned(const std::vector<TopicPartition>& partitions) {

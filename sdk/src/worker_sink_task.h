@@ -84,17 +84,24 @@ class WorkerSinkTask final : public SinkTaskContext, private RebalanceListener {
   void deliver();
   void accept(MessagePtr message);
   void commitOffsets(CommitMode mode, const std::vector<TopicPartition>& partitions);
+  // Filters what preCommit() returned through the ledger and sends the commit.
+  void commitConfirmed(CommitMode mode, const std::vector<TopicPartition>& partitions,
+                       const OffsetMap& provided, uint64_t seqno);
   bool commitAndWait(const OffsetMap& offsets, uint64_t seqno, Clock::time_point deadline);
   void handleCommitResult(const CommitResult& result);
   void drainCommitResults();
   void applyRewinds();
   void rewindTo(const OffsetMap& offsets);
-  void finish(std::exception_ptr failure);
+  // Returns the task's failure: `failure`, else what failed during the teardown.
+  std::exception_ptr finish(std::exception_ptr failure);
   bool isPaused(const TopicPartition& tp) const;
   void pauseForRedelivery();
   void resumeAfterRedelivery();
   std::chrono::milliseconds retryDelay() const;
   void publishSnapshot();
+
+  // The committed offsets of newly assigned partitions; throws when they cannot be read.
+  OffsetMap committedOffsets(const std::vector<TopicPartition>& partitions);
 
   // RebalanceListener
   OffsetMap onPartitionsAssigned(const std::vector<TopicPartition>& partitions) override;
@@ -128,6 +135,7 @@ class WorkerSinkTask final : public SinkTaskContext, private RebalanceListener {
   std::optional<InflightCommit> inflight_;
   Clock::time_point next_commit_{};
   bool task_stopped_ = false;
+  bool dlq_failed_ = false;  // a DLQ write failed: nothing more is committed
 
   std::atomic<bool> commit_requested_{false};
   std::atomic<bool> stopping_{false};

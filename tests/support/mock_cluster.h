@@ -29,6 +29,7 @@ namespace ksink::test {
 
 // Kafka protocol ApiKeys (rdkafka_protocol.h is not installed).
 enum ApiKey : int16_t {
+  kProduce = 0,
   kOffsetCommit = 8,
   kOffsetFetch = 9,
   kFindCoordinator = 10,

@@ -3,10 +3,13 @@
 //
 // Under errors.tolerance=all the record is logged and/or written to the dead-letter queue and the
 // task goes on; under errors.tolerance=none report() throws, and the task should let it propagate.
-// Reported records are durable in the DLQ before any commit that covers them.
+// DLQ writes are asynchronous: the worker waits for them before any offset commit that covers the
+// reported records, and a sink that stores its offsets itself (TransactionalSinkTask) calls
+// awaitDelivered() before committing a transaction that skips reported records.
 // Call it only from the task's own thread, inside put()/flush()/preCommit().
 #pragma once
 
+#include <chrono>
 #include <exception>
 
 #include "ksink/sink_record.h"
@@ -15,8 +18,20 @@ namespace ksink {
 
 class ErrantRecordReporter {
  public:
+  // What became of the records reported so far.
+  enum class Delivery {
+    kDelivered,  // all durable where the reporter writes them (or nothing to wait for)
+    kPending,    // not all acknowledged within the timeout: do not commit past them yet
+    kFailed,     // a write failed since the last call: that record is safe nowhere
+  };
+
   virtual ~ErrantRecordReporter() = default;
   virtual void report(const SinkRecord& record, const std::exception& error) = 0;
+  // Waits at most `timeout` for every record reported so far. A failure is reported once: by
+  // the first call after it happened.
+  virtual Delivery awaitDelivered(std::chrono::milliseconds /*timeout*/) {
+    return Delivery::kDelivered;
+  }
 };
 
 }  // namespace ksink

@@ -77,7 +77,8 @@ class TransactionalSinkTask : public SinkTask {
   virtual OffsetMap loadOffsets(const std::vector<TopicPartition>& partitions) = 0;
 
   // In ONE transaction: write `records` (all non-empty batches; possibly only records the sink
-  // reports as bad) and apply every update as a compare-and-set:
+  // reports as bad), call awaitReportedRecords() right before COMMIT when it reported any, and
+  // apply every update as a compare-and-set:
   //   expected set:     UPDATE … SET next_offset = :next WHERE key AND next_offset = :expected
   //   expected nullopt: INSERT … unless a row exists
   // If any update changes no row, roll back and return false; else commit and return true.
@@ -103,6 +104,11 @@ class TransactionalSinkTask : public SinkTask {
   // else a fatal error naming the record's topic, partition and offset.
   void reportBadRecord(const SinkRecord& record, const std::exception& error);
   void reportBadRecord(const SinkRecord& record, std::exception_ptr error);
+  // A transaction that skips reported records must not commit before they are safe in the
+  // dead-letter queue: waits (offset.flush.timeout.ms) for every record reported since the last
+  // call. Throws RetriableError when they are not acknowledged in time (the batch comes again)
+  // and std::runtime_error when a DLQ write failed (the task fails; nothing is committed past it).
+  void awaitReportedRecords();
 
  private:
   // Returns false when a compare-and-set failed (the rest of the batch was abandoned and rewound).
@@ -124,6 +130,10 @@ class TransactionalSinkTask : public SinkTask {
   std::map<TopicPartition, std::optional<int64_t>> written_;
   std::optional<InFlight> in_flight_;
   bool outcome_pending_ = false;
+  bool reported_ = false;  // records reported since the last awaitReportedRecords()
+  // A fatal outcome of a pipelined transaction read inside preCommit()/open()/close(), where the
+  // worker treats every error as a reason to rewind: the next put() fails the task with it.
+  std::exception_ptr fatal_;
   size_t max_batch_size_ = 0;
 };
 

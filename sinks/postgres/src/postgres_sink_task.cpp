@@ -328,6 +328,7 @@ bool PostgresSinkTask::Impl::transaction(PgConnection& connection, std::span<con
     writeRows(connection, rows);
   }
   if (!applyOffsets(connection, offsets)) return false;  // tx rolls back
+  task_.awaitReportedRecords();  // the records this transaction skips are in the DLQ first
   tx.commit();
   return true;
 }

@@ -536,6 +536,7 @@ bool SqliteSinkTask::writeBatch(std::span<const SinkRecord> records,
       while (plan.multi && end - at >= plan.multi_rows) at = s.writeRows(plan, rows, at, end);
       for (; at < end; ++at) s.writeRow(plan, rows[at]);
     }
+    awaitReportedRecords();  // the records this transaction skips are in the DLQ first
     txn.commit();
     committed = true;
   } catch (const SQLite::Exception& e) {

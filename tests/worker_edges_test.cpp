@@ -1,0 +1,185 @@
+// Paths at the edges of the worker where a record could be lost or the group could start in the
+// wrong place, each on the embedded broker: rewinds and commits in one iteration, rewinds from
+// open() for partitions assigned earlier, a committed-offset lookup that fails, a dead-letter
+// queue write that fails, and close() failing at a graceful stop.
+#include <atomic>
+#include <mutex>
+#include <thread>
+
+#include "support/worker_scenario.h"
+
+namespace ksink::test {
+namespace {
+
+using namespace std::chrono_literals;
+
+size_t timesDelivered(const std::vector<Call>& calls, const TopicPartition& tp, int64_t offset) {
+  const auto offsets = deliveredOffsets(calls, tp);
+  return static_cast<size_t>(std::count(offsets.begin(), offsets.end(), offset));
+}
+
+// A put() that rewinds and asks for a commit: the commit of the next iteration must not cover
+// the records the task asked to have again.
+TEST_F(WorkerScenarios, ACommitInTheIterationOfARewindDoesNotCoverTheRewoundRecords) {
+  mock().createTopic(topic_, 1);
+  mock().produceValues(topic_, 0, 10);
+  script_->rewindWhenPutContains(tp0_, 9, {{tp0_, 0}}).requestCommitWhenPutContains(tp0_, 9);
+  auto p = props();
+  p["offset.flush.interval.ms"] = "60000";  // only the requested commit
+  WorkerRunner worker(p, factory());
+
+  ASSERT_TRUE(waitFor([&](const auto& c) { return timesDelivered(c, tp0_, 9) >= 2; }))
+      << describe(calls());
+  const auto log = calls();
+  // Every preCommit between the rewinding put and the redelivery of offset 0 saw the rewind.
+  const auto rewinding = findCall(log, [&](const Call& c) { return contains(c, tp0_, 9); });
+  ASSERT_TRUE(rewinding);
+  const auto again = findCall(
+      log, [&](const Call& c) { return c.kind == CallKind::kPut && contains(c, tp0_, 0); },
+      *rewinding + 1);
+  ASSERT_TRUE(again);
+  for (size_t i = *rewinding + 1; i < *again; ++i) {
+    if (log[i].kind == CallKind::kPreCommit) {
+      EXPECT_LE(log[i].offsets.at(tp0_), 0) << describe(log[i]);
+    }
+  }
+}
+
+// Cooperative assignment: open() of a new partition rewinds one the task had before. The
+// rewind reaches the consumer, so the rewound records come again.
+TEST_F(WorkerScenarios, ARewindInOpenOfAPartitionAssignedEarlierRedeliversIt) {
+  const std::string first = topic_ + "-a", second = topic_ + "-b";
+  const TopicPartition a0{first, 0}, b0{second, 0};
+  mock().createTopic(first, 1);
+  mock().produceValues(first, 0, 10);
+  auto rewound = std::make_shared<std::atomic<bool>>(false);
+  script_->onOpen([=](SinkTaskContext& context, const std::vector<TopicPartition>& partitions) {
+    if (std::find(partitions.begin(), partitions.end(), b0) != partitions.end() &&
+        !rewound->exchange(true))
+      context.offset(a0, 3);
+  });
+  auto p = props();
+  p.erase("topics");
+  p["topics.regex"] = "^" + topic_ + "-.*";
+  p["consumer.partition.assignment.strategy"] = "cooperative-sticky";
+  p["consumer.topic.metadata.refresh.interval.ms"] = "3500";
+  WorkerRunner worker(p, factory());
+  ASSERT_TRUE(waitDelivered(a0, 10)) << describe(calls());
+
+  mock().createTopic(second, 1);
+  mock().produceValues(second, 0, 1);
+  ASSERT_TRUE(waitFor([&](const auto& c) { return timesDelivered(c, a0, 9) >= 2; }, 40s))
+      << describe(calls());
+  const auto log = calls();
+  const auto opens = select(log, CallKind::kOpen);
+  ASSERT_GE(opens.size(), 2u);
+  EXPECT_EQ(opens.back().partitions, (std::vector<TopicPartition>{b0})) << "not incremental";
+  EXPECT_EQ(timesDelivered(log, a0, 3), 2u);
+  EXPECT_EQ(timesDelivered(log, a0, 2), 1u);
+}
+
+// OffsetFetch fails twice while the partition is assigned: the lookup is retried, and the task
+// starts at the committed offset — not at the end that auto.offset.reset=latest would pick.
+TEST_F(WorkerScenarios, AFailedCommittedOffsetLookupIsRetriedNotGuessed) {
+  mock().createTopic(topic_, 1);
+  mock().produceValues(topic_, 0, 10);
+  mock().seedCommitted(group_, {{tp0_, 4}});
+  mock().pushRequestErrors(kOffsetFetch, {RD_KAFKA_RESP_ERR_GROUP_AUTHORIZATION_FAILED,
+                                          RD_KAFKA_RESP_ERR_GROUP_AUTHORIZATION_FAILED});
+  auto p = props();
+  p["consumer.auto.offset.reset"] = "latest";
+  WorkerRunner worker(p, factory());
+  ASSERT_TRUE(waitFor([&](const auto& c) { return timesDelivered(c, tp0_, 9) == 1; }))
+      << describe(calls());
+  EXPECT_EQ(deliveredOffsets(calls(), tp0_), (std::vector<int64_t>{4, 5, 6, 7, 8, 9}));
+}
+
+// OffsetFetch keeps failing: after default.api.timeout.ms the task fails rather than start the
+// partition anywhere, and delivers nothing.
+TEST_F(WorkerScenarios, ACommittedOffsetLookupThatKeepsFailingFailsTheTask) {
+  mock().createTopic(topic_, 1);
+  mock().produceValues(topic_, 0, 10);
+  mock().seedCommitted(group_, {{tp0_, 4}});
+  mock().pushRequestErrors(kOffsetFetch, std::vector<rd_kafka_resp_err_t>(
+                                             40, RD_KAFKA_RESP_ERR_GROUP_AUTHORIZATION_FAILED));
+  auto p = props();
+  p["consumer.default.api.timeout.ms"] = "2000";
+  WorkerRunner worker(p, factory());
+  ASSERT_TRUE(worker.run().waitFinished(kWait));
+  EXPECT_NE(worker.run().errorMessage().find("default.api.timeout.ms"), std::string::npos)
+      << worker.run().errorMessage();
+  EXPECT_TRUE(deliveredRecords(calls()).empty()) << describe(calls());
+  // The errors left over answer the test's own lookups first.
+  std::optional<int64_t> committed;
+  for (int attempt = 0; attempt < 50; ++attempt) {
+    try {
+      committed = mock().committed(group_, tp0_);
+      break;
+    } catch (const std::exception&) {
+    }
+  }
+  EXPECT_EQ(committed, 4);
+}
+
+// Kafka Connect fails a task whose close() throws at shutdown (KAFKA-9955): so does ksink.
+TEST_F(WorkerScenarios, CloseThrowingAtAGracefulStopFailsTheRun) {
+  mock().createTopic(topic_, 1);
+  mock().produceValues(topic_, 0, 3);
+  auto stopping = std::make_shared<std::atomic<bool>>(false);
+  script_->onClose([=](SinkTaskContext&, const std::vector<TopicPartition>&) {
+    if (*stopping) throw std::runtime_error("cannot close the file");
+  });
+  WorkerRunner worker(props(), factory());
+  ASSERT_TRUE(waitDelivered(tp0_, 3)) << describe(calls());
+  *stopping = true;
+  worker.stop();
+  ASSERT_TRUE(worker.run().waitFinished(kWait));
+  EXPECT_NE(worker.run().errorMessage().find("cannot close the file"), std::string::npos)
+      << "run() returned '" << worker.run().errorMessage() << "'";
+  const auto log = calls();
+  EXPECT_EQ(select(log, CallKind::kStop).size(), 1u) << describe(log);
+  EXPECT_EQ(mock().committed(group_, tp0_), 3);
+}
+
+// A sink that hands values starting with "bad" to the errant record reporter and records close().
+class ReportingSink : public SinkTask {
+ public:
+  explicit ReportingSink(std::shared_ptr<std::atomic<int>> closes) : closes_(std::move(closes)) {}
+  void start(const Config&) override {}
+  void put(std::span<const SinkRecord> records) override {
+    for (const auto& r : records)
+      if (r.value().value_or("").starts_with("bad"))
+        context().errantRecordReporter()->report(r, std::runtime_error("bad value"));
+  }
+  void close(const std::vector<TopicPartition>&) override { ++*closes_; }
+  void stop() override {}
+
+ private:
+  std::shared_ptr<std::atomic<int>> closes_;
+};
+
+// The broker refuses the DLQ write of a skipped record: the task fails without committing past
+// it, and close() still runs at the shutdown that follows.
+TEST_F(WorkerScenarios, AFailedDlqWriteFailsTheTaskCommitsNothingPastItAndStillCloses) {
+  mock().createTopic(topic_, 1);
+  mock().createTopic(topic_ + "-dlq", 1);
+  mock().produceValues(topic_, 0, 5);
+  mock().produce(topic_, 0, {{.key = "k5", .value = "bad5"}});
+  mock().produceValues(topic_, 0, 4, "v", 6);
+  mock().pushRequestErrors(kProduce, std::vector<rd_kafka_resp_err_t>(
+                                         20, RD_KAFKA_RESP_ERR_TOPIC_AUTHORIZATION_FAILED));
+  auto p = props();
+  p["errors.tolerance"] = "all";
+  p["errors.deadletterqueue.topic.name"] = topic_ + "-dlq";
+  p["errors.deadletterqueue.topic.replication.factor"] = "1";
+  auto closes = std::make_shared<std::atomic<int>>(0);
+  WorkerRunner worker(p, [closes] { return std::make_unique<ReportingSink>(closes); });
+  ASSERT_TRUE(worker.run().waitFinished(kWait));
+  EXPECT_NE(worker.run().errorMessage().find("dead-letter queue write failed"), std::string::npos)
+      << worker.run().errorMessage();
+  EXPECT_GE(closes->load(), 1);
+  EXPECT_LE(mock().committed(group_, tp0_).value_or(0), 5);
+}
+
+}  // namespace
+}  // namespace ksink::test
