@@ -26,6 +26,35 @@ TEST(OffsetLedger, UnknownStartIsLeftOutOfPreCommitUntilDelivered) {
   EXPECT_TRUE(ledger.invariantHolds());
 }
 
+// A commit whose answer never came (timed out, or replaced by a newer one) may still have moved
+// the group: a later, lower offset from preCommit() must not move it back, neither for the
+// partition the task returned nor for one it left out.
+TEST(OffsetLedger, AnOffsetBelowOneSentInACommitWithoutAnswerIsIgnored) {
+  OffsetLedger ledger;
+  ledger.assign(kT0, 50);
+  ledger.assign(kT1, 0);
+  ledger.markDelivered(kT0, 100);
+  ledger.markDelivered(kT1, 10);
+  auto first = ledger.confirm({kT0, kT1}, {{kT0, 100}, {kT1, 5}});
+  ASSERT_TRUE(first.changed);
+  EXPECT_EQ(first.offsets, (OffsetMap{{kT0, 100}, {kT1, 5}}));
+  // No markCommitted(): the answer timed out. The sink now reports less for t-0.
+  auto second = ledger.confirm({kT0, kT1}, {{kT0, 70}, {kT1, 10}});
+  EXPECT_EQ(second.offsets, (OffsetMap{{kT0, 100}, {kT1, 10}}));
+  ASSERT_EQ(second.ignored.size(), 1u);
+  EXPECT_NE(second.ignored[0].find("sent"), std::string::npos) << second.ignored[0];
+  // The unanswered offset is sent again, so a commit that failed is retried.
+  auto third = ledger.confirm({kT0}, {{kT0, 100}});
+  EXPECT_TRUE(third.changed);
+  EXPECT_EQ(third.offsets, (OffsetMap{{kT0, 100}}));
+  // A rewind is the task's own choice to go back: it lowers the floor.
+  ledger.rewind(kT0, 60);
+  ledger.markDelivered(kT0, 80);
+  auto fourth = ledger.confirm({kT0}, {{kT0, 70}});
+  EXPECT_EQ(fourth.offsets, (OffsetMap{{kT0, 70}}));
+  EXPECT_TRUE(ledger.invariantHolds());
+}
+
 TEST(OffsetLedger, ConfirmAcceptsUpToDelivered) {
   OffsetLedger ledger;
   ledger.assign(kT0, 0);

@@ -23,9 +23,25 @@ std::optional<int64_t> lowerTo(const std::optional<int64_t>& value, int64_t boun
 
 void OffsetLedger::assign(const TopicPartition& tp, std::optional<int64_t> position) {
   partitions_[tp] = PartitionOffsets{position, position, position};
+  sent_.erase(tp);
 }
 
-void OffsetLedger::remove(const TopicPartition& tp) { partitions_.erase(tp); }
+void OffsetLedger::remove(const TopicPartition& tp) {
+  partitions_.erase(tp);
+  sent_.erase(tp);
+}
+
+void OffsetLedger::clear() {
+  partitions_.clear();
+  sent_.clear();
+}
+
+std::optional<int64_t> OffsetLedger::floor(const TopicPartition& tp,
+                                           const PartitionOffsets& p) const {
+  auto it = sent_.find(tp);
+  if (it == sent_.end()) return p.committed;
+  return p.committed ? std::max(*p.committed, it->second) : it->second;
+}
 
 void OffsetLedger::markDelivered(const TopicPartition& tp, int64_t next_offset) {
   auto it = partitions_.find(tp);
@@ -45,6 +61,7 @@ void OffsetLedger::rewind(const TopicPartition& tp, int64_t offset) {
   p.delivered = offset;
   p.confirmed = lowerTo(p.confirmed, offset);
   p.committed = lowerTo(p.committed, offset);
+  if (auto s = sent_.find(tp); s != sent_.end()) s->second = std::min(s->second, offset);
   // A partition whose start was unknown gets a known baseline from the rewind.
   if (!p.confirmed) p.confirmed = offset;
   if (!p.committed) p.committed = offset;
@@ -76,11 +93,13 @@ std::vector<TopicPartition> OffsetLedger::partitions() const {
 CommitPlan OffsetLedger::confirm(const std::vector<TopicPartition>& requested,
                                  const OffsetMap& task_offsets) {
   CommitPlan plan;
+  OffsetMap before;  // what the coordinator acknowledged
   for (const auto& tp : requested) {
     auto it = partitions_.find(tp);
-    if (it != partitions_.end() && it->second.committed) plan.offsets[tp] = *it->second.committed;
+    if (it == partitions_.end()) continue;
+    if (it->second.committed) before[tp] = *it->second.committed;
+    if (auto base = floor(tp, it->second)) plan.offsets[tp] = *base;
   }
-  const OffsetMap before = plan.offsets;
   for (const auto& [tp, offset] : task_offsets) {
     auto it = partitions_.find(tp);
     if (it == partitions_.end()) {
@@ -97,15 +116,18 @@ CommitPlan OffsetLedger::confirm(const std::vector<TopicPartition>& requested,
                                          p.delivered ? std::to_string(*p.delivered) : "none"));
       continue;
     }
-    if (p.committed && offset < *p.committed) {
-      plan.ignored.push_back(
-          fmt::format("{}@{}: below the committed offset {}", tp, offset, *p.committed));
+    if (const auto base = floor(tp, p); base && offset < *base) {
+      plan.ignored.push_back(fmt::format("{}@{}: below the offset {} already {}", tp, offset,
+                                         *base, base == p.committed ? "committed" : "sent"));
       continue;
     }
     p.confirmed = offset;
     plan.offsets[tp] = offset;
   }
   plan.changed = plan.offsets != before;
+  // The plan is about to be sent: until a rewind, the group may stand there whatever the answer.
+  if (plan.changed)
+    for (const auto& [tp, offset] : plan.offsets) sent_[tp] = std::max(sent_[tp], offset);
   return plan;
 }
 

@@ -36,7 +36,7 @@ class OffsetLedger {
   // auto.offset.reset puts it); nullopt when not known yet.
   void assign(const TopicPartition& tp, std::optional<int64_t> position);
   void remove(const TopicPartition& tp);
-  void clear() { partitions_.clear(); }
+  void clear();
   bool contains(const TopicPartition& tp) const { return partitions_.contains(tp); }
 
   // A put() containing records of `tp` up to `next_offset` - 1 returned normally.
@@ -54,9 +54,12 @@ class OffsetLedger {
 
   // Applies Connect's filters to what preCommit() returned for a commit of `requested`: offsets of
   // partitions not assigned or not requested are ignored, offsets above delivered are ignored, and
-  // (ksink only) offsets below committed are ignored so the group never moves backwards by accident.
-  // Accepted offsets become `confirmed`. Partitions the task did not return keep their committed
-  // value.
+  // (ksink only) offsets below the floor are ignored so the group never moves backwards by
+  // accident. The floor is the highest of committed and every offset sent in a commit since the
+  // partition's last assignment or rewind: a commit whose answer timed out or was replaced may
+  // still have moved the group there. Accepted offsets become `confirmed`. Partitions the task did
+  // not return keep their floor.
+  // The returned plan counts as sent once it changes anything.
   CommitPlan confirm(const std::vector<TopicPartition>& requested, const OffsetMap& task_offsets);
 
   // The coordinator acknowledged `offsets`. Partitions no longer assigned are ignored; a value above
@@ -70,7 +73,10 @@ class OffsetLedger {
   bool invariantHolds() const;
 
  private:
+  std::optional<int64_t> floor(const TopicPartition& tp, const PartitionOffsets& p) const;
+
   std::map<TopicPartition, PartitionOffsets> partitions_;
+  std::map<TopicPartition, int64_t> sent_;  // highest offset sent in a commit, per partition
 };
 
 }  // namespace ksink
