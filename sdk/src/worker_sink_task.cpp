@@ -100,6 +100,9 @@ void WorkerSinkTask::run() {
   try {
     auto props = settings_.consumer_properties;
     props["client.id"] += fmt::format("-{}", id_);
+    // Static membership (KIP-345): one id per consumer, stable across restarts of this process.
+    if (auto it = props.find("group.instance.id"); it != props.end())
+      it->second += fmt::format("-{}", id_);
     consumer_ = KafkaConsumer::create(props, *this);
     task_->initialize(*this);
     task_->start(config_);
