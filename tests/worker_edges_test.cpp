@@ -3,9 +3,11 @@
 // open() for partitions assigned earlier, a committed-offset lookup that fails, a dead-letter
 // queue write that fails, and close() failing at a graceful stop.
 #include <atomic>
+#include <numeric>
 #include <mutex>
 #include <thread>
 
+#include "kafka_consumer.h"
 #include "support/worker_scenario.h"
 
 namespace ksink::test {
@@ -139,6 +141,55 @@ TEST_F(WorkerScenarios, CloseThrowingAtAGracefulStopFailsTheRun) {
   const auto log = calls();
   EXPECT_EQ(select(log, CallKind::kStop).size(), 1u) << describe(log);
   EXPECT_EQ(mock().committed(group_, tp0_), 3);
+}
+
+// The task pauses its partition while the consumer holds many records of it already (300
+// prefetched, 5 per put): after the resume every record arrives once, in order. librdkafka 2.0.2
+// discards what it had prefetched for a partition when it is paused (a probe in the worker saw
+// none of them), so the worker's queue of records parked for paused partitions does not grow.
+TEST_F(WorkerScenarios, APartitionPausedWithRecordsPrefetchedGetsEachOnceInOrderAfterTheResume) {
+  mock().createTopic(topic_, 1);
+  mock().produceValues(topic_, 0, 300);
+  auto puts_since_pause = std::make_shared<std::atomic<int>>(-1);
+  script_->onPut([=, tp = tp0_](SinkTaskContext& context, std::span<const SinkRecord> records) {
+    if (puts_since_pause->load() < 0) {
+      if (!records.empty()) {
+        context.pause({tp});
+        *puts_since_pause = 0;
+      }
+    } else if (++*puts_since_pause == 20) {
+      context.resume({tp});
+    }
+  });
+  auto p = props();
+  p["consumer.max.poll.records"] = "5";
+  WorkerRunner worker(p, factory());
+  ASSERT_TRUE(waitDelivered(tp0_, 300)) << describe(calls());
+  std::vector<int64_t> expected(300);
+  std::iota(expected.begin(), expected.end(), 0);
+  EXPECT_EQ(deliveredOffsets(calls(), tp0_), expected);
+}
+
+struct NoListener : RebalanceListener {
+  OffsetMap onPartitionsAssigned(const std::vector<TopicPartition>&) override { return {}; }
+  void afterAssigned(const std::vector<TopicPartition>&) override {}
+  void onPartitionsRevoked(const std::vector<TopicPartition>&, bool) override {}
+};
+
+// The worker lowers its ledger before it seeks: a seek librdkafka refuses must not pass silently
+// (the consumer would go on past the records the ledger gave up).
+TEST_F(WorkerScenarios, ASeekTheConsumerRefusesThrowsNamingThePartition) {
+  mock().createTopic(topic_, 1);
+  NoListener listener;
+  auto consumer = KafkaConsumer::create(
+      {{"bootstrap.servers", mock().bootstrap()}, {"group.id", group_}}, listener);
+  try {
+    consumer->seek({{tp0_, 0}}, 1s);  // not assigned
+    FAIL() << "seek of a partition the consumer does not have returned normally";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find(topic_ + "-0"), std::string::npos) << e.what();
+  }
+  consumer->close(5s);
 }
 
 // A sink that hands values starting with "bad" to the errant record reporter and records close().
