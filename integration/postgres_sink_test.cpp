@@ -5,6 +5,8 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include <signal.h>
+
 #include <atomic>
 #include <functional>
 #include <latch>
@@ -606,6 +608,39 @@ TEST_F(PostgresSinkTest, ABadRecordTheDeadLetterQueueRefusesIsNotSkipped) {
   const auto committed = kafka.committed("connect-" + name_, topic_, 1);
   const TopicPartition tp{topic_, 0};
   EXPECT_LE(committed.contains(tp) ? committed.at(tp) : 0, 7);
+}
+
+// The sink's PostgreSQL backend stops answering (SIGSTOP: its socket stays open and acknowledges,
+// so only a timeout can tell). Within connection.read.timeout.ms the sink drops the connection,
+// reconnects and writes on while the old backend is still stopped; nothing is lost or doubled.
+TEST_F(PostgresSinkTest, ABackendThatStopsAnsweringIsDroppedWithinTheReadTimeout) {
+  auto& kafka = RealKafka::shared();
+  kafka.createTopic(topic_, 1);
+  auto batch = [&](int first) {
+    std::vector<RealKafka::Message> messages;
+    for (int i = first; i < first + 50; ++i)
+      messages.push_back({0, std::nullopt, fmt::format(R"({{"id":{}}})", i)});
+    kafka.produce(topic_, messages);
+  };
+  batch(0);
+  RunningSink sink(props({{"connection.read.timeout.ms", "2000"}, {"retry.backoff.ms", "200"}}));
+  ASSERT_TRUE(waitUntil([&] { return storedOffsets() == std::map<int, int64_t>{{0, 50}}; }, 60s));
+  const auto found = schema_->scalar(
+      "SELECT pid::text FROM pg_stat_activity WHERE application_name = 'ksink' AND datname = "
+      "current_database() AND pid <> pg_backend_pid()");
+  ASSERT_TRUE(found) << "no ksink backend";
+  const std::string pid = *found;
+  ASSERT_EQ(::kill(std::stoi(pid), SIGSTOP), 0) << "cannot stop backend " << pid;
+  batch(50);
+  const bool written =
+      waitUntil([&] { return storedOffsets() == std::map<int, int64_t>{{0, 100}}; }, 30s);
+  ::kill(std::stoi(pid), SIGCONT);
+  ASSERT_TRUE(written) << "the sink waited on the stopped backend";
+  sink.stop();
+  EXPECT_EQ(sink.error(), "");
+  EXPECT_EQ(schema_->count(topic_), 100);
+  EXPECT_EQ(schema_->scalar(fmt::format("SELECT count(DISTINCT id)::text FROM \"{}\"", topic_)),
+            std::optional<std::string>("100"));
 }
 
 // Records only the server can reject (a CHECK constraint, a duplicate primary key) in batches of

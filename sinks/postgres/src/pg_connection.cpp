@@ -20,7 +20,15 @@ std::string trimmed(std::string s) {
 
 }  // namespace
 
-PgConnection PgConnection::open(const ConnectionParams& params) {
+PgConnection::PgConnection(PgConnPtr conn, std::chrono::milliseconds read_timeout)
+    : conn_(std::move(conn)), watchdog_(std::make_unique<PgWatchdog>(read_timeout)) {}
+
+PgWatchdog::Guard PgConnection::bounded() {
+  return PgWatchdog::Guard(*watchdog_, PQsocket(conn_.get()));
+}
+
+PgConnection PgConnection::open(const ConnectionParams& params,
+                                std::chrono::milliseconds read_timeout) {
   std::vector<const char*> keys, values;
   for (const auto& [k, v] : params) {
     keys.push_back(k.c_str());
@@ -36,7 +44,7 @@ PgConnection PgConnection::open(const ConnectionParams& params) {
   PQsetNoticeProcessor(
       conn.get(),
       [](void*, const char* message) { spdlog::debug("postgres: {}", trimmed(message)); }, nullptr);
-  return PgConnection(std::move(conn));
+  return PgConnection(std::move(conn), read_timeout);
 }
 
 bool PgConnection::ok() const {
@@ -53,6 +61,13 @@ void PgConnection::fail(const PGresult* result, std::string_view what) {
                          field(result, PG_DIAG_CONTEXT)};
   if (d.message.empty()) d.message = trimmed(PQerrorMessage(conn_.get()));
   if (d.message.empty()) d.message = fmt::format("{} failed", what);
+  if (watchdog_->fired()) {
+    d.message = fmt::format(
+        "PostgreSQL did not answer within connection.read.timeout.ms ({} ms); the connection was "
+        "dropped ({})",
+        watchdog_->timeout().count(), d.message);
+    throw PgError(std::move(d), true);
+  }
   throw PgError(std::move(d), !ok());
 }
 
@@ -63,6 +78,7 @@ void PgConnection::checkIdle() const {
 
 PgResultPtr PgConnection::exec(const std::string& sql) {
   checkIdle();
+  const auto guard = bounded();
   if (in_copy_) abortCopy();
   PgResultPtr r(PQexec(conn_.get(), sql.c_str()));
   const auto status = r ? PQresultStatus(r.get()) : PGRES_FATAL_ERROR;
@@ -73,6 +89,7 @@ PgResultPtr PgConnection::exec(const std::string& sql) {
 PgResultPtr PgConnection::execParams(const std::string& sql,
                                      const std::vector<std::optional<std::string>>& params) {
   checkIdle();
+  const auto guard = bounded();
   if (in_copy_) abortCopy();
   std::vector<const char*> values;
   values.reserve(params.size());
@@ -91,6 +108,7 @@ int64_t PgConnection::affectedRows(const PGresult* result) {
 
 void PgConnection::beginCopy(const std::string& sql) {
   checkIdle();
+  const auto guard = bounded();
   PgResultPtr r(PQexec(conn_.get(), sql.c_str()));
   if (!r || PQresultStatus(r.get()) != PGRES_COPY_IN) fail(r.get(), sql);
   in_copy_ = true;
@@ -98,6 +116,7 @@ void PgConnection::beginCopy(const std::string& sql) {
 
 void PgConnection::putCopyData(std::string_view data) {
   if (data.empty()) return;
+  const auto guard = bounded();
   if (PQputCopyData(conn_.get(), data.data(), static_cast<int>(data.size())) != 1) {
     // The server may already have rejected a row and said why: collect that instead of libpq's
     // generic "COPY failed" text.
@@ -110,6 +129,7 @@ void PgConnection::putCopyData(std::string_view data) {
 }
 
 int64_t PgConnection::endCopy() {
+  const auto guard = bounded();
   in_copy_ = false;
   if (PQputCopyEnd(conn_.get(), nullptr) != 1) fail(nullptr, "COPY end");
   PgResultPtr r(PQgetResult(conn_.get()));
@@ -119,12 +139,14 @@ int64_t PgConnection::endCopy() {
 }
 
 void PgConnection::endCopyLater() {
+  const auto guard = bounded();
   in_copy_ = false;
   if (PQputCopyEnd(conn_.get(), nullptr) != 1) fail(nullptr, "COPY end");
   results_pending_ = true;
 }
 
 void PgConnection::collectResults() {
+  const auto guard = bounded();
   results_pending_ = false;
   PgResultPtr failed;
   while (PgResultPtr r{PQgetResult(conn_.get())}) {

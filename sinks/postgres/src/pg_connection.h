@@ -2,9 +2,12 @@
 //
 // Blocking mode throughout: the sink's task thread is the only user of a connection, so there is
 // nothing to overlap except COPY data with the server's work on it (putCopyData streams as it
-// goes). Not thread-safe; move-only.
+// goes). Every call that waits for the server is bounded by the read timeout (PgWatchdog): past
+// it the connection is cut and the call throws a retriable PgError. Not thread-safe; move-only.
 #pragma once
 
+#include <chrono>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -13,6 +16,7 @@
 
 #include "pg_error.h"
 #include "pg_handles.h"
+#include "pg_watchdog.h"
 
 namespace ksink::postgres {
 
@@ -22,7 +26,9 @@ using ConnectionParams = std::vector<std::pair<std::string, std::string>>;
 class PgConnection {
  public:
   // Connects; throws PgError (kind kRetriable, connectionLost) with libpq's reason on failure.
-  static PgConnection open(const ConnectionParams& params);
+  // `read_timeout` bounds every later wait for the server (0: unbounded).
+  static PgConnection open(const ConnectionParams& params,
+                           std::chrono::milliseconds read_timeout = {});
 
   PgConnection(PgConnection&&) noexcept = default;
   PgConnection& operator=(PgConnection&&) noexcept = default;
@@ -55,7 +61,9 @@ class PgConnection {
   int serverVersion() const;
 
  private:
-  explicit PgConnection(PgConnPtr conn) : conn_(std::move(conn)) {}
+  PgConnection(PgConnPtr conn, std::chrono::milliseconds read_timeout);
+  // Arms the read timeout for one call.
+  PgWatchdog::Guard bounded();
   [[noreturn]] void fail(const PGresult* result, std::string_view what);
   void drainResults();
   // Ends a COPY left open by an exception between beginCopy() and endCopy().
@@ -65,6 +73,7 @@ class PgConnection {
   void checkIdle() const;
 
   PgConnPtr conn_;
+  std::unique_ptr<PgWatchdog> watchdog_;  // after conn_: stops watching before the socket closes
   bool in_copy_ = false;
   bool results_pending_ = false;
 };

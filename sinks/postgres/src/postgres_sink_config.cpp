@@ -32,6 +32,11 @@ const ConfigDef& ownKeys() {
         .define("db.timezone", Type::kString, "UTC", Importance::kMedium,
                 "Time zone (IANA name) in which instants are written to `timestamp` columns "
                 "without time zone; `timestamptz` columns hold the instant itself")
+        .define("connection.read.timeout.ms", Type::kLong, "60000", Importance::kLow,
+                "Longest wait for PostgreSQL's answer to one request; past it the connection is "
+                "dropped and the batch retried (a server that stops answering cannot hold the "
+                "task). 0 waits for ever.",
+                ConfigDef::atLeast(0))
         .define("retry.backoff.ms", Type::kLong, "3000", Importance::kLow,
                 "Wait before retrying a batch after a retriable database error (lost connection, "
                 "serialization failure, deadlock, server shutdown)",
@@ -62,6 +67,7 @@ PostgresSinkConfig PostgresSinkConfig::parse(const Config& config) {
   out.db_timezone = value("db.timezone");
   if (out.db_timezone.empty()) out.db_timezone = "UTC";
   try {
+    out.read_timeout = std::chrono::milliseconds(std::stoll(value("connection.read.timeout.ms")));
     out.retry_backoff_ms = std::stoll(value("retry.backoff.ms"));
   } catch (const std::exception&) {
     // Reported by validate() above.

@@ -7,11 +7,13 @@
 //   connection.password  overrides the URL's password when set; masked in logs
 //   db.timezone          session TimeZone: how values for `timestamp` (without time zone)
 //                        columns are converted from instants (default UTC)
+//   connection.read.timeout.ms  longest wait for the server's answer to one request (60000)
 //   retry.backoff.ms     wait before retrying after a retriable database error (default 3000)
 //
 // parse() throws ConfigException naming every problem. Plain value type.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <string>
 
@@ -27,6 +29,7 @@ struct PostgresSinkConfig {
   std::string connection_user;
   std::string connection_password;
   std::string db_timezone = "UTC";
+  std::chrono::milliseconds read_timeout{60000};
   int64_t retry_backoff_ms = 3000;
 
   static PostgresSinkConfig parse(const Config& config);

@@ -109,7 +109,8 @@ PgConnection& PostgresSinkTask::Impl::connection() {
   if (connection_ && connection_->ok()) return *connection_;
   dropConnection();
   try {
-    auto c = PgConnection::open(url_.params(config_.connection_user, config_.connection_password));
+    auto c = PgConnection::open(url_.params(config_.connection_user, config_.connection_password),
+                                config_.read_timeout);
     // TimeZone is quoted as a literal; a bad zone name fails here with the server's reason.
     std::string zone = "'";
     for (char ch : config_.db_timezone) zone += ch == '\'' ? std::string("''") : std::string(1, ch);
