@@ -4,7 +4,6 @@
 // and the offsets stored beside them (and, where it matters, the group's committed offsets).
 #include <fmt/format.h>
 #include <gtest/gtest.h>
-
 #include <signal.h>
 
 #include <atomic>
@@ -632,8 +631,11 @@ TEST_F(PostgresSinkTest, ABackendThatStopsAnsweringIsDroppedWithinTheReadTimeout
   const std::string pid = *found;
   ASSERT_EQ(::kill(std::stoi(pid), SIGSTOP), 0) << "cannot stop backend " << pid;
   batch(50);
-  const bool written =
-      waitUntil([&] { return storedOffsets() == std::map<int, int64_t>{{0, 100}}; }, 30s);
+  const bool written = waitUntil(
+      [&] {
+        return storedOffsets() == std::map<int, int64_t>{{0, 100}};
+      },
+      30s);
   ::kill(std::stoi(pid), SIGCONT);
   ASSERT_TRUE(written) << "the sink waited on the stopped backend";
   sink.stop();

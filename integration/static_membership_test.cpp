@@ -1,14 +1,13 @@
 // Static group membership (KIP-345, consumer.group.instance.id) against a real Kafka broker: a
 // ksink process killed with -9 and restarted gets its partitions back at once instead of after
 // session.timeout.ms, and a process that comes back under the same id fences the old one.
+#include <fmt/format.h>
+#include <gtest/gtest.h>
 #include <signal.h>
 
 #include <fstream>
 #include <regex>
 #include <thread>
-
-#include <fmt/format.h>
-#include <gtest/gtest.h>
 
 #include "child_process.h"
 #include "test_kafka.h"
@@ -95,9 +94,10 @@ class StaticMembershipTest : public ::testing::Test {
 TEST_F(StaticMembershipTest, ARestartAfterKillNineGetsItsPartitionsBackBeforeTheSessionTimeout) {
   const auto took = recoveryAfterKill("host-a");
   ASSERT_TRUE(took) << "the restarted process never received the partition";
-  fmt::print("static membership: kill -9 to the next record delivered after restart: {} ms "
-             "(session.timeout.ms {})\n",
-             took->count(), kSessionTimeoutMs);
+  fmt::print(
+      "static membership: kill -9 to the next record delivered after restart: {} ms "
+      "(session.timeout.ms {})\n",
+      took->count(), kSessionTimeoutMs);
   EXPECT_LT(took->count(), kSessionTimeoutMs / 2);
   const auto seen = offsetsIn(output_);
   EXPECT_EQ(seen.count(0), 1u);
@@ -109,9 +109,10 @@ TEST_F(StaticMembershipTest, ARestartAfterKillNineGetsItsPartitionsBackBeforeThe
 TEST_F(StaticMembershipTest, WithoutAnInstanceIdTheRestartWaitsForTheSessionToExpire) {
   const auto took = recoveryAfterKill("");
   ASSERT_TRUE(took) << "the restarted process never received the partition";
-  fmt::print("dynamic membership: kill -9 to the next record delivered after restart: {} ms "
-             "(session.timeout.ms {})\n",
-             took->count(), kSessionTimeoutMs);
+  fmt::print(
+      "dynamic membership: kill -9 to the next record delivered after restart: {} ms "
+      "(session.timeout.ms {})\n",
+      took->count(), kSessionTimeoutMs);
   EXPECT_GT(took->count(), kSessionTimeoutMs / 2);
 }
 

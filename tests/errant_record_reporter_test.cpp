@@ -56,7 +56,8 @@ TEST_F(ErrantRecordReporterTest, ToleranceAllWritesTheOriginalRecordWithTheTenCo
   SinkRecord record("orders", 3, 41, 1700000000123, std::string_view("k7"),
                     std::string_view("{not json"), {{"trace", std::string_view("abc")}});
   reporter.report(record, ConversionError("unexpected character at 1"));
-  ASSERT_EQ(reporter.awaitDelivered(std::chrono::seconds(10)), ErrantRecordReporter::Delivery::kDelivered);
+  ASSERT_EQ(reporter.awaitDelivered(std::chrono::seconds(10)),
+            ErrantRecordReporter::Delivery::kDelivered);
 
   auto records = readDlq(1);
   ASSERT_EQ(records.size(), 1u);
@@ -84,7 +85,8 @@ TEST_F(ErrantRecordReporterTest, TaskPutErrorsCarryTheTaskPutStage) {
   WorkerErrantRecordReporter reporter(config(true), "c", "sqlite", 0);
   SinkRecord record("orders", 0, 5, std::nullopt, std::nullopt, std::string_view("v"));
   reporter.report(record, std::runtime_error("NOT NULL constraint failed"));
-  ASSERT_EQ(reporter.awaitDelivered(std::chrono::seconds(10)), ErrantRecordReporter::Delivery::kDelivered);
+  ASSERT_EQ(reporter.awaitDelivered(std::chrono::seconds(10)),
+            ErrantRecordReporter::Delivery::kDelivered);
   auto records = readDlq(1);
   ASSERT_EQ(records.size(), 1u);
   EXPECT_EQ(records[0].key, std::nullopt);
@@ -101,7 +103,8 @@ TEST_F(ErrantRecordReporterTest, ToleranceNoneThrowsAndWritesNothing) {
   } catch (const ToleranceExceededError& e) {
     EXPECT_NE(std::string(e.what()).find("orders-1@9"), std::string::npos) << e.what();
   }
-  EXPECT_EQ(reporter.awaitDelivered(std::chrono::seconds(5)), ErrantRecordReporter::Delivery::kDelivered);
+  EXPECT_EQ(reporter.awaitDelivered(std::chrono::seconds(5)),
+            ErrantRecordReporter::Delivery::kDelivered);
   EXPECT_EQ(reporter.dlqProduceRequests(), 0u);
   EXPECT_EQ(reporter.metrics().total_records_skipped, 0u);
   EXPECT_TRUE(readDlq(1, 20).empty());
@@ -114,7 +117,8 @@ TEST_F(ErrantRecordReporterTest, WithoutContextHeadersOnlyTheOriginalHeadersAreW
   SinkRecord record("orders", 0, 1, std::nullopt, std::string_view("k"), std::string_view("v"),
                     {{"h", std::string_view("1")}});
   reporter.report(record, std::runtime_error("x"));
-  ASSERT_EQ(reporter.awaitDelivered(std::chrono::seconds(10)), ErrantRecordReporter::Delivery::kDelivered);
+  ASSERT_EQ(reporter.awaitDelivered(std::chrono::seconds(10)),
+            ErrantRecordReporter::Delivery::kDelivered);
   auto records = readDlq(1);
   ASSERT_EQ(records.size(), 1u);
   EXPECT_EQ(records[0].headers, (std::map<std::string, std::string>{{"h", "1"}}));

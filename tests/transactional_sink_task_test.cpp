@@ -5,10 +5,10 @@
 
 #include <gtest/gtest.h>
 
+#include <set>
+
 #include "fake_sink_task_context.h"
 #include "ksink/retriable_error.h"
-
-#include <set>
 
 namespace ksink {
 namespace {

@@ -3,8 +3,8 @@
 // open() for partitions assigned earlier, a committed-offset lookup that fails, a dead-letter
 // queue write that fails, and close() failing at a graceful stop.
 #include <atomic>
-#include <numeric>
 #include <mutex>
+#include <numeric>
 #include <thread>
 
 #include "kafka_consumer.h"
@@ -217,8 +217,8 @@ TEST_F(WorkerScenarios, AFailedDlqWriteFailsTheTaskCommitsNothingPastItAndStillC
   mock().produceValues(topic_, 0, 5);
   mock().produce(topic_, 0, {{.key = "k5", .value = "bad5"}});
   mock().produceValues(topic_, 0, 4, "v", 6);
-  mock().pushRequestErrors(kProduce, std::vector<rd_kafka_resp_err_t>(
-                                         20, RD_KAFKA_RESP_ERR_TOPIC_AUTHORIZATION_FAILED));
+  mock().pushRequestErrors(
+      kProduce, std::vector<rd_kafka_resp_err_t>(20, RD_KAFKA_RESP_ERR_TOPIC_AUTHORIZATION_FAILED));
   auto p = props();
   p["errors.tolerance"] = "all";
   p["errors.deadletterqueue.topic.name"] = topic_ + "-dlq";

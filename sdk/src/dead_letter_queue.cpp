@@ -1,10 +1,10 @@
 #include "dead_letter_queue.h"
 
-#include <stdexcept>
-#include <utility>
-
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
+
+#include <stdexcept>
+#include <utility>
 
 #include "rdkafka_handles.h"
 

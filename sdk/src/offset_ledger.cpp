@@ -117,8 +117,8 @@ CommitPlan OffsetLedger::confirm(const std::vector<TopicPartition>& requested,
       continue;
     }
     if (const auto base = floor(tp, p); base && offset < *base) {
-      plan.ignored.push_back(fmt::format("{}@{}: below the offset {} already {}", tp, offset,
-                                         *base, base == p.committed ? "committed" : "sent"));
+      plan.ignored.push_back(fmt::format("{}@{}: below the offset {} already {}", tp, offset, *base,
+                                         base == p.committed ? "committed" : "sent"));
       continue;
     }
     p.confirmed = offset;

@@ -6,8 +6,8 @@
 
 #include <algorithm>
 #include <chrono>
-#include <utility>
 #include <stdexcept>
+#include <utility>
 
 #include "ksink/retriable_error.h"
 
@@ -121,7 +121,8 @@ bool TransactionalSinkTask::settle(std::span<const SinkRecord> in_hand) {
   } catch (...) {
     // Fatal: nothing of the batch is stored, and the task is to fail with this error.
     for (const auto& u : batch.updates)
-      if (auto it = stored_.find(u.partition); it != stored_.end()) written_[u.partition] = it->second;
+      if (auto it = stored_.find(u.partition); it != stored_.end())
+        written_[u.partition] = it->second;
     fatal_ = std::current_exception();
     throw;
   }

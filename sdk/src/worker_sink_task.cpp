@@ -369,9 +369,10 @@ void WorkerSinkTask::commitOffsets(CommitMode mode, const std::vector<TopicParti
     const auto delivery = reporter_->awaitDelivered(settings_.offset_flush_timeout);
     if (delivery == ErrantRecordReporter::Delivery::kFailed) dlq_failed_ = true;
     if (delivery == ErrantRecordReporter::Delivery::kPending) {
-      spdlog::warn("task {}-{}: dead-letter queue writes not acknowledged within "
-                   "offset.flush.timeout.ms; not committing past them yet",
-                   settings_.name, id_);
+      spdlog::warn(
+          "task {}-{}: dead-letter queue writes not acknowledged within "
+          "offset.flush.timeout.ms; not committing past them yet",
+          settings_.name, id_);
       metrics_.offset_commit_failure_total++;
       if (closing) task_->close(partitions);
       return;
@@ -529,7 +530,8 @@ OffsetMap WorkerSinkTask::onPartitionsAssigned(const std::vector<TopicPartition>
     if (!start.contains(tp)) {
       // Unanswered: the partition is assigned without a start, and librdkafka applies
       // auto.offset.reset itself.
-      if (auto marks = consumer_->watermarks(tp, std::min(kLookupTimeout, settings_.lookup_timeout))) {
+      if (auto marks =
+              consumer_->watermarks(tp, std::min(kLookupTimeout, settings_.lookup_timeout))) {
         if (reset == "earliest" || reset == "smallest" || reset == "beginning")
           start[tp] = marks->first;
         else if (reset == "latest" || reset == "largest" || reset == "end")

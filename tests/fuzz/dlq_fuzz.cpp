@@ -68,7 +68,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   else
     fixture.reporter->report(record, std::runtime_error(message));
   if (++fixture.sent % 256 == 0 && fixture.reporter->awaitDelivered(std::chrono::seconds(30)) !=
-                                         ksink::ErrantRecordReporter::Delivery::kDelivered)
+                                       ksink::ErrantRecordReporter::Delivery::kDelivered)
     __builtin_trap();  // a DLQ write was lost
   return 0;
 }

@@ -46,7 +46,8 @@ void PgWatchdog::watch() {
       continue;
     }
     const auto deadline = deadline_;
-    if (changed_.wait_until(lock, deadline, [&] { return stopping_ || !armed_ || deadline_ != deadline; }))
+    if (changed_.wait_until(lock, deadline,
+                            [&] { return stopping_ || !armed_ || deadline_ != deadline; }))
       continue;
     ::shutdown(fd_, SHUT_RDWR);
     fired_ = true;
