@@ -4,12 +4,16 @@
 // before calling runCli(). Registration is not thread-safe: do it before starting workers.
 #pragma once
 
+#include <functional>
 #include <map>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "ksink/config.h"
 #include "ksink/config_def.h"
+#include "ksink/topic_partition.h"
 #include "ksink/worker.h"
 
 namespace ksink {
@@ -21,6 +25,19 @@ class SinkRegistry {
     TaskFactory factory;
     ConfigDef config_def;  // the sink's own keys, checked by `ksink validate` and at start
     std::string description;
+    // Kafka Connect's SinkConnector.alterOffsets (KIP-875), for sinks that keep their own offsets
+    // (e.g. in the destination, like TransactionalSinkTask's ksink_offsets): without it, a task's
+    // open() would rewind to the stored offsets and `ksink offsets --set/--reset` would change
+    // nothing. `offsets` nullopt: reset, forget every offset stored for this connector (its
+    // `name`); otherwise set exactly these partitions to these next offsets, leaving the others.
+    // `config` is the connector's full configuration (worker keys merged in), already validated.
+    // Called only by `ksink offsets` on the CLI's thread, once the consumer group was found
+    // without members (no task of the connector runs), and before the group's offsets change;
+    // throwing (any exception, with the reason) aborts the command and leaves the group
+    // unchanged. Must be idempotent: a failed command is simply run again.
+    // Null for sinks that keep no offsets of their own (the group's are then the only ones).
+    std::function<void(const Config& config, const std::optional<OffsetMap>& offsets)>
+        alter_offsets = nullptr;
   };
 
   static SinkRegistry& global();
