@@ -21,6 +21,7 @@
 #include "ksink/sink_registry.h"
 #include "ksink/worker.h"
 #include "config_parse.h"
+#include "connector_offsets.h"
 #include "group_offsets.h"
 #include "plugin_loader.h"
 #include "status_server.h"
@@ -233,14 +234,13 @@ int offsets(const std::string& worker_file, const std::string& connector_file, b
   try {
     const auto connector = loadConnector(readWorker(worker_file), connector_file);
     const auto settings = WorkerConfig::parse(connector.config);
-    if (reset) {
-      resetGroupOffsets(settings);
-      fmt::print("reset: group {} deleted; tasks start from auto.offset.reset or the sink's "
-                 "stored offsets\n",
-                 settings.group_id);
-    } else if (!assignments.empty()) {
-      alterGroupOffsets(settings, parseOffsetAssignments(assignments));
-      fmt::print("altered {} partition(s) of group {}\n", assignments.size(), settings.group_id);
+    if (reset || !assignments.empty()) {
+      std::optional<OffsetMap> target;
+      if (!reset) target = parseOffsetAssignments(assignments);
+      auto group = brokerGroup(settings);
+      for (const auto& line :
+           alterConnectorOffsets(connector.config, *connector.sink, target, *group))
+        fmt::print("{}\n", line);
     }
     fmt::print("group {}\n{:<40} {:>9} {:>12} {:>12} {:>10}\n", settings.group_id, "topic",
                "partition", "committed", "end", "lag");
@@ -291,10 +291,13 @@ int runCli(int argc, char** argv) {
   bool offsets_reset = false;
   std::vector<std::string> offsets_set;
   auto* reset_flag = offsets_cmd->add_flag(
-      "--reset", offsets_reset, "Delete the group's offsets (the connector must be stopped)");
+      "--reset", offsets_reset,
+      "Forget the group's offsets and the sink's stored ones (the connector must be stopped)");
   offsets_cmd
-      ->add_option("--set", offsets_set,
-                   "topic:partition=offset to commit (the connector must be stopped)")
+      ->add_option(
+          "--set", offsets_set,
+          "topic:partition=offset to commit, in the group and the sink's stored offsets (the "
+          "connector must be stopped)")
       ->excludes(reset_flag);
 
   auto* version_cmd = app.add_subcommand("version", "Print the version");

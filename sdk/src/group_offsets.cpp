@@ -32,14 +32,18 @@ KafkaHandle groupClient(const WorkerConfig& settings) {
   return rk;
 }
 
+[[noreturn]] void stillHasMembers(const WorkerConfig& settings, const char* what) {
+  throw std::runtime_error(fmt::format(
+      "cannot {} the offsets of group {}: it still has members. Stop every ksink process "
+      "running this connector first (a killed one leaves the group after session.timeout.ms)",
+      what, settings.group_id));
+}
+
 [[noreturn]] void groupError(const WorkerConfig& settings, rd_kafka_resp_err_t err,
                              const char* what) {
   if (err == RD_KAFKA_RESP_ERR_NON_EMPTY_GROUP || err == RD_KAFKA_RESP_ERR_UNKNOWN_MEMBER_ID ||
       err == RD_KAFKA_RESP_ERR_GROUP_SUBSCRIBED_TO_TOPIC)
-    throw std::runtime_error(fmt::format(
-        "cannot {} the offsets of group {}: it still has members. Stop every ksink process "
-        "running this connector first (a killed one leaves the group after session.timeout.ms)",
-        what, settings.group_id));
+    stillHasMembers(settings, what);
   throw std::runtime_error(
       fmt::format("cannot {} the offsets of group {}: {}", what, settings.group_id,
                   rd_kafka_err2str(err)));
@@ -55,6 +59,26 @@ EventHandle awaitAdmin(rd_kafka_queue_t* queue, int timeout_ms, const char* what
 }
 
 }  // namespace
+
+void requireNoGroupMembers(const WorkerConfig& settings, int timeout_ms) {
+  auto rk = groupClient(settings);
+  QueueHandle queue(rd_kafka_queue_new(rk.get()));
+  const char* group = settings.group_id.c_str();
+  rd_kafka_DescribeConsumerGroups(rk.get(), &group, 1, nullptr, queue.get());
+  auto event = awaitAdmin(queue.get(), timeout_ms, "describe group");
+  size_t n = 0;
+  const auto** groups = rd_kafka_DescribeConsumerGroups_result_groups(
+      rd_kafka_event_DescribeConsumerGroups_result(event.get()), &n);
+  for (size_t i = 0; i < n; ++i) {
+    if (const rd_kafka_error_t* error = rd_kafka_ConsumerGroupDescription_error(groups[i])) {
+      // A group that never committed anything may not exist: it has no members.
+      if (rd_kafka_error_code(error) == RD_KAFKA_RESP_ERR_GROUP_ID_NOT_FOUND) continue;
+      groupError(settings, rd_kafka_error_code(error), "change");
+    }
+    if (rd_kafka_ConsumerGroupDescription_member_count(groups[i]) > 0)
+      stillHasMembers(settings, "change");
+  }
+}
 
 void resetGroupOffsets(const WorkerConfig& settings, int timeout_ms) {
   auto rk = groupClient(settings);

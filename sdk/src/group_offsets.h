@@ -20,9 +20,12 @@ struct GroupOffsetRow {
 // Throws std::runtime_error when the broker cannot be reached within `timeout_ms`.
 std::vector<GroupOffsetRow> readGroupOffsets(const WorkerConfig& settings, int timeout_ms = 10000);
 
-// KIP-875's offset management, for a stopped connector: both throw std::runtime_error when the
+// KIP-875's offset management, for a stopped connector: these throw std::runtime_error when the
 // group still has members (a ksink process, or a zombie one not yet expired) or the broker
 // refuses.
+// Changes nothing: checks that no member is in the group (a group that does not exist has
+// none), so that `ksink offsets` can refuse before it touches the sink's own offsets.
+void requireNoGroupMembers(const WorkerConfig& settings, int timeout_ms = 10000);
 // Deletes the consumer group: every task restarts from auto.offset.reset (or the sink's own
 // stored offsets).
 void resetGroupOffsets(const WorkerConfig& settings, int timeout_ms = 10000);
