@@ -155,4 +155,20 @@ std::string PgSql::insertOffsetIfAbsent() {
       offsetsTable());
 }
 
+std::string PgSql::offsetsTableExists() {
+  return fmt::format("SELECT to_regclass('{}') IS NOT NULL", offsetsTable());
+}
+
+std::string PgSql::deleteOffsets() {
+  return fmt::format("DELETE FROM {} WHERE connector = $1", offsetsTable());
+}
+
+std::string PgSql::upsertOffset() {
+  return fmt::format(
+      "INSERT INTO {} (connector, topic, \"partition\", next_offset) VALUES ($1, $2, $3, $4) "
+      "ON CONFLICT (connector, topic, \"partition\") DO UPDATE SET "
+      "next_offset = EXCLUDED.next_offset, updated_at = now()",
+      offsetsTable());
+}
+
 }  // namespace ksink::postgres

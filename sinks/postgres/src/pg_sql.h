@@ -67,6 +67,11 @@ class PgSql {
   static std::string selectOffsets();  // $1 connector → topic, partition, next_offset
   static std::string compareAndSetOffset();
   static std::string insertOffsetIfAbsent();  // $1..$4
+  // For `ksink offsets` on a stopped connector (KIP-875's alterOffsets), no compare-and-set:
+  // whether the offsets table exists (in the session's search_path) → one boolean;
+  static std::string offsetsTableExists();
+  static std::string deleteOffsets();  // $1 connector: every row of it
+  static std::string upsertOffset();   // $1..$4, whatever the stored next_offset
 };
 
 }  // namespace ksink::postgres

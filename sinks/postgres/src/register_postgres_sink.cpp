@@ -3,6 +3,7 @@
 #include <memory>
 
 #include "ksink/postgres/postgres_sink_task.h"
+#include "postgres_offsets_alter.h"
 
 namespace ksink {
 
@@ -10,7 +11,8 @@ void registerPostgresSink(SinkRegistry& registry) {
   registry.add({"postgres", [] { return std::make_unique<postgres::PostgresSinkTask>(); },
                 postgres::PostgresSinkTask::configDef(),
                 "PostgreSQL tables, exactly once (COPY; insert, upsert, update; Confluent JDBC "
-                "sink configuration)"});
+                "sink configuration)",
+                postgres::alterPostgresOffsets});
 }
 
 }  // namespace ksink
