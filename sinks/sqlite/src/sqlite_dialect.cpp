@@ -178,4 +178,22 @@ std::string SqliteDialect::createOffsetsTable() {
       quote(TransactionalSinkTask::kOffsetsTable));
 }
 
+std::string SqliteDialect::offsetsTableExists() {
+  return fmt::format("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = '{}'",
+                     TransactionalSinkTask::kOffsetsTable);
+}
+
+std::string SqliteDialect::deleteOffsets() {
+  return fmt::format("DELETE FROM {} WHERE \"connector\" = ?1",
+                     quote(TransactionalSinkTask::kOffsetsTable));
+}
+
+std::string SqliteDialect::upsertOffset() {
+  return fmt::format(
+      "INSERT INTO {} (\"connector\", \"topic\", \"partition\", \"next_offset\") "
+      "VALUES (?1, ?2, ?3, ?4) ON CONFLICT (\"connector\", \"topic\", \"partition\") "
+      "DO UPDATE SET \"next_offset\" = excluded.\"next_offset\"",
+      quote(TransactionalSinkTask::kOffsetsTable));
+}
+
 }  // namespace ksink::sqlite

@@ -38,6 +38,12 @@ class SqliteDialect {
   static std::string remove(const RecordMapper::Layout& layout);
 
   static std::string createOffsetsTable();
+  // For `ksink offsets` on a stopped connector (KIP-875's alterOffsets), no compare-and-set:
+  // one row when the offsets table exists; delete every row of connector ?1; set the row
+  // (?1 connector, ?2 topic, ?3 partition) to next offset ?4, whatever it held.
+  static std::string offsetsTableExists();
+  static std::string deleteOffsets();
+  static std::string upsertOffset();
 };
 
 }  // namespace ksink::sqlite
