@@ -32,7 +32,13 @@ class PostgresExactlyOnceTest : public ::testing::Test {
     dir_ = freshDir("ksink-pg-eos");
     topic_ = uniqueName("eos");
     name_ = uniqueName("pgeos");
-    RealKafka::shared().createTopic(topic_, kPartitions);
+    kafka_->createTopic(topic_, kPartitions);
+  }
+
+  // Moves the test to its own broker (a test that restarts it).
+  void useBroker(RealKafka& kafka) {
+    kafka_ = &kafka;
+    kafka_->createTopic(topic_, kPartitions);
   }
 
   // The table has no key, so a duplicate would be a second row, not an error.
@@ -49,7 +55,7 @@ class PostgresExactlyOnceTest : public ::testing::Test {
     std::ofstream(worker) << fmt::format(
         "bootstrap.servers={}\noffset.flush.interval.ms=1000\n"
         "consumer.session.timeout.ms=6000\nconsumer.heartbeat.interval.ms=500\n",
-        RealKafka::shared().bootstrap());
+        kafka_->bootstrap());
     const auto connector = dir_ / (tag + "-connector.properties");
     std::ofstream(connector) << fmt::format(
         "name={}\nconnector.class={}\ntopics={}\nconnection.url={}\ninsert.mode=insert\n"
@@ -67,7 +73,7 @@ class PostgresExactlyOnceTest : public ::testing::Test {
     for (int i = first; i < end; ++i)
       batch.push_back({i % kPartitions, "k" + std::to_string(i),
                        fmt::format(R"({{"i":{},"pad":"{:0>40}"}})", i, i)});
-    RealKafka::shared().produce(topic_, batch);
+    kafka_->produce(topic_, batch);
   }
 
   // Produces `total` records in batches on a thread, `per_second` of them a second.
@@ -102,13 +108,14 @@ class PostgresExactlyOnceTest : public ::testing::Test {
 
   std::map<int, int64_t> endOffsets() {
     std::map<int, int64_t> out;
-    for (int p = 0; p < kPartitions; ++p) out[p] = RealKafka::shared().endOffset({topic_, p});
+    for (int p = 0; p < kPartitions; ++p) out[p] = kafka_->endOffset({topic_, p});
     return out;
   }
 
   // Waits until every record is in the table, then checks exactly once.
   void expectExactlyOnce() {
     finishProducing();
+    if (HasFatalFailure()) return;
     const auto end = endOffsets();
     EXPECT_TRUE(waitUntil([&] { return storedOffsets() == end; }, 120s))
         << "stored offsets never reached the end offsets; rows: " << rows();
@@ -123,6 +130,7 @@ class PostgresExactlyOnceTest : public ::testing::Test {
     EXPECT_EQ(storedOffsets(), end);
   }
 
+  RealKafka* kafka_ = &RealKafka::shared();
   fs::path dir_;
   std::string topic_;
   std::string name_;
@@ -235,6 +243,83 @@ TEST_F(PostgresExactlyOnceTest, ADatabaseRestartMidStreamPausesReconnectsAndResu
   std::this_thread::sleep_for(4s);
   EXPECT_TRUE(ksink->running()) << ksink->log();
   server.start();
+  expectExactlyOnce();
+  EXPECT_TRUE(ksink->running()) << ksink->log();
+  ksink->signal(SIGTERM);
+  EXPECT_EQ(ksink->wait(30s), 0) << ksink->log();
+}
+
+// Cooperative assignment (incremental rebalances), two tasks per process: a second process
+// joins, the first is killed with -9 and restarted, the second leaves. Every record once.
+TEST_F(PostgresExactlyOnceTest, CooperativeTwoTasksThroughKillNineAndRebalancesWriteEveryRecordOnce) {
+  auto schema = TestPostgres::shared().freshSchema("eos");
+  useSchema(*schema);
+  const std::string extra =
+      "tasks.max=2\nconsumer.override.partition.assignment.strategy=cooperative-sticky";
+  startProducing(60000, 4000);  // ~15 s
+  auto a = startKsink("a", extra);
+  ASSERT_TRUE(waitUntil([&] { return rows() > 0; }, 60s)) << a->log();
+  auto b = startKsink("b", extra);
+  std::this_thread::sleep_for(4s);
+  a->signal(SIGKILL);
+  ASSERT_TRUE(a->wait(10s).has_value());
+  auto a2 = startKsink("a2", extra);
+  std::this_thread::sleep_for(4s);
+  b->signal(SIGTERM);
+  EXPECT_EQ(b->wait(30s), 0) << b->log();
+  expectExactlyOnce();
+  a2->signal(SIGTERM);
+  EXPECT_EQ(a2->wait(30s), 0) << a2->log();
+}
+
+// Two tasks in one process starting under auto.offset.reset=latest: what was in the topic before
+// the group had offsets is skipped, everything after it is written once.
+TEST_F(PostgresExactlyOnceTest, TwoTasksStartingAtLatestWriteOnlyWhatCameAfterTheirStart) {
+  auto schema = TestPostgres::shared().freshSchema("eos");
+  useSchema(*schema);
+  produce(0, 600);  // before the start: skipped
+  auto ksink = startKsink("run", "tasks.max=2\nconsumer.override.auto.offset.reset=latest");
+  // A trickle until the first row shows the partitions are assigned, then the real load.
+  int next = 600;
+  while (rows() == 0 && next < 600 + 60 * kPartitions) {
+    produce(next, next + kPartitions);
+    next += kPartitions;
+    std::this_thread::sleep_for(500ms);
+  }
+  ASSERT_GT(rows(), 0) << ksink->log();
+  std::this_thread::sleep_for(1s);  // every task has its partitions by now
+  const int load_from = next;
+  produce(load_from, load_from + 6000);
+  const auto end = endOffsets();
+  ASSERT_TRUE(waitUntil([&] { return storedOffsets() == end; }, 120s)) << ksink->log();
+  EXPECT_EQ(schema->count(topic_, "i < 600"), 0);
+  EXPECT_EQ(schema->count(topic_, fmt::format("i >= {}", load_from)), 6000);
+  EXPECT_EQ(schema->scalar(fmt::format(
+                "SELECT count(*) = count(DISTINCT (__connect_partition, __connect_offset)) "
+                "FROM \"{}\"",
+                topic_)),
+            "t");
+  EXPECT_NE(ksink->log().find("task " + name_ + "-1 started"), std::string::npos) << ksink->log();
+  ksink->signal(SIGTERM);
+  EXPECT_EQ(ksink->wait(30s), 0) << ksink->log();
+}
+
+// The broker stops mid-stream and comes back on the same data directory and port: the sink
+// waits, resumes, and writes every record once.
+TEST_F(PostgresExactlyOnceTest, ABrokerRestartMidStreamWritesEveryRecordOnce) {
+  KafkaBrokerProcess broker(freshDir("ksink-kafka-restart"));
+  RealKafka kafka(broker.start());
+  useBroker(kafka);
+  auto schema = TestPostgres::shared().freshSchema("eos");
+  useSchema(*schema);
+  startProducing(40000, 4000);  // ~10 s; the producer waits out the outage
+  auto ksink = startKsink("run");
+  ASSERT_TRUE(waitUntil([&] { return rows() > 0; }, 60s)) << ksink->log();
+  std::this_thread::sleep_for(2s);
+  broker.stop();
+  std::this_thread::sleep_for(5s);
+  EXPECT_TRUE(ksink->running()) << ksink->log();
+  broker.start();
   expectExactlyOnce();
   EXPECT_TRUE(ksink->running()) << ksink->log();
   ksink->signal(SIGTERM);
