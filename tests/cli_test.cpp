@@ -127,12 +127,24 @@ namespace {
 
 TEST_F(CliTest, ConfluentJdbcSinkClassPicksTheSinkByTheConnectionUrl) {
   for (const auto& [url, sink] : std::vector<std::pair<std::string, std::string>>{
-           {"jdbc:postgresql://db:5432/app", "postgres"}, {"sqlite:///tmp/x.db", "sqlite"}}) {
+           {"jdbc:postgresql://db:5432/app", "postgres"},
+           {"postgresql://u@db/app", "postgres"},
+           {"host=db dbname=app", "postgres"},
+           {"sqlite:///tmp/x.db", "sqlite"},
+           {"jdbc:sqlite:/tmp/x.db", "sqlite"}}) {
     auto c = connector("name=x\nconnector.class=io.confluent.connect.jdbc.JdbcSinkConnector\n"
                        "topics=a\nconnection.url=" + url + "\n");
     auto r = runKsink("validate " + files(c), KSINK_BIN);
     EXPECT_NE(r.output.find("ok (" + sink + ")"), std::string::npos) << url << "\n" << r.output;
   }
+  // A URL no sink claims: the class is refused, naming the sinks there are.
+  auto c = connector("name=x\nconnector.class=io.confluent.connect.jdbc.JdbcSinkConnector\n"
+                     "topics=a\nconnection.url=jdbc:mysql://db/app\n");
+  auto r = runKsink("validate " + files(c), KSINK_BIN);
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_NE(r.output.find("unknown sink 'io.confluent.connect.jdbc.JdbcSinkConnector'"),
+            std::string::npos)
+      << r.output;
 }
 
 }  // namespace

@@ -45,12 +45,7 @@ Connector loadConnector(const std::map<std::string, std::string>& worker, const 
   auto values = worker;
   for (auto& [k, v] : Config::readProperties(file)) values.insert_or_assign(k, v);
   auto cls = values.contains("connector.class") ? values.at("connector.class") : "";
-  // Confluent's JDBC sink class carries over: the connection URL's scheme picks the sink.
-  if (cls == "io.confluent.connect.jdbc.JdbcSinkConnector" && values.contains("connection.url")) {
-    const auto& url = values.at("connection.url");
-    cls = url.starts_with("jdbc:sqlite:") || url.starts_with("sqlite:") ? "sqlite" : "postgres";
-  }
-  const auto* sink = SinkRegistry::global().find(cls);
+  const auto* sink = SinkRegistry::global().find(cls, values);
   if (!sink) {
     throw ConfigException({{"connector.class",
                             fmt::format("{} (known sinks: {})",

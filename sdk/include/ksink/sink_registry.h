@@ -1,9 +1,12 @@
 // SinkRegistry: sinks by name, for the `ksink` command line (`connector.class=<name>`).
 //
 // Built-in sinks register themselves at start-up; a program that links the SDK registers its own
-// before calling runCli(). Registration is not thread-safe: do it before starting workers.
+// before calling runCli(). A sink also claims the shared Connect class names it serves (for the
+// configurations it can serve), so the command line names no sink. Registration is not
+// thread-safe: do it before starting workers.
 #pragma once
 
+#include <functional>
 #include <functional>
 #include <map>
 #include <optional>
@@ -42,14 +45,30 @@ class SinkRegistry {
 
   static SinkRegistry& global();
 
+  // Whether a sink serves a shared class name for this configuration (the connector's merged
+  // properties), e.g. by the scheme of its connection.url.
+  using Claim = std::function<bool(const std::map<std::string, std::string>& config)>;
+
   // `aliases` are further names for the same sink (e.g. a Java connector class name).
   void add(Entry entry, const std::vector<std::string>& aliases = {});
-  const Entry* find(std::string_view name) const;
+  // `name` (a class several sinks may serve, such as Confluent's JdbcSinkConnector) resolves to
+  // the sink `sink` for the configurations `claim` accepts. Claims are tried in the order added.
+  void claim(std::string name, std::string sink, Claim claim);
+
+  // The sink named `name` (a name, an alias, or a claimed class for `config`); nullptr if none.
+  const Entry* find(std::string_view name,
+                    const std::map<std::string, std::string>& config = {}) const;
   std::vector<std::string> names() const;
 
  private:
+  struct Claimed {
+    std::string name;
+    std::string sink;
+    Claim claim;
+  };
   std::map<std::string, Entry, std::less<>> entries_;
   std::map<std::string, std::string, std::less<>> aliases_;
+  std::vector<Claimed> claims_;
 };
 
 }  // namespace ksink

@@ -1,8 +1,12 @@
 #include "ksink/postgres/register_postgres_sink.h"
 
+#include <map>
 #include <memory>
+#include <stdexcept>
+#include <string>
 
 #include "ksink/postgres/postgres_sink_task.h"
+#include "pg_connection_url.h"
 #include "postgres_offsets_alter.h"
 
 namespace ksink {
@@ -13,6 +17,18 @@ void registerPostgresSink(SinkRegistry& registry) {
                 "PostgreSQL tables, exactly once (COPY; insert, upsert, update; Confluent JDBC "
                 "sink configuration)",
                 postgres::alterPostgresOffsets});
+  // Confluent's JDBC sink class, for the connection URLs this sink can open.
+  registry.claim("io.confluent.connect.jdbc.JdbcSinkConnector", "postgres",
+                 [](const std::map<std::string, std::string>& config) {
+                   auto url = config.find("connection.url");
+                   if (url == config.end()) return false;
+                   try {
+                     postgres::PgConnectionUrl{url->second};
+                     return true;
+                   } catch (const std::invalid_argument&) {
+                     return false;
+                   }
+                 });
 }
 
 }  // namespace ksink

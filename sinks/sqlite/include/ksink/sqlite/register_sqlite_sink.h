@@ -1,5 +1,6 @@
 // registerSqliteSink: adds the SQLite sink to a registry under the name `sqlite` (and
-// `SqliteSink`). Call it before runCli(), from the main thread.
+// `SqliteSink`), and claims Confluent's JdbcSinkConnector class for sqlite: and jdbc:sqlite: URLs.
+// Call it before runCli(), from the main thread.
 #pragma once
 
 #include "ksink/sink_registry.h"
