@@ -1,14 +1,27 @@
-// Umbrella header: the whole public SDK.
+// Umbrella header: the whole public SDK — the connector contract (config, records, SinkTask and
+// its context, errors), the runtime a program drives (Worker, SinkRegistry, runCli, plugins),
+// and the table-sink toolkit (converters, schemas and values, RecordMapper, TableSinkConfig,
+// TransactionalSinkTask).
 #pragma once
 
+#include "ksink/cli.h"
 #include "ksink/config.h"
 #include "ksink/config_def.h"
 #include "ksink/config_exception.h"
 #include "ksink/connector_status.h"
+#include "ksink/conversion_error.h"
+#include "ksink/converter.h"
 #include "ksink/errant_record_reporter.h"
+#include "ksink/plugin.h"
+#include "ksink/record_mapper.h"
 #include "ksink/retriable_error.h"
+#include "ksink/schema.h"
 #include "ksink/sink_record.h"
+#include "ksink/sink_registry.h"
 #include "ksink/sink_task.h"
 #include "ksink/sink_task_context.h"
+#include "ksink/table_sink_config.h"
 #include "ksink/topic_partition.h"
+#include "ksink/transactional_sink_task.h"
+#include "ksink/value.h"
 #include "ksink/worker.h"
