@@ -125,6 +125,24 @@ TEST_F(CliTest, PluginPathThatIsNotADirectoryIsAConfigError) {
 
 namespace {
 
+// A Debezium-style configuration for the Confluent JDBC sink: nothing of it is silently ignored.
+TEST_F(CliTest, ValidateRefusesTransformsAndJdbcKeysKsinkDoesNotImplement) {
+  auto c = connector(
+      "name=x\nconnector.class=io.confluent.connect.jdbc.JdbcSinkConnector\ntopics=a\n"
+      "connection.url=jdbc:postgresql://db:5432/app\ntransforms=unwrap\n"
+      "transforms.unwrap.type=io.debezium.transforms.ExtractNewRecordState\n"
+      "quote.sql.identifiers=never\nmax.retries=10\n");
+  auto r = runKsink("validate " + files(c), KSINK_BIN);
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_NE(r.output.find("2 problem(s)"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("transforms: 'unwrap': single message transforms are not supported"),
+            std::string::npos)
+      << r.output;
+  EXPECT_NE(r.output.find("quote.sql.identifiers: 'never' is not supported"), std::string::npos)
+      << r.output;
+  EXPECT_EQ(r.output.find("max.retries:"), std::string::npos) << r.output;
+}
+
 TEST_F(CliTest, ConfluentJdbcSinkClassPicksTheSinkByTheConnectionUrl) {
   for (const auto& [url, sink] : std::vector<std::pair<std::string, std::string>>{
            {"jdbc:postgresql://db:5432/app", "postgres"},

@@ -3,6 +3,8 @@
 
 #include <gtest/gtest.h>
 
+#include <set>
+
 namespace ksink {
 namespace {
 
@@ -179,6 +181,49 @@ TEST(TableSinkConfigTest, ConfluentCrossKeyRulesAreEnforced) {
   EXPECT_EQ(ok.batch_size, 10);
   EXPECT_EQ(ok.connector_name, "c");
   EXPECT_EQ(ok.tableName("a.b"), "a.b");
+}
+
+}  // namespace
+}  // namespace ksink
+
+namespace ksink {
+namespace {
+
+std::set<std::string> refusedTableKeys(std::map<std::string, std::string> values) {
+  try {
+    tableConfig(std::move(values));
+    return {};
+  } catch (const ConfigException& e) {
+    std::set<std::string> keys;
+    for (const auto& p : e.problems()) keys.insert(p.key);
+    return keys;
+  }
+}
+
+// Confluent JDBC sink keys that would change what lands in the table are refused unless they ask
+// for what ksink does; tuning keys are accepted (and logged as ignored).
+TEST(TableSinkConfigTest, JdbcSinkKeysKsinkDoesNotImplementAreRefusedTuningKeysAccepted) {
+  EXPECT_EQ(refusedTableKeys({{"quote.sql.identifiers", "never"},
+                              {"table.types", "TABLE,VIEW"},
+                              {"dialect.name", "MySqlDatabaseDialect"},
+                              {"timestamp.fields.list", "created"},
+                              {"timestamp.precision.mode", "nanoseconds"},
+                              {"date.timezone", "UTC"},
+                              {"table.name.normalize", "true"},
+                              {"topics.to.tables.mapping", "a:b"}}),
+            (std::set<std::string>{"quote.sql.identifiers", "table.types", "dialect.name",
+                                   "timestamp.fields.list", "timestamp.precision.mode",
+                                   "date.timezone", "table.name.normalize",
+                                   "topics.to.tables.mapping"}));
+  EXPECT_TRUE(refusedTableKeys({{"quote.sql.identifiers", "always"},
+                                {"table.types", "TABLE,PARTITIONED_TABLE"},
+                                {"dialect.name", "PostgreSqlDatabaseDialect"},
+                                {"timestamp.precision.mode", "microseconds"},
+                                {"date.timezone", "DB_TIMEZONE"},
+                                {"max.retries", "10"},
+                                {"connection.attempts", "3"},
+                                {"connection.backoff.ms", "10000"}})
+                  .empty());
 }
 
 }  // namespace

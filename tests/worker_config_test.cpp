@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <set>
+
 namespace ksink {
 namespace {
 
@@ -136,6 +138,33 @@ TEST(WorkerConfig, RejectsAnUnknownToleranceAndLogLevel) {
   values["errors.tolerance"] = "some";
   values["log.level"] = "loud";
   EXPECT_EQ(rejectedKeys(values), (std::set<std::string>{"errors.tolerance", "log.level"}));
+}
+
+}  // namespace
+}  // namespace ksink
+
+namespace ksink {
+namespace {
+
+// A transforms= chain would be skipped and the records written untransformed: refused instead.
+TEST(WorkerConfig, TransformsAndPredicatesAreRefusedNotIgnored) {
+  auto values = base();
+  values["transforms"] = "unwrap";
+  values["transforms.unwrap.type"] = "io.debezium.transforms.ExtractNewRecordState";
+  try {
+    WorkerConfig::parse(Config(values));
+    FAIL() << "transforms=unwrap was accepted";
+  } catch (const ConfigException& e) {
+    ASSERT_EQ(e.problems().size(), 1u) << e.what();
+    EXPECT_EQ(e.problems()[0].key, "transforms");
+    EXPECT_NE(e.problems()[0].reason.find("not supported"), std::string::npos) << e.what();
+  }
+  auto predicates = base();
+  predicates["predicates"] = "isTombstone";
+  EXPECT_EQ(rejectedKeys(predicates), (std::set<std::string>{"predicates"}));
+  auto empty = base();
+  empty["transforms"] = " ";
+  EXPECT_TRUE(rejectedKeys(empty).empty());
 }
 
 }  // namespace

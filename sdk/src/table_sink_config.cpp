@@ -1,9 +1,11 @@
 #include "ksink/table_sink_config.h"
 
 #include <fmt/format.h>
+#include <spdlog/spdlog.h>
 
 #include <algorithm>
 
+#include "jdbc_sink_compat.h"
 #include "ksink/converter.h"
 
 namespace ksink {
@@ -100,6 +102,7 @@ TableSinkConfig TableSinkConfig::parse(const Config& config) {
   if (out.pk_mode == PkMode::kKafka && out.pk_fields.empty())
     out.pk_fields = {std::string(kTopicColumn), std::string(kPartitionColumn),
                      std::string(kOffsetColumn)};
+  for (const auto& line : detail::ignoredJdbcSinkKeys(config)) spdlog::warn("{}", line);
   return out;
 }
 
@@ -130,6 +133,7 @@ const ConfigDef& TableSinkConfig::configDef() {
         .define("batch.size", Type::kInt, "3000", Importance::kMedium,
                 "Most records written in one destination transaction", ConfigDef::atLeast(1));
     d.include(Converter::configDef());
+    detail::defineJdbcSinkCompatKeys(d);
     return d;
   }();
   return def;

@@ -49,6 +49,24 @@ ConfigDef makeDef() {
       .define("errors.tolerance", Type::kString, "none", Importance::kMedium,
                "none: the first bad record fails the task; all: bad records are skipped.",
                ConfigDef::oneOf({"none", "all"}))
+      .define("transforms", Type::kList, "", Importance::kHigh,
+               "Single message transforms: not implemented yet, so refused rather than ignored",
+               [](std::string_view value) -> std::optional<std::string> {
+                 if (detail::parseList(value).empty()) return std::nullopt;
+                 return fmt::format(
+                     "'{}': single message transforms are not supported yet, and ksink would "
+                     "write the records untransformed (for Debezium's ExtractNewRecordState, the "
+                     "whole change-event envelope); remove the key or transform upstream",
+                     value);
+               })
+      .define("predicates", Type::kList, "", Importance::kMedium,
+               "Transform predicates (KIP-585): refused with transforms",
+               [](std::string_view value) -> std::optional<std::string> {
+                 if (detail::parseList(value).empty()) return std::nullopt;
+                 return fmt::format("'{}': predicates apply to transforms, which are not "
+                                    "supported yet",
+                                    value);
+               })
       .define("consumer.max.poll.records", Type::kInt, "500", Importance::kMedium,
                "Most records handed to one put().", ConfigDef::atLeast(1))
       .define("listeners", Type::kString, "http://127.0.0.1:8083", Importance::kLow,
