@@ -41,7 +41,7 @@ constexpr Ignored kIgnored[] = {
     {"connection.backoff.ms", "retry.backoff.ms and the worker's backoff pace reconnections"},
     {"max.retries",
      "retriable errors are retried as the worker retries put() (errors.retry.timeout)"},
-    {"trim.sensitive.log", "ksink never logs record values in SQL errors it raises"},
+    {"trim.sensitive.log", "not implemented: database errors are logged as the server words them (they may quote a value)"},
     {"mssql.use.merge.holdlock", "ksink has no SQL Server sink"},
 };
 
