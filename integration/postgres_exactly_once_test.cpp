@@ -251,7 +251,8 @@ TEST_F(PostgresExactlyOnceTest, ADatabaseRestartMidStreamPausesReconnectsAndResu
 
 // Cooperative assignment (incremental rebalances), two tasks per process: a second process
 // joins, the first is killed with -9 and restarted, the second leaves. Every record once.
-TEST_F(PostgresExactlyOnceTest, CooperativeTwoTasksThroughKillNineAndRebalancesWriteEveryRecordOnce) {
+TEST_F(PostgresExactlyOnceTest,
+       CooperativeTwoTasksThroughKillNineAndRebalancesWriteEveryRecordOnce) {
   auto schema = TestPostgres::shared().freshSchema("eos");
   useSchema(*schema);
   const std::string extra =

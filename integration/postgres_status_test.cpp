@@ -109,19 +109,19 @@ TEST(PostgresStatusTest, StatusAndMetricsShowEndOffsetsLagBatchTimesAndErrors) {
   // lag — end minus what preCommit() confirmed — is still the whole partition.
   {
     Observed sink(props);
-    ASSERT_TRUE(waitUntil([&] { return sink.partition(topic, 0).size() == 5 &&
-                                       sink.partition(topic, 0)[0] == "100" &&
-                                       sink.partition(topic, 1).size() == 5 &&
-                                       sink.partition(topic, 1)[0] == "100"; },
-                          60s))
+    ASSERT_TRUE(waitUntil(
+        [&] {
+          return sink.partition(topic, 0).size() == 5 && sink.partition(topic, 0)[0] == "100" &&
+                 sink.partition(topic, 1).size() == 5 && sink.partition(topic, 1)[0] == "100";
+        },
+        60s))
         << sink.get("/status") << sink.error();
     EXPECT_TRUE(waitUntil([&] { return schema->count(topic) == 199; }, 30s));
     for (int p = 0; p < 2; ++p) {
       // The end offsets are refreshed a few times a second.
       ASSERT_TRUE(waitUntil([&] { return sink.partition(topic, p)[3] == "100"; }, 10s))
           << sink.get("/status");
-      EXPECT_EQ(sink.partition(topic, p),
-                (std::vector<std::string>{"100", "0", "0", "100", "100"}))
+      EXPECT_EQ(sink.partition(topic, p), (std::vector<std::string>{"100", "0", "0", "100", "100"}))
           << sink.get("/status");
     }
     EXPECT_EQ(sink.metric("kafka_connect_sink_task_metrics_sink_record_lag_max"), 100);
@@ -141,11 +141,15 @@ TEST(PostgresStatusTest, StatusAndMetricsShowEndOffsetsLagBatchTimesAndErrors) {
   // The next run starts from the stored offsets and commits them: no lag left.
   props["offset.flush.interval.ms"] = "500";
   Observed sink(props);
-  ASSERT_TRUE(waitUntil([&] {
-    return sink.partition(topic, 0) ==
-               std::vector<std::string>{"100", "100", "100", "100", "0"} &&
-           sink.partition(topic, 1) == std::vector<std::string>{"100", "100", "100", "100", "0"};
-  }, 60s)) << sink.get("/status");
+  ASSERT_TRUE(waitUntil(
+      [&] {
+        return sink.partition(topic, 0) ==
+                   std::vector<std::string>{"100", "100", "100", "100", "0"} &&
+               sink.partition(topic, 1) ==
+                   std::vector<std::string>{"100", "100", "100", "100", "0"};
+      },
+      60s))
+      << sink.get("/status");
   EXPECT_EQ(sink.metric("kafka_connect_sink_task_metrics_sink_record_lag_max"), 0);
   EXPECT_EQ(sink.metric("kafka_connect_sink_task_metrics_sink_record_read_total"), 0);
   EXPECT_EQ(kafka.committed("connect-" + name, topic, 2),

@@ -156,8 +156,9 @@ TEST_F(CliTest, ConfluentJdbcSinkClassPicksTheSinkByTheConnectionUrl) {
     EXPECT_NE(r.output.find("ok (" + sink + ")"), std::string::npos) << url << "\n" << r.output;
   }
   // A URL no sink claims: the class is refused, naming the sinks there are.
-  auto c = connector("name=x\nconnector.class=io.confluent.connect.jdbc.JdbcSinkConnector\n"
-                     "topics=a\nconnection.url=jdbc:mysql://db/app\n");
+  auto c = connector(
+      "name=x\nconnector.class=io.confluent.connect.jdbc.JdbcSinkConnector\n"
+      "topics=a\nconnection.url=jdbc:mysql://db/app\n");
   auto r = runKsink("validate " + files(c), KSINK_BIN);
   EXPECT_EQ(r.exit_code, 2) << r.output;
   EXPECT_NE(r.output.find("unknown sink 'io.confluent.connect.jdbc.JdbcSinkConnector'"),

@@ -203,18 +203,18 @@ std::set<std::string> refusedTableKeys(std::map<std::string, std::string> values
 // Confluent JDBC sink keys that would change what lands in the table are refused unless they ask
 // for what ksink does; tuning keys are accepted (and logged as ignored).
 TEST(TableSinkConfigTest, JdbcSinkKeysKsinkDoesNotImplementAreRefusedTuningKeysAccepted) {
-  EXPECT_EQ(refusedTableKeys({{"quote.sql.identifiers", "never"},
-                              {"table.types", "TABLE,VIEW"},
-                              {"dialect.name", "MySqlDatabaseDialect"},
-                              {"timestamp.fields.list", "created"},
-                              {"timestamp.precision.mode", "nanoseconds"},
-                              {"date.timezone", "UTC"},
-                              {"table.name.normalize", "true"},
-                              {"topics.to.tables.mapping", "a:b"}}),
-            (std::set<std::string>{"quote.sql.identifiers", "table.types", "dialect.name",
-                                   "timestamp.fields.list", "timestamp.precision.mode",
-                                   "date.timezone", "table.name.normalize",
-                                   "topics.to.tables.mapping"}));
+  EXPECT_EQ(
+      refusedTableKeys({{"quote.sql.identifiers", "never"},
+                        {"table.types", "TABLE,VIEW"},
+                        {"dialect.name", "MySqlDatabaseDialect"},
+                        {"timestamp.fields.list", "created"},
+                        {"timestamp.precision.mode", "nanoseconds"},
+                        {"date.timezone", "UTC"},
+                        {"table.name.normalize", "true"},
+                        {"topics.to.tables.mapping", "a:b"}}),
+      (std::set<std::string>{"quote.sql.identifiers", "table.types", "dialect.name",
+                             "timestamp.fields.list", "timestamp.precision.mode", "date.timezone",
+                             "table.name.normalize", "topics.to.tables.mapping"}));
   EXPECT_TRUE(refusedTableKeys({{"quote.sql.identifiers", "always"},
                                 {"table.types", "TABLE,PARTITIONED_TABLE"},
                                 {"dialect.name", "PostgreSqlDatabaseDialect"},

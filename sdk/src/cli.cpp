@@ -1,28 +1,28 @@
 #include "ksink/cli.h"
 
-#include <csignal>
-#include <cstdio>
-#include <cstdlib>
-#include <ctime>
-#include <regex>
-#include <atomic>
-#include <chrono>
-#include <memory>
-#include <optional>
-#include <thread>
-#include <vector>
-
-#include <CLI/CLI.hpp>
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 #include <spdlog/spdlog.h>
 
-#include "ksink/config.h"
-#include "ksink/sink_registry.h"
-#include "ksink/worker.h"
+#include <CLI/CLI.hpp>
+#include <atomic>
+#include <chrono>
+#include <csignal>
+#include <cstdio>
+#include <cstdlib>
+#include <ctime>
+#include <memory>
+#include <optional>
+#include <regex>
+#include <thread>
+#include <vector>
+
 #include "config_parse.h"
 #include "connector_offsets.h"
 #include "group_offsets.h"
+#include "ksink/config.h"
+#include "ksink/sink_registry.h"
+#include "ksink/worker.h"
 #include "plugin_loader.h"
 #include "status_server.h"
 #include "worker_config.h"

@@ -17,8 +17,8 @@ using Importance = ConfigDef::Importance;
 
 // Accepts only `allowed` values (compared case-insensitively); refuses others with `why`.
 ConfigDef::Validator only(std::vector<std::string> allowed, std::string why) {
-  return [allowed = std::move(allowed), why = std::move(why)](
-             std::string_view value) -> std::optional<std::string> {
+  return [allowed = std::move(allowed),
+          why = std::move(why)](std::string_view value) -> std::optional<std::string> {
     for (const auto& item : parseList(value)) {
       const bool ok = std::any_of(allowed.begin(), allowed.end(), [&](const std::string& a) {
         return std::equal(a.begin(), a.end(), item.begin(), item.end(),
@@ -41,7 +41,9 @@ constexpr Ignored kIgnored[] = {
     {"connection.backoff.ms", "retry.backoff.ms and the worker's backoff pace reconnections"},
     {"max.retries",
      "retriable errors are retried as the worker retries put() (errors.retry.timeout)"},
-    {"trim.sensitive.log", "not implemented: database errors are logged as the server words them (they may quote a value)"},
+    {"trim.sensitive.log",
+     "not implemented: database errors are logged as the server words them (they may quote a "
+     "value)"},
     {"mssql.use.merge.holdlock", "ksink has no SQL Server sink"},
 };
 
@@ -61,8 +63,9 @@ void defineJdbcSinkCompatKeys(ConfigDef& def) {
                    "ksink's sinks are PostgreSQL and SQLite, chosen by connection.url"))
       .define("timestamp.fields.list", Type::kList, "", Importance::kLow,
               "Confluent JDBC sink key: not implemented",
-              only({}, "ksink does not convert fields to timestamps by name; declare them "
-                       "Timestamp in the record schema"))
+              only({},
+                   "ksink does not convert fields to timestamps by name; declare them "
+                   "Timestamp in the record schema"))
       .define("timestamp.precision.mode", Type::kString, "microseconds", Importance::kLow,
               "Confluent JDBC sink key: ksink keeps microseconds",
               only({"microseconds"}, "ksink writes timestamps with microsecond precision"))

@@ -19,56 +19,57 @@ using Importance = ConfigDef::Importance;
 ConfigDef makeDef() {
   ConfigDef def;
   def.define("name", Type::kString, std::nullopt, Importance::kHigh,
-              "Connector name; the consumer group is connect-<name>.", ConfigDef::nonEmpty())
+             "Connector name; the consumer group is connect-<name>.", ConfigDef::nonEmpty())
       .define("connector.class", Type::kString, "", Importance::kHigh,
-               "Which sink to run (a built-in name or one registered by a plugin).")
+              "Which sink to run (a built-in name or one registered by a plugin).")
       .define("tasks.max", Type::kInt, "1", Importance::kHigh,
-               "Number of tasks (consumers) run by this process.", ConfigDef::atLeast(1))
+              "Number of tasks (consumers) run by this process.", ConfigDef::atLeast(1))
       .define("topics", Type::kList, "", Importance::kHigh,
-               "Comma-separated topics to consume. Exactly one of topics / topics.regex.")
+              "Comma-separated topics to consume. Exactly one of topics / topics.regex.")
       .define("topics.regex", Type::kString, "", Importance::kHigh,
-               "Regular expression of topics to consume (ECMAScript syntax, as librdkafka's).")
+              "Regular expression of topics to consume (ECMAScript syntax, as librdkafka's).")
       .define("bootstrap.servers", Type::kString, std::nullopt, Importance::kHigh,
-               "Kafka brokers, host:port[,host:port...].", ConfigDef::nonEmpty())
+              "Kafka brokers, host:port[,host:port...].", ConfigDef::nonEmpty())
       .define("offset.flush.interval.ms", Type::kLong, "60000", Importance::kLow,
-               "Interval between preCommit + offset commit cycles.", ConfigDef::atLeast(0))
+              "Interval between preCommit + offset commit cycles.", ConfigDef::atLeast(0))
       .define("offset.flush.timeout.ms", Type::kLong, "5000", Importance::kLow,
-               "Longest wait for an offset commit before it counts as failed.",
-               ConfigDef::atLeast(1))
+              "Longest wait for an offset commit before it counts as failed.",
+              ConfigDef::atLeast(1))
       .define("task.shutdown.graceful.timeout.ms", Type::kLong, "5000", Importance::kLow,
-               "Bound on a graceful stop: final preCommit, commit, close and consumer teardown.",
-               ConfigDef::atLeast(0))
+              "Bound on a graceful stop: final preCommit, commit, close and consumer teardown.",
+              ConfigDef::atLeast(0))
       .define("errors.retry.timeout", Type::kLong, "0", Importance::kMedium,
-               "How long a retriable failure is retried (ms); -1 retries forever. A record's "
-               "conversion: 0 means no retry (Connect's default). put(): 0 means retry forever "
-               "as Connect does.",
-               ConfigDef::atLeast(-1))
+              "How long a retriable failure is retried (ms); -1 retries forever. A record's "
+              "conversion: 0 means no retry (Connect's default). put(): 0 means retry forever "
+              "as Connect does.",
+              ConfigDef::atLeast(-1))
       .define("errors.retry.delay.max.ms", Type::kLong, "60000", Importance::kMedium,
-               "Cap of the exponential backoff between retries (starts at 300 ms).",
-               ConfigDef::atLeast(0))
+              "Cap of the exponential backoff between retries (starts at 300 ms).",
+              ConfigDef::atLeast(0))
       .define("errors.tolerance", Type::kString, "none", Importance::kMedium,
-               "none: the first bad record fails the task; all: bad records are skipped.",
-               ConfigDef::oneOf({"none", "all"}))
+              "none: the first bad record fails the task; all: bad records are skipped.",
+              ConfigDef::oneOf({"none", "all"}))
       .define("transforms", Type::kList, "", Importance::kHigh,
-               "Single message transforms: not implemented yet, so refused rather than ignored",
-               [](std::string_view value) -> std::optional<std::string> {
-                 if (detail::parseList(value).empty()) return std::nullopt;
-                 return fmt::format(
-                     "'{}': single message transforms are not supported yet, and ksink would "
-                     "write the records untransformed (for Debezium's ExtractNewRecordState, the "
-                     "whole change-event envelope); remove the key or transform upstream",
-                     value);
-               })
+              "Single message transforms: not implemented yet, so refused rather than ignored",
+              [](std::string_view value) -> std::optional<std::string> {
+                if (detail::parseList(value).empty()) return std::nullopt;
+                return fmt::format(
+                    "'{}': single message transforms are not supported yet, and ksink would "
+                    "write the records untransformed (for Debezium's ExtractNewRecordState, the "
+                    "whole change-event envelope); remove the key or transform upstream",
+                    value);
+              })
       .define("predicates", Type::kList, "", Importance::kMedium,
-               "Transform predicates (KIP-585): refused with transforms",
-               [](std::string_view value) -> std::optional<std::string> {
-                 if (detail::parseList(value).empty()) return std::nullopt;
-                 return fmt::format("'{}': predicates apply to transforms, which are not "
-                                    "supported yet",
-                                    value);
-               })
+              "Transform predicates (KIP-585): refused with transforms",
+              [](std::string_view value) -> std::optional<std::string> {
+                if (detail::parseList(value).empty()) return std::nullopt;
+                return fmt::format(
+                    "'{}': predicates apply to transforms, which are not "
+                    "supported yet",
+                    value);
+              })
       .define("consumer.max.poll.records", Type::kInt, "500", Importance::kMedium,
-               "Most records handed to one put().", ConfigDef::atLeast(1))
+              "Most records handed to one put().", ConfigDef::atLeast(1))
       .define("listeners", Type::kString, "http://127.0.0.1:8083", Importance::kLow,
               "HTTP listener for /metrics and /status (ksink run); empty turns it off.")
       .define("plugin.path", Type::kList, "", Importance::kLow,

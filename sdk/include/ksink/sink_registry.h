@@ -7,7 +7,6 @@
 #pragma once
 
 #include <functional>
-#include <functional>
 #include <map>
 #include <optional>
 #include <string>
