@@ -1,5 +1,5 @@
 // The worker in-process against a real Kafka broker: what the group coordinator really stores,
-// and what the dead-letter queue holds (scenarios 34-38 of connect-sink-semantics.md §4, whose
+// and what the dead-letter queue holds (scenarios 34-38 of the Connect sink acceptance scenarios, whose
 // embedded-broker versions are tests/worker_errors_dlq_test.cpp and conversion_retry_test.cpp).
 #include <gtest/gtest.h>
 

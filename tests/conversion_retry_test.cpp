@@ -1,5 +1,5 @@
 // A conversion that throws RetriableError is retried, then follows errors.tolerance (scenarios 36
-// and 37 of connect-sink-semantics.md §4): StageRetry and retryBackoff alone, RecordMapper going
+// and 37 of the Connect sink acceptance scenarios): StageRetry and retryBackoff alone, RecordMapper going
 // through them, and a TransactionalSinkTask-based sink on the embedded broker, where the checks are
 // what the destination holds, the offsets committed, the dead-letter queue and total-retries.
 #include <gtest/gtest.h>

@@ -1,5 +1,5 @@
 // FlakyConverter: the string converter with injected faults, for tests of conversion retries and
-// bad records (scenarios 34-37 of connect-sink-semantics.md §4) on the embedded and the real
+// bad records (scenarios 34-37 of the Connect sink acceptance scenarios) on the embedded and the real
 // broker. Values starting with "flaky" throw RetriableError the first `flaky_failures` times they
 // are converted, "stuck" ones every time while `stuck` is set, "bad" ones throw ConversionError.
 //

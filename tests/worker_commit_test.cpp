@@ -1,5 +1,5 @@
 // The commit cycle on the embedded broker: what preCommit() receives, what reaches the group
-// coordinator, and how failed, slow and skipped commits behave (connect-sink-semantics.md §4,
+// coordinator, and how failed, slow and skipped commits behave (Connect sink acceptance scenarios,
 // scenarios 2, 6–16 and 31).
 #include <thread>
 

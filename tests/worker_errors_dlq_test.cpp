@@ -1,5 +1,5 @@
 // errors.tolerance, the errant record reporter and the dead-letter queue (scenarios 34, 35, 38 of
-// connect-sink-semantics.md §4), and the metrics/status endpoint (scenario 40), on the embedded
+// the Connect sink acceptance scenarios), and the metrics/status endpoint (scenario 40), on the embedded
 // broker: what the DLQ topic holds, what the group committed, what /metrics serves.
 #include <httplib.h>
 

@@ -1,6 +1,6 @@
 // Failures on the embedded broker: RetriableError from put() and its pacing, fatal task errors,
 // exceptions from open()/close(), and a group coordinator that goes away
-// (connect-sink-semantics.md §4, scenarios 20 and 24–29).
+// (Connect sink acceptance scenarios 20 and 24–29).
 #include <thread>
 
 #include "support/worker_scenario.h"

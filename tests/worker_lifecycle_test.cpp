@@ -1,5 +1,5 @@
 // Start, delivery, rewinds, task-driven pause and shutdown on the embedded broker
-// (connect-sink-semantics.md §4, scenarios 1, 3, 5, 21–23, 30, 32, 33).
+// (Connect sink acceptance scenarios 1, 3, 5, 21–23, 30, 32, 33).
 //
 // Scenario 4 (records keep their original coordinates through SMTs) does not apply: ksink has no
 // single message transforms; records reach put() with the coordinates they were consumed with.
@@ -244,7 +244,7 @@ TEST_F(WorkerScenarios, StopIsBoundedWhenTheCoordinatorStopsAnswering) {
   WorkerRunner worker(p, factory());
   ASSERT_TRUE(waitDelivered(tp0_, 5)) << describe(calls());
 
-  // The final commit's answer would come after 30 s (mock-cluster.md C.9: the consumer's own
+  // The final commit's answer would come after 30 s (measured on the mock: the consumer's own
   // close waits for it too).
   mock().pushBrokerRequestRtts(1, kOffsetCommit, {{RD_KAFKA_RESP_ERR_NO_ERROR, 30000}});
   const auto took = worker.stopAndMeasure(20s);

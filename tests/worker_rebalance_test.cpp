@@ -1,10 +1,10 @@
 // Rebalances on the embedded broker: revocation hands partitions over in Connect's order, lost
 // partitions are never committed, the cooperative assignor leaves kept partitions alone, and a
 // batch waiting for redelivery loses the records of revoked partitions
-// (connect-sink-semantics.md §4, scenarios 17, 18, 19 and 28).
+// (Connect sink acceptance scenarios 17, 18, 19 and 28).
 //
 // The mock answers a commit made inside an eager revoke callback with REBALANCE_IN_PROGRESS
-// (mock-cluster.md C.3; Kafka accepts it), so these tests check the order of the calls and that no
+// (a deviation of the mock; Kafka accepts it), so these tests check the order of the calls and that no
 // record is lost, not the committed value at the moment of the hand-over: the tests against a
 // real broker (integration/) do that.
 #include <optional>

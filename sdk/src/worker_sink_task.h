@@ -1,5 +1,5 @@
 // WorkerSinkTask: drives one SinkTask with one librdkafka consumer, with Kafka Connect's
-// WorkerSinkTask semantics (see shared/reference/connect-sink-semantics.md §1 and §6) and the
+// WorkerSinkTask semantics (its call order and commit cycle) and the
 // offset ledger's invariant committed ≤ confirmed ≤ delivered.
 //
 // run() is called on the task's own thread and holds it until the task ends; everything the

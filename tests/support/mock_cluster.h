@@ -3,7 +3,7 @@
 // timestamps), read a group's committed offsets back from the broker, seed committed offsets, and
 // inject faults (request errors, slow or unreachable brokers).
 //
-// What the mock does differently from Kafka is in shared/reference/mock-cluster.md; the ones every
+// Where the mock (librdkafka 2.0.2's rdkafka_mock) differs from Kafka, as measured; the ones every
 // test meets: a group's first join takes 3 s, later rebalances session.timeout.ms − 1000, each
 // partition keeps at most 5 MiB, and a commit from an eager revoke callback gets
 // REBALANCE_IN_PROGRESS.
@@ -76,7 +76,7 @@ class MockCluster {
   std::optional<int64_t> waitForCommitted(const std::string& group, const TopicPartition& tp,
                                           int64_t offset, std::chrono::milliseconds timeout);
   // Commits `offsets` for a group that has never had members (a "given committed(tp) = n" setup;
-  // the mock refuses simple commits into a group that had members, see mock-cluster.md C.4).
+  // the mock refuses simple commits into a group that had members).
   void seedCommitted(const std::string& group, const OffsetMap& offsets);
 
   // The next `errors.size()` requests of `api_key` (to any broker) fail with these errors.

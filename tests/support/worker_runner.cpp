@@ -33,7 +33,7 @@ Properties mockWorkerProperties(const std::string& name, const std::string& topi
       {"offset.flush.interval.ms", "500"},
       {"offset.flush.timeout.ms", "1000"},
       {"task.shutdown.graceful.timeout.ms", "3000"},
-      // Below ~3.5 s the mock never completes a join (mock-cluster.md A.3f).
+      // Below ~3.5 s the mock never completes a join (a measured deviation of the mock).
       {"consumer.session.timeout.ms", "4000"},
       {"consumer.heartbeat.interval.ms", "300"},
   };

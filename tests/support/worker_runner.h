@@ -4,7 +4,7 @@
 // the test binary if it hangs there for a minute).
 //
 // mockWorkerProperties() is the configuration every mock-cluster test starts from: the session
-// timeouts the mock needs (mock-cluster.md C.2) and short commit intervals so a test takes seconds.
+// timeouts the mock needs (a measured deviation of the mock) and short commit intervals so a test takes seconds.
 #pragma once
 
 #include <chrono>
