@@ -47,6 +47,38 @@ TEST_F(WorkerScenarios, ACommitInTheIterationOfARewindDoesNotCoverTheRewoundReco
   }
 }
 
+// preCommit() gives records back (a transaction it learns did not commit) while more of the
+// partition is already fetched: the next put() starts at the rewind, not at the old position.
+TEST_F(WorkerScenarios, ARewindFromPreCommitComesBeforeTheNextPut) {
+  mock().createTopic(topic_, 1);
+  mock().produceValues(topic_, 0, 40);
+  auto rewound = std::make_shared<std::atomic<bool>>(false);
+  script_->sleepInPut(100ms).onPreCommit(
+      [=, tp = tp0_](SinkTaskContext& context, const OffsetMap& current) -> std::optional<OffsetMap> {
+        if (current.contains(tp) && current.at(tp) >= 4 && !rewound->exchange(true)) {
+          context.offset(tp, 0);
+          return OffsetMap{};
+        }
+        return std::nullopt;
+      });
+  auto p = props();
+  p["consumer.max.poll.records"] = "2";
+  WorkerRunner worker(p, factory());
+  ASSERT_TRUE(waitFor([&](const auto& c) { return timesDelivered(c, tp0_, 39) >= 1; }))
+      << describe(calls());
+  const auto log = calls();
+  const auto rewinding = findCall(log, [&](const Call& c) {
+    return c.kind == CallKind::kPreCommit && c.offsets.contains(tp0_) && c.offsets.at(tp0_) >= 4;
+  });
+  ASSERT_TRUE(rewinding) << describe(log);
+  const auto next = findCall(
+      log, [](const Call& c) { return c.kind == CallKind::kPut && !c.records.empty(); },
+      *rewinding + 1);
+  ASSERT_TRUE(next) << describe(log);
+  EXPECT_EQ(log[*next].records.front().offset, 0) << describe(log[*next]);
+  EXPECT_EQ(timesDelivered(log, tp0_, 0), 2u);
+}
+
 // Cooperative assignment: open() of a new partition rewinds one the task had before. The
 // rewind reaches the consumer, so the rewound records come again.
 TEST_F(WorkerScenarios, ARewindInOpenOfAPartitionAssignedEarlierRedeliversIt) {

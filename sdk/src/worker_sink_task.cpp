@@ -273,6 +273,10 @@ void WorkerSinkTask::accept(MessagePtr message) {
 }
 
 void WorkerSinkTask::deliver() {
+  // Rewinds asked for since the top of the iteration (in preCommit(), or in open() for a
+  // partition assigned earlier) come before put(): the batch must not carry records from the old
+  // position past them.
+  applyRewinds();
   if (paused_for_redelivery_ && Clock::now() < retry_at_) return;
   const auto started = Clock::now();
   try {
@@ -603,6 +607,10 @@ void WorkerSinkTask::onPartitionsRevoked(const std::vector<TopicPartition>& part
                    fmt::join(partitions, ","));
       task_->close(partitions);
     } else {
+      // A rewind not applied yet: the revocation commit must not cover what it gives back.
+      for (const auto& tp : partitions)
+        if (auto it = pending_rewinds_.find(tp); it != pending_rewinds_.end())
+          ledger_.rewind(tp, it->second);
       commitOffsets(CommitMode::kRevoke, partitions);
     }
   } catch (...) {

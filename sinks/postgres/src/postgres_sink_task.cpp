@@ -328,8 +328,10 @@ bool PostgresSinkTask::Impl::transaction(PgConnection& connection, std::span<con
   } else {
     writeRows(connection, rows);
   }
+  // The records this transaction skips are in the DLQ first (waited for before the offsets rows
+  // are locked).
+  task_.awaitReportedRecords();
   if (!applyOffsets(connection, offsets)) return false;  // tx rolls back
-  task_.awaitReportedRecords();  // the records this transaction skips are in the DLQ first
   tx.commit();
   return true;
 }
