@@ -5,8 +5,8 @@
 #include <algorithm>
 #include <unordered_set>
 
+#include "ksink/conversion_interrupted.h"
 #include "ksink/retriable_error.h"
-#include "stage_retry.h"
 
 namespace ksink {
 namespace {
@@ -315,7 +315,7 @@ RecordMapper::Batch RecordMapper::mapAll(std::span<const SinkRecord> records,
       if (row) batch.rows.push_back(std::move(*row));
     } catch (const std::bad_alloc&) {
       throw;
-    } catch (const StageRetry::Interrupted&) {
+    } catch (const ConversionInterrupted&) {
       throw;
     } catch (...) {
       batch.failures.push_back({&record, std::current_exception()});

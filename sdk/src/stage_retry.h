@@ -20,19 +20,14 @@
 #include <functional>
 #include <mutex>
 
-#include "ksink/retriable_error.h"
+#include "ksink/conversion_interrupted.h"
 
 namespace ksink {
 
 class StageRetry {
  public:
-  // What run() throws when cancel() ends the retries: the record is not at fault, so it must
-  // neither be skipped nor fail the task as bad. It leaves put() as a RetriableError; the worker,
-  // which is stopping, does not commit the batch, and the records are consumed again next time.
-  class Interrupted : public RetriableError {
-   public:
-    using RetriableError::RetriableError;
-  };
+  // What run() throws when cancel() ends the retries (public, for the sinks: see its header).
+  using Interrupted = ConversionInterrupted;
 
   StageRetry(std::chrono::milliseconds timeout, std::chrono::milliseconds delay_max,
              std::atomic<uint64_t>& retries);

@@ -10,6 +10,7 @@
 #include "ksink/config_exception.h"
 #include "ksink/connector_status.h"
 #include "ksink/conversion_error.h"
+#include "ksink/conversion_interrupted.h"
 #include "ksink/converter.h"
 #include "ksink/errant_record_reporter.h"
 #include "ksink/plugin.h"
