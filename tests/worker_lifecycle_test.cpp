@@ -244,9 +244,10 @@ TEST_F(WorkerScenarios, StopIsBoundedWhenTheCoordinatorStopsAnswering) {
   WorkerRunner worker(p, factory());
   ASSERT_TRUE(waitDelivered(tp0_, 5)) << describe(calls());
 
-  // The final commit's answer would come after 30 s (measured on the mock: the consumer's own
-  // close waits for it too).
-  mock().pushBrokerRequestRtts(1, kOffsetCommit, {{RD_KAFKA_RESP_ERR_NO_ERROR, 30000}});
+  // The final commit's answer comes after 6 s, far past the 1 s shutdown bound. The consumer's
+  // own close waits for it too, so it finishes in the background once the answer arrives, well
+  // within the time the cluster fixture gives a lingering client.
+  mock().pushBrokerRequestRtts(1, kOffsetCommit, {{RD_KAFKA_RESP_ERR_NO_ERROR, 6000}});
   const auto took = worker.stopAndMeasure(20s);
   ASSERT_TRUE(took) << "run() did not return within 20 s of stop()";
   EXPECT_LT(*took, 1000ms + 800ms);
@@ -256,11 +257,6 @@ TEST_F(WorkerScenarios, StopIsBoundedWhenTheCoordinatorStopsAnswering) {
   EXPECT_EQ(log[log.size() - 1].kind, CallKind::kStop);
   EXPECT_EQ(log[log.size() - 2].kind, CallKind::kClose);
   EXPECT_EQ(select(log, CallKind::kPreCommit).back().offsets, (OffsetMap{{tp0_, 5}}));
-
-  // Let the abandoned consumer finish: dropping the connection discards the late answer and the
-  // consumer's retry is answered at once.
-  mock().setBrokerDown(1);
-  mock().setBrokerUp(1);
 }
 
 TEST_F(WorkerScenarios, S33_TaskPausedPartitionGetsNothingUntilResumed) {
