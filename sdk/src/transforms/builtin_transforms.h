@@ -1,0 +1,14 @@
+// The transforms and predicates that ship with ksink, each in its own file under transforms/,
+// registered into the global TransformationRegistry under Connect's (or Debezium's) class names
+// and short aliases.
+#pragma once
+
+#include "ksink/transformation_registry.h"
+
+namespace ksink::detail {
+
+void registerBuiltinTransforms(TransformationRegistry& registry);
+
+// One per file.
+
+}  // namespace ksink::detail
