@@ -125,22 +125,26 @@ TEST_F(CliTest, PluginPathThatIsNotADirectoryIsAConfigError) {
 
 namespace {
 
-// A Debezium-style configuration for the Confluent JDBC sink: nothing of it is silently ignored.
-TEST_F(CliTest, ValidateRefusesTransformsAndJdbcKeysKsinkDoesNotImplement) {
+// A Debezium-style configuration for the Confluent JDBC sink: the chain is checked whole, and
+// nothing of it is silently ignored.
+TEST_F(CliTest, ValidateChecksTheTransformChainAndRefusesJdbcKeysKsinkDoesNotImplement) {
   auto c = connector(
       "name=x\nconnector.class=io.confluent.connect.jdbc.JdbcSinkConnector\ntopics=a\n"
-      "connection.url=jdbc:postgresql://db:5432/app\ntransforms=unwrap\n"
+      "connection.url=jdbc:postgresql://db:5432/app\ntransforms=unwrap,route\n"
       "transforms.unwrap.type=io.debezium.transforms.ExtractNewRecordState\n"
+      "transforms.unwrap.drop.tombstones=false\n"
+      "transforms.route.type=com.example.Router\n"
       "quote.sql.identifiers=never\nmax.retries=10\n");
   auto r = runKsink("validate " + files(c), KSINK_BIN);
   EXPECT_EQ(r.exit_code, 2) << r.output;
   EXPECT_NE(r.output.find("2 problem(s)"), std::string::npos) << r.output;
-  EXPECT_NE(r.output.find("transforms: 'unwrap': single message transforms are not supported"),
+  EXPECT_NE(r.output.find("transforms.route.type: unknown transform 'com.example.Router'"),
             std::string::npos)
       << r.output;
   EXPECT_NE(r.output.find("quote.sql.identifiers: 'never' is not supported"), std::string::npos)
       << r.output;
   EXPECT_EQ(r.output.find("max.retries:"), std::string::npos) << r.output;
+  EXPECT_EQ(r.output.find("transforms.unwrap"), std::string::npos) << r.output;
 }
 
 TEST_F(CliTest, ConfluentJdbcSinkClassPicksTheSinkByTheConnectionUrl) {

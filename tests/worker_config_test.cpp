@@ -4,6 +4,8 @@
 
 #include <set>
 
+#include "ksink/transformation_chain.h"
+
 namespace ksink {
 namespace {
 
@@ -146,8 +148,10 @@ TEST(WorkerConfig, RejectsAnUnknownToleranceAndLogLevel) {
 namespace ksink {
 namespace {
 
-// A transforms= chain would be skipped and the records written untransformed: refused instead.
-TEST(WorkerConfig, TransformsAndPredicatesAreRefusedNotIgnored) {
+// For a sink that does not apply transforms (its definitions do not include
+// TransformationChain's), a transforms= chain would be skipped and the records written
+// untransformed: refused instead.
+TEST(WorkerConfig, TransformsAndPredicatesAreRefusedForASinkThatDoesNotApplyThem) {
   auto values = base();
   values["transforms"] = "unwrap";
   values["transforms.unwrap.type"] = "io.debezium.transforms.ExtractNewRecordState";
@@ -157,8 +161,13 @@ TEST(WorkerConfig, TransformsAndPredicatesAreRefusedNotIgnored) {
   } catch (const ConfigException& e) {
     ASSERT_EQ(e.problems().size(), 1u) << e.what();
     EXPECT_EQ(e.problems()[0].key, "transforms");
-    EXPECT_NE(e.problems()[0].reason.find("not supported"), std::string::npos) << e.what();
+    EXPECT_NE(e.problems()[0].reason.find("does not apply single message transforms"),
+              std::string::npos)
+        << e.what();
   }
+  // A sink that applies them declares the keys: accepted.
+  ConfigDef applies = TransformationChain::configDef();
+  EXPECT_NO_THROW(WorkerConfig::parse(Config(values, applies)));
   auto predicates = base();
   predicates["predicates"] = "isTombstone";
   EXPECT_EQ(rejectedKeys(predicates), (std::set<std::string>{"predicates"}));

@@ -22,6 +22,7 @@
 #include "group_offsets.h"
 #include "ksink/config.h"
 #include "ksink/sink_registry.h"
+#include "ksink/transformation_chain.h"
 #include "ksink/worker.h"
 #include "plugin_loader.h"
 #include "status_server.h"
@@ -55,8 +56,17 @@ Connector loadConnector(const std::map<std::string, std::string>& worker, const 
   // Every problem at once: the sink's own keys, then the worker's (which include Connect's
   // cross-key rules and librdkafka's checks of the consumer properties).
   auto problems = sink->config_def.validate(values);
+  if (sink->config_def.find("transforms")) {  // the sink applies the chain: check it whole
+    auto chain = TransformationChain::problems(values);
+    problems.insert(problems.end(), chain.begin(), chain.end());
+  }
   try {
-    WorkerConfig::parse(Config(values));
+    auto worker_view = values;
+    if (sink->config_def.find("transforms")) {  // checked above; the worker would refuse them
+      worker_view.erase("transforms");
+      worker_view.erase("predicates");
+    }
+    WorkerConfig::parse(Config(std::move(worker_view)));
   } catch (const ConfigException& e) {
     problems.insert(problems.end(), e.problems().begin(), e.problems().end());
   }

@@ -128,13 +128,14 @@ struct RecordMapper::MappedLayout : Layout {
 
 RecordMapper::RecordMapper(TableSinkConfig table_config, const Config& config)
     : RecordMapper(std::move(table_config), Converter::create(config, true),
-                   Converter::create(config, false)) {}
+                   Converter::create(config, false), TransformationChain(config)) {}
 
 RecordMapper::RecordMapper(TableSinkConfig table_config, std::unique_ptr<Converter> key_converter,
-                           std::unique_ptr<Converter> value_converter)
+                           std::unique_ptr<Converter> value_converter, TransformationChain chain)
     : config_(std::move(table_config)),
       key_converter_(std::move(key_converter)),
-      value_converter_(std::move(value_converter)) {}
+      value_converter_(std::move(value_converter)),
+      chain_(std::move(chain)) {}
 
 RecordMapper::~RecordMapper() = default;
 
@@ -243,11 +244,22 @@ std::shared_ptr<const RecordMapper::MappedLayout> RecordMapper::layoutFor(
 }
 
 std::optional<RecordMapper::Row> RecordMapper::map(const SinkRecord& record) {
-  const auto& table = tableFor(record.topic());
   SchemaAndValue key, value;
-  if (config_.pk_mode == PkMode::kRecordKey)
+  if (config_.pk_mode == PkMode::kRecordKey || !chain_.empty())
     key = key_converter_->toConnectData(record.topic(), record.key());
   if (record.value()) value = value_converter_->toConnectData(record.topic(), record.value());
+  std::string_view topic = record.topic();
+  int32_t partition = record.partition();
+  std::optional<ConnectRecord> transformed;
+  if (!chain_.empty()) {
+    transformed = chain_.apply(ConnectRecord::from(record, std::move(key), std::move(value)));
+    if (!transformed) return std::nullopt;
+    key = std::move(transformed->key);
+    value = std::move(transformed->value);
+    topic = transformed->topic;
+    partition = transformed->partition;
+  }
+  const auto& table = tableFor(topic);
   const bool is_delete = value.value.isNull();  // a Kafka tombstone, or JSON null
   if (is_delete && !config_.delete_enabled) return std::nullopt;
 
@@ -259,10 +271,10 @@ std::optional<RecordMapper::Row> RecordMapper::map(const SinkRecord& record) {
   for (const auto& source : layout->sources) {
     switch (source.kind) {
       case Source::Kind::kTopic:
-        row.values.push_back(Value::string(std::string(record.topic())));
+        row.values.push_back(Value::string(std::string(topic)));
         break;
       case Source::Kind::kPartition:
-        row.values.push_back(Value::integer(record.partition()));
+        row.values.push_back(Value::integer(partition));
         break;
       case Source::Kind::kOffset:
         row.values.push_back(Value::integer(record.offset()));

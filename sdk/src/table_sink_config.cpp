@@ -7,6 +7,7 @@
 
 #include "jdbc_sink_compat.h"
 #include "ksink/converter.h"
+#include "ksink/transformation_chain.h"
 
 namespace ksink {
 namespace {
@@ -133,6 +134,7 @@ const ConfigDef& TableSinkConfig::configDef() {
         .define("batch.size", Type::kInt, "3000", Importance::kMedium,
                 "Most records written in one destination transaction", ConfigDef::atLeast(1));
     d.include(Converter::configDef());
+    d.include(TransformationChain::configDef());  // RecordMapper runs the chain
     detail::defineJdbcSinkCompatKeys(d);
     return d;
   }();

@@ -202,6 +202,13 @@ std::vector<ConfigProblem> TransformationChain::problems(
   return {};
 }
 
+bool TransformationChain::empty() const {
+  return steps_.empty();
+}
+size_t TransformationChain::size() const {
+  return steps_.size();
+}
+
 std::optional<ConnectRecord> TransformationChain::apply(ConnectRecord record) {
   for (auto& step : steps_) {
     if (step.predicate && step.predicate->test(record) == step.negate) continue;

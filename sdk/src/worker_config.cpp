@@ -49,24 +49,25 @@ ConfigDef makeDef() {
       .define("errors.tolerance", Type::kString, "none", Importance::kMedium,
               "none: the first bad record fails the task; all: bad records are skipped.",
               ConfigDef::oneOf({"none", "all"}))
+      // A sink that applies transforms declares these keys itself (TransformationChain's
+      // definitions, which replace these): for any other, a chain would be skipped silently.
       .define("transforms", Type::kList, "", Importance::kHigh,
-              "Single message transforms: not implemented yet, so refused rather than ignored",
+              "Single message transforms; only for sinks that apply them (the table sinks)",
               [](std::string_view value) -> std::optional<std::string> {
                 if (detail::parseList(value).empty()) return std::nullopt;
                 return fmt::format(
-                    "'{}': single message transforms are not supported yet, and ksink would "
-                    "write the records untransformed (for Debezium's ExtractNewRecordState, the "
-                    "whole change-event envelope); remove the key or transform upstream",
+                    "'{}': this sink does not apply single message transforms (its "
+                    "configuration does not include TransformationChain::configDef()), so the "
+                    "records would be written untransformed; remove the key or use a sink that "
+                    "applies them",
                     value);
               })
       .define("predicates", Type::kList, "", Importance::kMedium,
-              "Transform predicates (KIP-585): refused with transforms",
+              "Transform predicates (KIP-585); only for sinks that apply transforms",
               [](std::string_view value) -> std::optional<std::string> {
                 if (detail::parseList(value).empty()) return std::nullopt;
                 return fmt::format(
-                    "'{}': predicates apply to transforms, which are not "
-                    "supported yet",
-                    value);
+                    "'{}': predicates apply to transforms, which this sink does not apply", value);
               })
       .define("consumer.max.poll.records", Type::kInt, "500", Importance::kMedium,
               "Most records handed to one put().", ConfigDef::atLeast(1))

@@ -14,7 +14,13 @@
 // RetriableError (a converter whose backing service is briefly away) is retried first, when the
 // batch is mapped in a task's context: see map(records, context).
 //
-// Thread-safety: owns the key/value converters and caches; one per task (thread).
+// Single message transforms: the connector's `transforms=` chain (transformation_chain.h) runs on
+// each record after conversion and before mapping. A transform may drop the record (no row), turn
+// it into a tombstone (a delete) or route it (`topic` picks the table and feeds pk.mode=kafka's
+// topic column); the row keeps the original SinkRecord, whose coordinates are what is committed.
+// With a chain, the key is always converted (transforms may read it), as in Connect.
+//
+// Thread-safety: owns the key/value converters, the chain and caches; one per task (thread).
 #pragma once
 
 #include <cstddef>
@@ -31,6 +37,7 @@
 #include "ksink/sink_record.h"
 #include "ksink/sink_task_context.h"
 #include "ksink/table_sink_config.h"
+#include "ksink/transformation_chain.h"
 #include "ksink/value.h"
 
 namespace ksink {
@@ -69,10 +76,11 @@ class RecordMapper {
     std::vector<Failure> failures;
   };
 
-  // Converters are built from `config` (key.converter / value.converter).
+  // Converters and the transformation chain are built from `config` (key.converter /
+  // value.converter, transforms / predicates); throws ConfigException for a bad chain.
   RecordMapper(TableSinkConfig table_config, const Config& config);
   RecordMapper(TableSinkConfig table_config, std::unique_ptr<Converter> key_converter,
-               std::unique_ptr<Converter> value_converter);
+               std::unique_ptr<Converter> value_converter, TransformationChain chain = {});
   ~RecordMapper();
   RecordMapper(const RecordMapper&) = delete;
   RecordMapper& operator=(const RecordMapper&) = delete;
@@ -109,6 +117,7 @@ class RecordMapper {
   TableSinkConfig config_;
   std::unique_ptr<Converter> key_converter_;
   std::unique_ptr<Converter> value_converter_;
+  TransformationChain chain_;
   // Layouts by what produced them: table, schemas by pointer (the layout keeps them alive, so a
   // pointer is never reused while cached) or the inferred field types of schemaless data.
   // Bounded: cleared when it grows past a limit.

@@ -39,8 +39,8 @@ class TransformationChain {
       const std::map<std::string, std::string>& values,
       const TransformationRegistry& registry = TransformationRegistry::global());
 
-  bool empty() const { return steps_.empty(); }
-  size_t size() const { return steps_.size(); }
+  bool empty() const;
+  size_t size() const;
   // Runs the transforms in order; nullopt when one of them dropped the record. A transform's
   // exception (ConversionError for a bad record) propagates.
   std::optional<ConnectRecord> apply(ConnectRecord record);

@@ -3,7 +3,7 @@
 namespace ksink::detail {
 
 void registerBuiltinTransforms(TransformationRegistry& registry) {
-  (void)registry;
+  registerExtractNewRecordState(registry);
 }
 
 }  // namespace ksink::detail

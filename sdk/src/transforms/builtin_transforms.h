@@ -10,5 +10,6 @@ namespace ksink::detail {
 void registerBuiltinTransforms(TransformationRegistry& registry);
 
 // One per file.
+void registerExtractNewRecordState(TransformationRegistry& registry);
 
 }  // namespace ksink::detail
