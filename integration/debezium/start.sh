@@ -19,10 +19,15 @@
 # fresh dir for a fresh one.
 # Env: KSINK_DEBEZIUM_HEAP (default "-Xms64m -Xmx384m"), KSINK_DEBEZIUM_LOG_LEVEL (root level in
 # connect.log, default WARN; Debezium's own lines are always at INFO),
-# KSINK_DEBEZIUM_START_TIMEOUT (s, 90), plus those of fetch.sh.
+# KSINK_DEBEZIUM_START_TIMEOUT (s, 90), KSINK_DEBEZIUM_WATCH_PID (when set: stop the worker, as
+# stop.sh does, once that process is gone, so a test killed mid-run leaves no JVM behind holding
+# a replication slot), plus those of fetch.sh.
 set -euo pipefail
 
-usage() { echo "usage: $0 <workdir> <bootstrap> [<connector.properties>] [key=value...]" >&2; exit 2; }
+usage() {
+  echo "usage: $0 <workdir> <bootstrap> [<connector.properties>] [key=value...]" >&2
+  exit 2
+}
 [[ $# -ge 2 ]] || usage
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 mkdir -p "$1"
@@ -62,7 +67,9 @@ echo "$name" >"$wd/name"
 if [[ ! -f "$wd/worker.properties" ]]; then
   # A free loopback port, not Connect's default 8083 (tests may run several workers). Small race
   # until the worker binds it; acceptable for tests.
-  port="$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')"
+  port="$(python3 -c '
+import socket
+s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')"
   cat >"$wd/worker.properties" <<PROPS
 bootstrap.servers=$bootstrap
 key.converter=org.apache.kafka.connect.json.JsonConverter
@@ -158,6 +165,17 @@ while true; do
   ((SECONDS < deadline)) || fail "connector $name not RUNNING after ${timeout_s}s (last: $st)"
   sleep 0.5
 done
+
+if [[ -n ${KSINK_DEBEZIUM_WATCH_PID:-} ]]; then
+  # Own session and no inherited stdout, so it neither dies with the caller's process group nor
+  # keeps the caller's pipe open; it ends by itself when the worker does.
+  # SC2016: the variables belong to the inner bash.
+  # shellcheck disable=SC2016
+  setsid bash -c 'while kill -0 "$0" 2>/dev/null && kill -0 "$1" 2>/dev/null; do sleep 1; done
+    if kill -0 "$1" 2>/dev/null; then "$2/stop.sh" "$3"; fi' \
+    "$KSINK_DEBEZIUM_WATCH_PID" "$(cat "$wd/pid")" "$here" "$wd" \
+    </dev/null >>"$wd/watch.log" 2>&1 &
+fi
 
 echo "$url" >"$wd/rest_url"
 echo "$url"
