@@ -5,8 +5,11 @@
 #   integration/postgres/start.sh <workdir>   -> postgresql://postgres@127.0.0.1:PORT/ksink_test
 #
 # Trust auth, UTF8, C locale; fsync etc. left at server defaults so commit
-# behaviour is the real one. Idempotent: prints the URL if already running; a
-# workdir holding a cluster is restarted with its data, port and security mode.
+# behaviour is the real one. wal_level=logical, so the server can also be the
+# source of a Debezium connector (integration/debezium); the role is a superuser,
+# so it may create replication slots and publications. Idempotent: prints the
+# URL if already running; a workdir holding a cluster is restarted with its
+# data, port and security mode.
 # Env: KSINK_PG_BIN (dir of initdb/pg_ctl; default /usr/lib/postgresql/15/bin,
 # else the newest /usr/lib/postgresql/*/bin), KSINK_PG_START_TIMEOUT (s, 60).
 #
@@ -98,14 +101,31 @@ CONF
     [[ ${KSINK_PG_SSL:-0} == 1 ]] && host=hostssl
     [[ ${KSINK_PG_AUTH:-trust} == scram ]] && method=scram-sha-256
     # Replaces initdb's trust-everything file: no `host` line, so TCP without SSL finds no entry.
+    # `all` in the database column does not match replication connections (a logical
+    # replication client such as Debezium opens one): they need their own line.
     cat >"$data/pg_hba.conf" <<HBA
 # ksink integration test: admin over the unix socket, clients over TCP
 local all all trust
 $host all all 127.0.0.1/32 $method
+$host replication all 127.0.0.1/32 $method
 HBA
   fi
 fi
 port="$(sed -n 's/^port = \([0-9]*\)$/\1/p' "$data/postgresql.conf" | tail -n1)"
+# Logical decoding, for change-data-capture sources. Checked on every start, not only at
+# creation, so a cluster made by an older version of this script gets it at its next restart.
+# It only adds row detail to the WAL (a few percent more of it); the sinks' tests don't see it.
+# max_slot_wal_keep_size: a slot that a killed test leaves behind may hold at most this much WAL,
+# so it can't fill the disk of a long-lived shared server.
+if ! grep -qx "wal_level = logical" "$data/postgresql.conf"; then
+  cat >>"$data/postgresql.conf" <<CONF
+# ksink integration test settings: logical replication (Debezium source)
+wal_level = logical
+max_replication_slots = 16
+max_wal_senders = 16
+max_slot_wal_keep_size = '1GB'
+CONF
+fi
 
 # -w: return only once the server accepts connections (or fail after -t).
 if ! "${as_owner[@]}" "$bin/pg_ctl" -D "$data" -l "$log" -w \

@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# Resolve a Kafka Connect runtime and the Debezium PostgreSQL source connector (plain jars from
+# Maven Central) into a cache directory outside the repo, and print two directories on stdout:
+#
+#   integration/debezium/fetch.sh
+#     -> line 1: the Connect runtime's jars, for the JVM classpath
+#        e.g. /root/.cache/ksink/debezium-3.5.0.Final-connect-4.1.1/dist/connect-libs
+#     -> line 2: the plugin.path directory; the connector is in its own folder under it
+#        e.g. /root/.cache/ksink/debezium-3.5.0.Final-connect-4.1.1/dist/plugins
+#
+# Env: KSINK_CACHE (default ~/.cache/ksink), KSINK_CONNECT_VERSION (default 4.1.1),
+# KSINK_DEBEZIUM_VERSION (default 3.5.0.Final; Debezium 3.5 needs a Connect 4.1 runtime).
+# Idempotent: a marker file is written only after a complete copy, so an interrupted run is
+# simply redone; flock serialises concurrent callers.
+set -euo pipefail
+
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+connect_version="${KSINK_CONNECT_VERSION:-4.1.1}"
+debezium_version="${KSINK_DEBEZIUM_VERSION:-3.5.0.Final}"
+cache="${KSINK_CACHE:-$HOME/.cache/ksink}"
+dest="$cache/debezium-$debezium_version-connect-$connect_version"
+dist="$dest/dist"
+marker="$dist/.ksink-complete"
+
+print() { printf "%s\n%s\n" "$dist/connect-libs" "$dist/plugins"; }
+if [[ -f "$marker" ]]; then
+  print
+  exit 0
+fi
+
+mkdir -p "$dest"
+exec 9>"$dest/.lock"
+flock 9
+if [[ ! -f "$marker" ]]; then   # another caller may have finished while we waited
+  tmp="$dest/dist.tmp.$$"
+  rm -rf "$tmp"
+  plugin="$tmp/plugins/debezium-connector-postgres"
+  # -B: batch mode (no prompts or progress bars); mvn output goes to stderr so stdout stays just
+  # the paths. runtime scope = what runs (no test/provided jars).
+  mvn=(mvn -B -q -Dstyle.color=never -f "$here/pom.xml" -Dconnect.version="$connect_version"
+       -Ddebezium.version="$debezium_version" dependency:copy-dependencies -DincludeScope=runtime)
+  "${mvn[@]}" -P runtime -DoutputDirectory="$tmp/connect-libs" >&2
+  # Connect loads org.apache.kafka.* (connect-api, kafka-clients) and slf4j from the worker's
+  # classpath, never from a plugin; leaving them out also keeps the connector's slf4j 1.7 away.
+  "${mvn[@]}" -P plugin -DexcludeGroupIds=org.apache.kafka,org.slf4j -DoutputDirectory="$plugin" >&2
+  # Jars the runtime already has, same artifact and version: the plugin needs no second copy.
+  for jar in "$plugin"/*.jar; do
+    if [[ -f "$tmp/connect-libs/$(basename "$jar")" ]]; then rm "$jar"; fi
+  done
+  # Fail loudly on an empty resolve.
+  ls "$tmp/connect-libs/connect-runtime-$connect_version.jar" \
+     "$plugin/debezium-connector-postgres-$debezium_version.jar" >/dev/null
+  touch "$tmp/.ksink-complete"
+  rm -rf "$dist"
+  mv "$tmp" "$dist"              # atomic publish: readers never see a half-filled dir
+fi
+print

@@ -1,0 +1,181 @@
+#!/usr/bin/env bash
+# Start a Kafka Connect standalone worker running one source connector (the Debezium PostgreSQL
+# source, resolved by fetch.sh) against a broker, wait until the connector and its task are
+# RUNNING, and print the worker's REST URL (also written to <workdir>/rest_url):
+#
+#   integration/debezium/start.sh <workdir> <bootstrap> [<connector.properties>] [key=value...]
+#     -> http://127.0.0.1:PORT
+#
+# The connector's configuration is the properties file (if given) followed by the key=value
+# arguments (later wins); it needs at least `name` and `connector.class`, and is written to
+# <workdir>/connector.properties (mode 600: it holds the database password). Prefer the file for
+# a password: arguments show in `ps`.
+# The worker: JsonConverter for keys and values with schemas.enable=true, offsets in
+# <workdir>/offsets.dat, the REST API on a free loopback port, plugin.path = fetch.sh's plugin
+# folder. Also in <workdir>: worker.properties, log4j2.properties, connect.log (log4j2),
+# connect.out (JVM stdout/stderr), pid, rest_url, name (the connector's).
+# Idempotent: prints the URL if the worker is already running here. A workdir that already ran a
+# worker is restarted with its REST port and offsets (so the source resumes where it was); use a
+# fresh dir for a fresh one.
+# Env: KSINK_DEBEZIUM_HEAP (default "-Xms64m -Xmx384m"), KSINK_DEBEZIUM_LOG_LEVEL (root level in
+# connect.log, default WARN; Debezium's own lines are always at INFO),
+# KSINK_DEBEZIUM_START_TIMEOUT (s, 90), KSINK_DEBEZIUM_WATCH_PID (when set: stop the worker, as
+# stop.sh does, once that process is gone, so a test killed mid-run leaves no JVM behind holding
+# a replication slot), plus those of fetch.sh.
+set -euo pipefail
+
+usage() {
+  echo "usage: $0 <workdir> <bootstrap> [<connector.properties>] [key=value...]" >&2
+  exit 2
+}
+[[ $# -ge 2 ]] || usage
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+mkdir -p "$1"
+wd="$(cd "$1" && pwd)"
+bootstrap="$2"
+shift 2
+timeout_s="${KSINK_DEBEZIUM_START_TIMEOUT:-90}"
+
+alive() { [[ -f "$wd/pid" ]] && kill -0 "$(cat "$wd/pid")" 2>/dev/null; }
+if alive && [[ -f "$wd/rest_url" ]]; then   # idempotent: already running here
+  cat "$wd/rest_url"
+  exit 0
+fi
+
+# The connector's configuration: file first, then key=value arguments.
+props="$wd/connector.properties"
+(
+  umask 077
+  : >"$props.tmp"
+  for arg in "$@"; do
+    if [[ $arg == *=* ]]; then printf "%s\n" "$arg" >>"$props.tmp"
+    elif [[ -f $arg ]]; then cat "$arg" >>"$props.tmp"; echo >>"$props.tmp"
+    else echo "debezium: '$arg' is neither key=value nor a file" >&2; exit 2; fi
+  done
+  mv "$props.tmp" "$props"
+)
+# The last `name=` wins, as in java.util.Properties.
+name="$(sed -n 's/^[[:space:]]*name[[:space:]]*[=:][[:space:]]*//p' "$props" | tail -n1)"
+[[ -n $name ]] || { echo "debezium: the connector configuration has no name=" >&2; exit 2; }
+grep -q '^[[:space:]]*connector\.class[[:space:]]*[=:]' "$props" \
+  || { echo "debezium: the connector configuration has no connector.class=" >&2; exit 2; }
+echo "$name" >"$wd/name"
+
+{ read -r libs; read -r plugins; } < <("$here/fetch.sh")
+[[ -d $libs && -d $plugins ]] || { echo "debezium: fetch.sh printed no directories" >&2; exit 1; }
+
+if [[ ! -f "$wd/worker.properties" ]]; then
+  # A free loopback port, not Connect's default 8083 (tests may run several workers). Small race
+  # until the worker binds it; acceptable for tests.
+  port="$(python3 -c '
+import socket
+s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')"
+  cat >"$wd/worker.properties" <<PROPS
+bootstrap.servers=$bootstrap
+key.converter=org.apache.kafka.connect.json.JsonConverter
+value.converter=org.apache.kafka.connect.json.JsonConverter
+key.converter.schemas.enable=true
+value.converter.schemas.enable=true
+offset.storage.file.filename=$wd/offsets.dat
+# Tests stop and restart workers: save source offsets every second, not every minute.
+offset.flush.interval.ms=1000
+listeners=http://127.0.0.1:$port
+plugin.path=$plugins
+# Plugins are found through their META-INF/services manifests (Kafka's and Debezium's jars have
+# them): no reflective scan of every jar, which costs seconds of a 2-core box at each start.
+plugin.discovery=service_load
+PROPS
+else
+  port="$(sed -n 's#^listeners=http://127.0.0.1:\([0-9]*\)$#\1#p' "$wd/worker.properties")"
+  # The broker may have moved (a test restarting its services): follow the one given now.
+  sed -i "s#^bootstrap.servers=.*#bootstrap.servers=$bootstrap#" "$wd/worker.properties"
+fi
+url="http://127.0.0.1:$port"
+
+# Quiet by default, but Debezium's INFO lines tell how far a start got (snapshot, streaming),
+# and the worker's lifecycle lines show in a failed start.
+cat >"$wd/log4j2.properties" <<L4J
+appender.file.type = File
+appender.file.name = FILE
+appender.file.fileName = $wd/connect.log
+appender.file.layout.type = PatternLayout
+appender.file.layout.pattern = [%d] %p %m (%c)%n
+rootLogger.level = ${KSINK_DEBEZIUM_LOG_LEVEL:-WARN}
+rootLogger.appenderRef.file.ref = FILE
+logger.debezium.name = io.debezium
+logger.debezium.level = INFO
+logger.standalone.name = org.apache.kafka.connect.cli
+logger.standalone.level = INFO
+logger.worker.name = org.apache.kafka.connect.runtime.Worker
+logger.worker.level = INFO
+L4J
+
+# JVM sized for a 2-core / shared CI box: small heap, SerialGC (no parallel GC threads competing
+# with the code under test), C1 only (a test worker lives for seconds: start-up beats peak speed).
+# setsid: own session, so ^C or a test runner killing its process group does not take the worker
+# down mid-test; stop.sh is the way to end it. The child writes its own pid (setsid may fork).
+rm -f "$wd/pid" "$wd/rest_url"
+# SC2016: $$/$0/$@ belong to the inner bash; SC2086: KSINK_DEBEZIUM_HEAP is a flag list.
+# shellcheck disable=SC2016,SC2086
+setsid bash -c 'echo $$ >"$0"; exec "$@"' "$wd/pid" \
+  java ${KSINK_DEBEZIUM_HEAP:--Xms64m -Xmx384m} -XX:+UseSerialGC -XX:TieredStopAtLevel=1 \
+  -XX:MaxDirectMemorySize=128m -Djava.awt.headless=true \
+  -Dlog4j2.configurationFile="$wd/log4j2.properties" \
+  -cp "$libs/*" org.apache.kafka.connect.cli.ConnectStandalone \
+  "$wd/worker.properties" "$props" \
+  </dev/null >"$wd/connect.out" 2>&1 &
+
+fail() {
+  echo "debezium: $1; tail of $wd/connect.log and connect.out:" >&2
+  tail -n 60 "$wd/connect.log" "$wd/connect.out" >&2 2>/dev/null || true
+  "$here/stop.sh" "$wd" >&2 || true
+  exit 1
+}
+
+# GET /connectors/<name>/status; prints RUNNING when the connector and every task (at least one)
+# are, FAILED (with the trace) when any failed, else what it is waiting for.
+status() {
+  python3 - "$url" "$name" <<'PY'
+import json, sys, urllib.error, urllib.parse, urllib.request
+url, name = sys.argv[1], sys.argv[2]
+try:
+    with urllib.request.urlopen(f"{url}/connectors/{urllib.parse.quote(name, safe='')}/status",
+                                timeout=5) as r:
+        s = json.load(r)
+except (OSError, ValueError) as e:  # not listening yet, or the connector not created yet
+    print(f"no status yet ({e})")
+    sys.exit(0)
+states = [s["connector"]] + s.get("tasks", [])
+failed = [x for x in states if x.get("state") == "FAILED"]
+if failed:
+    print("FAILED:", *(x.get("trace", "(no trace)") for x in failed), sep="\n")
+elif s.get("tasks") and all(x.get("state") == "RUNNING" for x in states):
+    print("RUNNING")
+else:
+    print("waiting:", json.dumps(s))
+PY
+}
+
+deadline=$((SECONDS + timeout_s))
+while true; do
+  st="$(status)"
+  [[ $st == RUNNING ]] && break
+  [[ $st == FAILED* ]] && fail "connector $name failed: $st"
+  [[ -f "$wd/pid" ]] && ! alive && fail "worker process exited during start"
+  ((SECONDS < deadline)) || fail "connector $name not RUNNING after ${timeout_s}s (last: $st)"
+  sleep 0.5
+done
+
+if [[ -n ${KSINK_DEBEZIUM_WATCH_PID:-} ]]; then
+  # Own session and no inherited stdout, so it neither dies with the caller's process group nor
+  # keeps the caller's pipe open; it ends by itself when the worker does.
+  # SC2016: the variables belong to the inner bash.
+  # shellcheck disable=SC2016
+  setsid bash -c 'while kill -0 "$0" 2>/dev/null && kill -0 "$1" 2>/dev/null; do sleep 1; done
+    if kill -0 "$1" 2>/dev/null; then "$2/stop.sh" "$3"; fi' \
+    "$KSINK_DEBEZIUM_WATCH_PID" "$(cat "$wd/pid")" "$here" "$wd" \
+    </dev/null >>"$wd/watch.log" 2>&1 &
+fi
+
+echo "$url" >"$wd/rest_url"
+echo "$url"
