@@ -170,4 +170,32 @@ TEST_F(CliTest, ConfluentJdbcSinkClassPicksTheSinkByTheConnectionUrl) {
       << r.output;
 }
 
+// Debezium's configuration for its JDBC sink, as its documentation gives it.
+TEST_F(CliTest, DebeziumJdbcSinkClassIsServedWithItsOwnKeys) {
+  for (const auto& [url, sink] : std::vector<std::pair<std::string, std::string>>{
+           {"jdbc:postgresql://db:5432/app", "debezium-postgres"},
+           {"jdbc:sqlite:/tmp/x.db", "debezium-sqlite"}}) {
+    auto c = connector(
+        "name=x\nconnector.class=io.debezium.connector.jdbc.JdbcSinkConnector\ntopics=a\n"
+        "connection.url=" +
+        url +
+        "\nconnection.username=u\nconnection.password=p\ninsert.mode=upsert\n"
+        "delete.enabled=true\nprimary.key.mode=record_key\nschema.evolution=basic\n"
+        "collection.name.format=${source.table}\nconnection.pool.max_size=4\n");
+    auto r = runKsink("validate " + files(c), KSINK_BIN);
+    EXPECT_EQ(r.exit_code, 0) << r.output;
+    EXPECT_NE(r.output.find("ok (" + sink + ")"), std::string::npos) << url << "\n" << r.output;
+  }
+  auto c = connector(
+      "name=x\nconnector.class=io.debezium.connector.jdbc.JdbcSinkConnector\ntopics=a\n"
+      "connection.url=jdbc:postgresql://db/app\nprimary.key.mode=record_key\n"
+      "truncate.enabled=true\npk.mode=record_key\n");
+  auto r = runKsink("validate " + files(c), KSINK_BIN);
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_NE(r.output.find("truncate.enabled: truncate events are not applied"), std::string::npos)
+      << r.output;
+  EXPECT_NE(r.output.find("pk.mode: is a key of the Confluent JDBC sink"), std::string::npos)
+      << r.output;
+}
+
 }  // namespace

@@ -53,6 +53,7 @@ Connector loadConnector(const std::map<std::string, std::string>& worker, const 
                                         cls.empty() ? "is required" : "unknown sink '" + cls + "'",
                                         fmt::join(SinkRegistry::global().names(), ", "))}});
   }
+  if (sink->adapt_config) values = sink->adapt_config(std::move(values));
   // Every problem at once: the sink's own keys, then the worker's (which include Connect's
   // cross-key rules and librdkafka's checks of the consumer properties).
   auto problems = sink->config_def.validate(values);

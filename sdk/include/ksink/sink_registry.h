@@ -40,6 +40,12 @@ class SinkRegistry {
     // Null for sinks that keep no offsets of their own (the group's are then the only ones).
     std::function<void(const Config& config, const std::optional<OffsetMap>& offsets)>
         alter_offsets = nullptr;
+    // For an entry that serves another connector's configuration (e.g. the Debezium JDBC sink's
+    // keys): turns the connector's properties into this sink's own before anything is checked,
+    // throwing ConfigException for keys it cannot serve. Null: the properties are used as they
+    // are.
+    std::function<std::map<std::string, std::string>(std::map<std::string, std::string>)>
+        adapt_config = nullptr;
   };
 
   static SinkRegistry& global();

@@ -10,6 +10,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -50,6 +51,17 @@ struct TableSinkConfig {
   static TableSinkConfig parse(const Config& config);
   // The keys above plus the converter keys; a sink includes it in its own ConfigDef.
   static const ConfigDef& configDef();
+
+  // The Debezium JDBC sink's configuration (io.debezium.connector.jdbc.JdbcSinkConnector:
+  // primary.key.mode, primary.key.fields, schema.evolution, collection.name.format,
+  // connection.username, …) as the table sinks' own keys, with the change-event envelope read
+  // natively: a chain step resolving collection.name.format and Debezium's unwrap are appended
+  // to the connector's transforms (c/r/u → the new row, d → a delete, tombstones and truncates
+  // skipped). Throws ConfigException naming every Debezium key ksink cannot serve, and every
+  // Confluent-only key, which the Debezium sink would not read. Used as SinkRegistry's
+  // adapt_config by the table sinks.
+  static std::map<std::string, std::string> fromDebeziumJdbcSink(
+      std::map<std::string, std::string> values);
 };
 
 }  // namespace ksink

@@ -4,6 +4,7 @@ namespace ksink::detail {
 
 void registerBuiltinTransforms(TransformationRegistry& registry) {
   registerExtractNewRecordState(registry);
+  registerDebeziumCollectionName(registry);
 }
 
 }  // namespace ksink::detail

@@ -11,5 +11,6 @@ void registerBuiltinTransforms(TransformationRegistry& registry);
 
 // One per file.
 void registerExtractNewRecordState(TransformationRegistry& registry);
+void registerDebeziumCollectionName(TransformationRegistry& registry);
 
 }  // namespace ksink::detail

@@ -1,0 +1,146 @@
+// The Debezium JDBC sink's configuration keys, served by the table sinks (see
+// TableSinkConfig::fromDebeziumJdbcSink). The list is in docs/configuration-compatibility.md.
+#include <fmt/format.h>
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+#include <array>
+#include <string_view>
+#include <vector>
+
+#include "config_parse.h"
+#include "ksink/config_exception.h"
+#include "ksink/table_sink_config.h"
+
+namespace ksink {
+namespace {
+
+// The chain steps the Debezium class appends to the connector's own transforms.
+constexpr std::string_view kTableStep = "__debezium_table";
+constexpr std::string_view kUnwrapStep = "__debezium_unwrap";
+
+// Keys of the Confluent JDBC sink the Debezium sink does not read: set under the Debezium class
+// they would change nothing there, so they are not silently honoured here either.
+constexpr std::array kConfluentOnlyKeys{"pk.mode",     "pk.fields",        "auto.create",
+                                        "auto.evolve", "fields.whitelist", "connection.user"};
+
+// Pure tuning of the Debezium sink's Hibernate connection pool and flush retries: ksink has its
+// own connection handling and retry policy (errors.retry.*).
+bool isTuningKey(std::string_view key) {
+  return key.starts_with("connection.pool.") || key.starts_with("hibernate.") ||
+         key == "connection.provider" || key == "connection.restart.on.errors" ||
+         key == "flush.max.retries" || key == "flush.retry.delay.ms" ||
+         key == "flush.failure.max.retries" || key == "flush.failure.retries.wait.ms" ||
+         key == "use.reduction.buffer" || key == "dialect.postgres.postgis.schema" ||
+         key == "dialect.sqlserver.identity.insert";
+}
+
+std::string lower(std::string_view s) {
+  std::string out(s);
+  std::transform(out.begin(), out.end(), out.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return out;
+}
+
+}  // namespace
+
+std::map<std::string, std::string> TableSinkConfig::fromDebeziumJdbcSink(
+    std::map<std::string, std::string> values) {
+  std::vector<ConfigProblem> problems;
+  auto take = [&](const std::string& key) -> std::optional<std::string> {
+    auto it = values.find(key);
+    if (it == values.end()) return std::nullopt;
+    auto v = std::string(detail::trim(it->second));
+    values.erase(it);
+    return v;
+  };
+  auto oneOf = [&](const std::string& key, std::string value,
+                   std::initializer_list<std::string_view> allowed) {
+    value = lower(value);
+    if (std::find(allowed.begin(), allowed.end(), value) == allowed.end())
+      problems.push_back({key, fmt::format("'{}' is not one of {}", value,
+                                           fmt::join(allowed.begin(), allowed.end(), ", "))});
+    return value;
+  };
+
+  for (const auto* key : kConfluentOnlyKeys)
+    if (values.contains(key))
+      problems.push_back(
+          {key,
+           "is a key of the Confluent JDBC sink, which the Debezium JDBC sink "
+           "(io.debezium.connector.jdbc.JdbcSinkConnector) does not read; use its own key "
+           "(primary.key.mode, primary.key.fields, schema.evolution, connection.username)"});
+
+  std::map<std::string, std::string> out;
+  if (auto v = take("connection.username")) out["connection.user"] = *v;
+  if (auto v = take("insert.mode"))
+    out["insert.mode"] = oneOf("insert.mode", *v, {"insert", "upsert", "update"});
+  if (auto v = take("delete.enabled")) out["delete.enabled"] = *v;
+  if (auto v = take("primary.key.mode")) {
+    const auto mode = oneOf("primary.key.mode", *v,
+                            {"none", "kafka", "record_key", "record_value", "record_header"});
+    if (mode == "record_header")
+      problems.push_back({"primary.key.mode",
+                          "record_header is not supported: ksink takes primary keys from the "
+                          "record's key or value, or its Kafka coordinates"});
+    out["pk.mode"] = mode;
+  }
+  if (auto v = take("primary.key.fields")) out["pk.fields"] = *v;
+  if (auto v = take("schema.evolution")) {
+    const bool basic = oneOf("schema.evolution", *v, {"none", "basic"}) == "basic";
+    out["auto.create"] = out["auto.evolve"] = basic ? "true" : "false";
+  }
+  if (auto v = take("truncate.enabled"); v && lower(*v) == "true")
+    problems.push_back({"truncate.enabled",
+                        "truncate events are not applied by ksink yet (they are skipped); "
+                        "remove the key or set it to false"});
+  // Debezium 2.x named it table.name.format; the Debezium class reads either.
+  auto format = take("collection.name.format");
+  if (auto legacy = take("table.name.format"); legacy && !format) format = legacy;
+  if (auto v = take("quote.identifiers")) oneOf("quote.identifiers", *v, {"true", "false"});
+  if (auto v = take("database.time_zone"); v && *v != "UTC" && *v != "Z" && *v != "+00:00")
+    problems.push_back(
+        {"database.time_zone", fmt::format("'{}': ksink writes times in UTC only", *v)});
+  for (const auto* key : {"field.include.list", "field.exclude.list"})
+    if (auto v = take(key); v && !v->empty())
+      problems.push_back({key,
+                          "is not supported: the fields written are the record's (use the "
+                          "ReplaceField transform to choose them)"});
+  if (auto v = take("collection.naming.strategy");
+      v && *v != "io.debezium.sink.naming.DefaultCollectionNamingStrategy" &&
+      *v != "io.debezium.connector.jdbc.naming.DefaultTableNamingStrategy")
+    problems.push_back({"collection.naming.strategy",
+                        fmt::format("'{}': only Debezium's default strategy is supported", *v)});
+  if (auto v = take("column.naming.strategy");
+      v && *v != "io.debezium.connector.jdbc.naming.DefaultColumnNamingStrategy" &&
+      *v != "io.debezium.sink.naming.DefaultColumnNamingStrategy")
+    problems.push_back({"column.naming.strategy",
+                        fmt::format("'{}': only Debezium's default strategy is supported", *v)});
+  for (auto it = values.begin(); it != values.end();) {
+    if (isTuningKey(it->first)) {
+      spdlog::warn("{}: a tuning key of the Debezium JDBC sink with no ksink equivalent; ignored",
+                   it->first);
+      it = values.erase(it);
+    } else {
+      ++it;
+    }
+  }
+  if (!problems.empty()) throw ConfigException(std::move(problems));
+
+  // The envelope: the table name from the change event, then the row state it describes.
+  auto transforms = detail::parseList(values.contains("transforms") ? values["transforms"] : "");
+  transforms.emplace_back(kTableStep);
+  transforms.emplace_back(kUnwrapStep);
+  const std::string table_prefix = fmt::format("transforms.{}.", kTableStep);
+  const std::string unwrap_prefix = fmt::format("transforms.{}.", kUnwrapStep);
+  out["transforms"] = fmt::format("{}", fmt::join(transforms, ","));
+  out[table_prefix + "type"] = "io.ksink.transforms.DebeziumCollectionName";
+  out[table_prefix + "format"] = format.value_or("${topic}");
+  out[unwrap_prefix + "type"] = "io.debezium.transforms.ExtractNewRecordState";
+  out[unwrap_prefix + "delete.tombstone.handling.mode"] = "tombstone";
+  out["table.name.format"] = "${topic}";  // the table step set the topic to the table's name
+  for (auto& [k, v] : out) values.insert_or_assign(k, std::move(v));
+  return values;
+}
+
+}  // namespace ksink

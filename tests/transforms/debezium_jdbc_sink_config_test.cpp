@@ -1,0 +1,131 @@
+// The Debezium JDBC sink's configuration served by the table sinks: its keys mapped to ours, the
+// envelope read natively (c/r/u → upsert of the new row, d → delete, table from
+// collection.name.format), and the keys ksink cannot serve refused by name.
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+
+#include <deque>
+#include <set>
+
+#include "ksink/config_exception.h"
+#include "ksink/record_mapper.h"
+#include "ksink/table_sink_config.h"
+
+namespace ksink {
+namespace {
+
+std::map<std::string, std::string> debezium(std::map<std::string, std::string> extra = {}) {
+  std::map<std::string, std::string> values{
+      {"name", "mirror"},
+      {"connector.class", "io.debezium.connector.jdbc.JdbcSinkConnector"},
+      {"connection.url", "jdbc:postgresql://db:5432/copy"},
+      {"connection.username", "app"},
+      {"connection.password", "secret"},
+      {"insert.mode", "upsert"},
+      {"delete.enabled", "true"},
+      {"primary.key.mode", "record_key"},
+      {"schema.evolution", "basic"},
+  };
+  for (auto& [k, v] : extra) values.insert_or_assign(k, v);
+  return values;
+}
+
+std::string changeEvent(std::string_view op, std::string_view before, std::string_view after) {
+  constexpr std::string_view row =
+      R"("type":"struct","optional":true,"name":"db.public.orders.Value","fields":[)"
+      R"({"field":"id","type":"int32","optional":false},{"field":"note","type":"string","optional":true}])";
+  return fmt::format(
+      R"({{"schema":{{"type":"struct","name":"db.public.orders.Envelope","fields":[)"
+      R"({{"field":"before",{0}}},{{"field":"after",{0}}},)"
+      R"({{"field":"source","type":"struct","fields":[{{"field":"schema","type":"string"}},)"
+      R"({{"field":"table","type":"string"}}]}},{{"field":"op","type":"string"}}]}},)"
+      R"("payload":{{"before":{1},"after":{2},"source":{{"schema":"public","table":"orders"}},)"
+      R"("op":"{3}"}}}})",
+      row, before, after, op);
+}
+
+TEST(DebeziumJdbcSinkConfig, ItsKeysBecomeTheTableSinksOwn) {
+  const auto adapted = TableSinkConfig::fromDebeziumJdbcSink(debezium());
+  EXPECT_EQ(adapted.at("pk.mode"), "record_key");
+  EXPECT_EQ(adapted.at("auto.create"), "true");
+  EXPECT_EQ(adapted.at("auto.evolve"), "true");
+  EXPECT_EQ(adapted.at("connection.user"), "app");
+  EXPECT_EQ(adapted.at("connection.password"), "secret");
+  EXPECT_FALSE(adapted.contains("primary.key.mode"));
+  EXPECT_FALSE(adapted.contains("schema.evolution"));
+  const auto config = TableSinkConfig::parse(Config(adapted));
+  EXPECT_EQ(config.insert_mode, TableSinkConfig::InsertMode::kUpsert);
+  EXPECT_TRUE(config.delete_enabled);
+}
+
+TEST(DebeziumJdbcSinkConfig, KeysItCannotServeAndConfluentKeysAreRefusedByName) {
+  try {
+    TableSinkConfig::fromDebeziumJdbcSink(debezium({{"truncate.enabled", "true"},
+                                                    {"primary.key.mode", "record_header"},
+                                                    {"pk.mode", "record_key"},
+                                                    {"database.time_zone", "Europe/Paris"},
+                                                    {"field.include.list", "t:a"},
+                                                    {"schema.evolution", "advanced"}}));
+    FAIL() << "accepted";
+  } catch (const ConfigException& e) {
+    std::set<std::string> keys;
+    for (const auto& p : e.problems()) keys.insert(p.key);
+    EXPECT_EQ(keys, (std::set<std::string>{"truncate.enabled", "primary.key.mode", "pk.mode",
+                                           "database.time_zone", "field.include.list",
+                                           "schema.evolution"}))
+        << e.what();
+  }
+  // Tuning keys are accepted (and logged as ignored).
+  const auto tuned = TableSinkConfig::fromDebeziumJdbcSink(
+      debezium({{"connection.pool.max_size", "10"}, {"hibernate.c3p0.idle_test_period", "5"}}));
+  EXPECT_FALSE(tuned.contains("connection.pool.max_size"));
+}
+
+class DebeziumEnvelope : public ::testing::Test {
+ protected:
+  RecordMapper mapper(std::map<std::string, std::string> extra = {}) {
+    auto values = TableSinkConfig::fromDebeziumJdbcSink(debezium(std::move(extra)));
+    values["key.converter.schemas.enable"] = "false";
+    const Config config(values);
+    return RecordMapper(TableSinkConfig::parse(config), config);
+  }
+  const SinkRecord& record(std::optional<std::string> value, int64_t offset) {
+    texts_.push_back(value.value_or(""));
+    return records_.emplace_back(
+        "db.public.orders", 0, offset, 1, R"({"id":7})",
+        value ? std::optional<std::string_view>(texts_.back()) : std::nullopt);
+  }
+  std::deque<std::string> texts_;
+  std::deque<SinkRecord> records_;
+};
+
+TEST_F(DebeziumEnvelope, ChangesBecomeRowsAndDeletesOfTheTableNamedAfterTheTopic) {
+  auto m = mapper();
+  const auto& created = record(changeEvent("c", "null", R"({"id":7,"note":"a"})"), 0);
+  auto row = m.map(created);
+  ASSERT_TRUE(row);
+  EXPECT_EQ(row->layout->table, "db_public_orders");  // dots as underscores, as Debezium's
+  EXPECT_FALSE(row->is_delete);
+  ASSERT_EQ(row->layout->columns.size(), 2u);
+  EXPECT_EQ(row->layout->columns[0].name, "id");
+  EXPECT_TRUE(row->layout->columns[0].primary_key);
+  EXPECT_EQ(row->values[1], Value::string("a"));
+  EXPECT_EQ(row->record, &created);
+
+  const auto deleted = m.map(record(changeEvent("d", R"({"id":7,"note":"a"})", "null"), 1));
+  ASSERT_TRUE(deleted);
+  EXPECT_TRUE(deleted->is_delete);
+  EXPECT_EQ(deleted->values[0], Value::integer(7));
+  EXPECT_FALSE(m.map(record(std::nullopt, 2))) << "the tombstone after a delete is skipped";
+  EXPECT_FALSE(m.map(record(changeEvent("t", "null", "null"), 3))) << "truncate skipped";
+}
+
+TEST_F(DebeziumEnvelope, CollectionNameFormatTakesSourceFields) {
+  auto m = mapper({{"collection.name.format", "copy_${source.schema}_${source.table}"}});
+  const auto row = m.map(record(changeEvent("r", "null", R"({"id":7,"note":"a"})"), 0));
+  ASSERT_TRUE(row);
+  EXPECT_EQ(row->layout->table, "copy_public_orders");
+}
+
+}  // namespace
+}  // namespace ksink
