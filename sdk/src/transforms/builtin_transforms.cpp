@@ -3,7 +3,10 @@
 namespace ksink::detail {
 
 void registerBuiltinTransforms(TransformationRegistry& registry) {
-  (void)registry;
+  registerInsertField(registry);
+  registerReplaceField(registry);
+  registerValueToKey(registry);
+  registerExtractField(registry);
 }
 
 }  // namespace ksink::detail

@@ -10,5 +10,9 @@ namespace ksink::detail {
 void registerBuiltinTransforms(TransformationRegistry& registry);
 
 // One per file.
+void registerInsertField(TransformationRegistry& registry);
+void registerReplaceField(TransformationRegistry& registry);
+void registerValueToKey(TransformationRegistry& registry);
+void registerExtractField(TransformationRegistry& registry);
 
 }  // namespace ksink::detail
