@@ -7,6 +7,11 @@ void registerBuiltinTransforms(TransformationRegistry& registry) {
   registerReplaceField(registry);
   registerValueToKey(registry);
   registerExtractField(registry);
+  registerRegexRouter(registry);
+  registerFilter(registry);
+  registerTopicNameMatches(registry);
+  registerHasHeaderKey(registry);
+  registerRecordIsTombstone(registry);
 }
 
 }  // namespace ksink::detail

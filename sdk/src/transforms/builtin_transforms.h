@@ -14,5 +14,10 @@ void registerInsertField(TransformationRegistry& registry);
 void registerReplaceField(TransformationRegistry& registry);
 void registerValueToKey(TransformationRegistry& registry);
 void registerExtractField(TransformationRegistry& registry);
+void registerRegexRouter(TransformationRegistry& registry);
+void registerFilter(TransformationRegistry& registry);
+void registerTopicNameMatches(TransformationRegistry& registry);
+void registerHasHeaderKey(TransformationRegistry& registry);
+void registerRecordIsTombstone(TransformationRegistry& registry);
 
 }  // namespace ksink::detail
