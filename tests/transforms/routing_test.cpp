@@ -50,8 +50,8 @@ TEST(RegexRouterTest, BadRegexOrReplacementIsAConfigErrorNamingTheKey) {
             (Strings{"transforms.x.regex"}));
   EXPECT_TRUE(hasOnly(problemsOf("RegexRouter", {{"regex", "(?<name>a)"}, {"replacement", "x"}}),
                       "transforms.x.regex: Invalid regex: ksink does not support"));
-  EXPECT_TRUE(hasOnly(problemsOf("RegexRouter", {{"regex", "a++"}, {"replacement", "x"}}),
-                      "possessive"));
+  EXPECT_TRUE(
+      hasOnly(problemsOf("RegexRouter", {{"regex", "a++"}, {"replacement", "x"}}), "possessive"));
   EXPECT_TRUE(hasOnly(problemsOf("RegexRouter", {{"regex", "(a)"}, {"replacement", "$2"}}),
                       "transforms.x.replacement: No group 2"));
   EXPECT_EQ(problemKeys("RegexRouter", {{"regex", "a"}, {"replacement", "${name}"}}),
@@ -107,7 +107,8 @@ std::vector<std::string> predicateProblems(const std::string& type,
                                             {"predicates.p.type", type}};
   for (const auto& [k, v] : keys) values.emplace("predicates.p." + k, v);
   std::vector<std::string> out;
-  for (const auto& p : TransformationChain::problems(values)) out.push_back(p.key + ": " + p.reason);
+  for (const auto& p : TransformationChain::problems(values))
+    out.push_back(p.key + ": " + p.reason);
   return out;
 }
 

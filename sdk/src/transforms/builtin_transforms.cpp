@@ -12,6 +12,10 @@ void registerBuiltinTransforms(TransformationRegistry& registry) {
   registerTopicNameMatches(registry);
   registerHasHeaderKey(registry);
   registerRecordIsTombstone(registry);
+  registerFlatten(registry);
+  registerCast(registry);
+  registerHoistField(registry);
+  registerMaskField(registry);
 }
 
 }  // namespace ksink::detail

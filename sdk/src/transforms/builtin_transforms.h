@@ -19,5 +19,9 @@ void registerFilter(TransformationRegistry& registry);
 void registerTopicNameMatches(TransformationRegistry& registry);
 void registerHasHeaderKey(TransformationRegistry& registry);
 void registerRecordIsTombstone(TransformationRegistry& registry);
+void registerFlatten(TransformationRegistry& registry);
+void registerCast(TransformationRegistry& registry);
+void registerHoistField(TransformationRegistry& registry);
+void registerMaskField(TransformationRegistry& registry);
 
 }  // namespace ksink::detail
