@@ -16,6 +16,11 @@ void registerBuiltinTransforms(TransformationRegistry& registry) {
   registerCast(registry);
   registerHoistField(registry);
   registerMaskField(registry);
+  registerTimestampRouter(registry);
+  registerInsertHeader(registry);
+  registerDropHeaders(registry);
+  registerHeaderFrom(registry);
+  registerTimestampConverter(registry);
 }
 
 }  // namespace ksink::detail

@@ -23,5 +23,10 @@ void registerFlatten(TransformationRegistry& registry);
 void registerCast(TransformationRegistry& registry);
 void registerHoistField(TransformationRegistry& registry);
 void registerMaskField(TransformationRegistry& registry);
+void registerTimestampRouter(TransformationRegistry& registry);
+void registerInsertHeader(TransformationRegistry& registry);
+void registerDropHeaders(TransformationRegistry& registry);
+void registerHeaderFrom(TransformationRegistry& registry);
+void registerTimestampConverter(TransformationRegistry& registry);
 
 }  // namespace ksink::detail
