@@ -150,3 +150,47 @@ TEST(PredicatesTest, RecordIsTombstoneHoldsForANullValue) {
 
 }  // namespace
 }  // namespace ksink::testing
+
+namespace ksink::testing {
+namespace {
+
+TEST(BuiltinRegistryTest, EveryConnectTransformAndPredicateIsRegisteredByClassAndAlias) {
+  const auto& registry = TransformationRegistry::global();
+  for (const std::string name : {"InsertField$Key",
+                                 "InsertField$Value",
+                                 "ReplaceField$Key",
+                                 "ReplaceField$Value",
+                                 "ValueToKey",
+                                 "ExtractField$Key",
+                                 "ExtractField$Value",
+                                 "HoistField$Key",
+                                 "HoistField$Value",
+                                 "Cast$Key",
+                                 "Cast$Value",
+                                 "MaskField$Key",
+                                 "MaskField$Value",
+                                 "Flatten$Key",
+                                 "Flatten$Value",
+                                 "TimestampConverter$Key",
+                                 "TimestampConverter$Value",
+                                 "HeaderFrom$Key",
+                                 "HeaderFrom$Value",
+                                 "RegexRouter",
+                                 "TimestampRouter",
+                                 "Filter",
+                                 "InsertHeader",
+                                 "DropHeaders"}) {
+    EXPECT_TRUE(registry.createTransformation(name)) << name;
+    EXPECT_TRUE(registry.createTransformation("org.apache.kafka.connect.transforms." + name))
+        << name;
+  }
+  for (const std::string name : {"TopicNameMatches", "HasHeaderKey", "RecordIsTombstone"}) {
+    EXPECT_TRUE(registry.createPredicate(name)) << name;
+    EXPECT_TRUE(registry.createPredicate("org.apache.kafka.connect.transforms.predicates." + name))
+        << name;
+  }
+  EXPECT_FALSE(registry.createTransformation("InsertField"));
+}
+
+}  // namespace
+}  // namespace ksink::testing
