@@ -7,14 +7,20 @@
 #pragma once
 
 #include <memory>
+#include <optional>
+#include <regex>
 #include <string>
 #include <string_view>
 #include <unordered_map>
 #include <utility>
 #include <vector>
 
+#include "ksink/config_def.h"
+#include "ksink/config_exception.h"
 #include "ksink/connect_record.h"
+#include "ksink/conversion_error.h"
 #include "ksink/schema.h"
+#include "ksink/transformation_registry.h"
 #include "ksink/value.h"
 
 namespace ksink::detail {
@@ -69,5 +75,168 @@ class SchemaCache {
                      std::pair<std::shared_ptr<const Schema>, std::shared_ptr<const Schema>>>
       map_;
 };
+
+// --- Registration -------------------------------------------------------------------------------
+
+inline constexpr std::string_view kTransformsPackage = "org.apache.kafka.connect.transforms.";
+inline constexpr std::string_view kPredicatesPackage =
+    "org.apache.kafka.connect.transforms.predicates.";
+
+// Registers `T` under Connect's class name and the short alias (`InsertField`).
+template <typename T>
+void registerTransform(TransformationRegistry& registry, std::string_view name) {
+  registry.addTransformation(
+      {std::string(kTransformsPackage) + std::string(name), std::string(name)},
+      [] { return std::make_unique<T>(); });
+}
+
+// Registers `T(true)` as `<name>$Key` and `T(false)` as `<name>$Value`, each under Connect's class
+// name and the short alias.
+template <typename T>
+void registerKeyValueTransform(TransformationRegistry& registry, std::string_view name) {
+  for (const bool key : {true, false}) {
+    const auto alias = std::string(name) + (key ? "$Key" : "$Value");
+    registry.addTransformation({std::string(kTransformsPackage) + alias, alias},
+                               [key] { return std::make_unique<T>(key); });
+  }
+}
+
+template <typename T>
+void registerPredicate(TransformationRegistry& registry, std::string_view name) {
+  registry.addPredicate({std::string(kPredicatesPackage) + std::string(name), std::string(name)},
+                        [] { return std::make_unique<T>(); });
+}
+
+// --- Configuration ------------------------------------------------------------------------------
+
+inline constexpr std::string_view kReplaceNullWithDefault = "replace.null.with.default";
+
+// Connect 3.9's `replace.null.with.default` (KIP-1040), shared by the field transforms.
+void defineReplaceNullWithDefault(ConfigDef& def);
+
+// A ConfigException for one key (without the `transforms.<alias>.` prefix the chain adds).
+inline ConfigException configError(std::string key, std::string reason) {
+  return ConfigException(std::vector<ConfigProblem>{{std::move(key), std::move(reason)}});
+}
+
+// Comma-separated items, trimmed, empty ones dropped, duplicates kept (Connect's LIST type: the
+// position of an item matters, as in HeaderFrom's `fields`/`headers` pairs).
+std::vector<std::string> splitList(std::string_view text);
+
+// Java's String.split(String.valueOf(separator)): trailing empty parts dropped ("a:" is one part).
+std::vector<std::string> javaSplit(std::string_view text, char separator);
+
+// A validator refusing an empty value, whitespace allowed (Connect's NonEmptyString).
+ConfigDef::Validator nonEmptyString();
+// A validator refusing an empty list (Connect's NonEmptyListValidator).
+ConfigDef::Validator nonEmptyList();
+
+// --- Records ------------------------------------------------------------------------------------
+
+// The schema-checked operand of a field transform: a struct with its schema, throwing
+// ConversionError (Connect's DataException wording) for anything else.
+const Schema& requireStruct(const SchemaAndValue& sv, std::string_view purpose);
+// A schemaless object, throwing ConversionError for anything else (null included).
+const Value::Object& requireMap(const Value& value, std::string_view purpose);
+
+// The value of struct field `index` (schema `field`) of `object`: its default where the value is
+// null and `replace_null_with_default` (Connect's Struct.get against getWithoutDefault).
+Value fieldValue(const Value::Object& object, size_t index, const Schema::Field& field,
+                 bool replace_null_with_default);
+
+// Sets entry `name` of a schemaless object: replaces the value in place or appends.
+void putEntry(Value::Object& object, std::string_view name, Value value);
+
+// Connect's logical schemas (Date, Time, Timestamp), shared instances like Schema::of.
+std::shared_ptr<const Schema> logicalSchema(Schema::Logical logical, bool optional);
+
+// A copy of `schema` with `optional` set (`schema` itself when it already has it).
+std::shared_ptr<const Schema> withOptional(const std::shared_ptr<const Schema>& schema,
+                                           bool optional);
+
+// --- Field paths (KIP-821) ----------------------------------------------------------------------
+
+// A field path as `field.syntax.version` reads it: V1 one top-level name, V2 dotted steps with
+// backtick-quoted names holding dots (`` `a.b`.c ``, backslash escapes a backtick).
+class FieldPath {
+ public:
+  // Throws ConfigException(key, reason) for an incomplete backtick pair.
+  FieldPath(std::string_view text, bool v2, std::string_view key);
+  const std::vector<std::string>& steps() const { return steps_; }
+  // The schema field at the path, or nullptr; throws ConversionError when a step is not a struct.
+  const Schema::Field* fieldFrom(const Schema& schema) const;
+  // The value at the path in a struct (nullptr value when absent or under a null struct).
+  Value valueFrom(const Schema& schema, const Value& value, bool replace_null_with_default) const;
+  // The value at the path in a schemaless object.
+  Value valueFrom(const Value& value) const;
+
+ private:
+  std::vector<std::string> steps_;
+};
+
+// `field.syntax.version` (V1 or V2, any case), appended to a transform's definitions.
+void defineFieldSyntaxVersion(ConfigDef& def);
+bool fieldSyntaxIsV2(std::string_view value);
+
+// --- Java regular expressions -------------------------------------------------------------------
+
+// A Java regular expression run with std::regex (ECMAScript), for RegexRouter and
+// TopicNameMatches. Java-only syntax ECMAScript lacks (possessive quantifiers, named groups,
+// inline flags, \A \Z \z, atomic groups, lookbehind) is refused at configuration.
+class JavaRegex {
+ public:
+  // nullopt and `error` set when `pattern` cannot be served.
+  static std::optional<JavaRegex> compile(std::string_view pattern, std::string* error);
+  // A validator for a key holding a Java regular expression.
+  static ConfigDef::Validator validator();
+
+  // Java's Matcher.matches(): the whole text matches.
+  bool matches(const std::string& text) const;
+  // Java's Matcher.replaceFirst(replacement) with `$n` group references and `\` escapes.
+  std::string replaceFirst(const std::string& text, std::string_view replacement) const;
+  // Why `replacement` cannot be used with this pattern (a group it does not have), or nullopt.
+  std::optional<std::string> checkReplacement(std::string_view replacement) const;
+
+ private:
+  explicit JavaRegex(std::regex regex, size_t groups) : regex_(std::move(regex)), groups_(groups) {}
+  std::regex regex_;
+  size_t groups_ = 0;
+};
+
+// --- Dates (java.text.SimpleDateFormat subset, UTC) ---------------------------------------------
+
+// A SimpleDateFormat pattern with the letters y M d H m s S, quoted literal text ('…', '' for a
+// quote) and other non-letter characters as literals; every other pattern letter is refused.
+class DateFormat {
+ public:
+  // nullopt and `error` set for a letter outside the subset or an unterminated quote.
+  static std::optional<DateFormat> compile(std::string_view pattern, std::string* error);
+  std::string format(int64_t epoch_millis) const;
+  // Epoch milliseconds, or nullopt when `text` does not match (lenient like Java: out-of-range
+  // fields roll over, text after the pattern is ignored).
+  std::optional<int64_t> parse(std::string_view text) const;
+  const std::string& pattern() const { return pattern_; }
+
+ private:
+  struct Token {
+    char letter = 0;  // 0: literal
+    int count = 0;
+    std::string literal;
+  };
+  std::string pattern_;
+  std::vector<Token> tokens_;
+};
+
+// Days since the epoch of a civil date, and back (proleptic Gregorian, like Connect's UTC
+// calendar for modern dates).
+int64_t daysFromCivil(int64_t year, int64_t month, int64_t day);
+void civilFromDays(int64_t days, int64_t& year, int64_t& month, int64_t& day);
+// Floor division for millisecond arithmetic on dates before the epoch.
+inline int64_t floorDiv(int64_t a, int64_t b) {
+  return a / b - ((a % b != 0) && ((a < 0) != (b < 0)));
+}
+
+// Java's Float.toString / Double.toString (shortest digits, "1.0E10" outside [1e-3, 1e7)).
+std::string javaFloatToString(double value, bool float32);
 
 }  // namespace ksink::detail

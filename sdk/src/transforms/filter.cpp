@@ -1,0 +1,25 @@
+// Filter: drops every record it is applied to; with a predicate, the records that match (or, with
+// negate=true, the ones that do not), like Connect's Filter.
+#include "builtin_transforms.h"
+#include "transform_support.h"
+
+namespace ksink::detail {
+namespace {
+
+class Filter : public Transformation {
+ public:
+  const ConfigDef& configDef() const override {
+    static const ConfigDef def;
+    return def;
+  }
+  void configure(const Config&) override {}
+  std::optional<ConnectRecord> apply(ConnectRecord) override { return std::nullopt; }
+};
+
+}  // namespace
+
+void registerFilter(TransformationRegistry& registry) {
+  registerTransform<Filter>(registry, "Filter");
+}
+
+}  // namespace ksink::detail

@@ -1,0 +1,50 @@
+// HoistField$Key / HoistField$Value: wraps the key or value in a struct (or map) of one field,
+// like Connect's HoistField.
+#include "builtin_transforms.h"
+#include "transform_support.h"
+
+namespace ksink::detail {
+namespace {
+
+class HoistField : public Transformation {
+ public:
+  explicit HoistField(bool key) : key_(key) {}
+
+  const ConfigDef& configDef() const override {
+    static const ConfigDef def = [] {
+      ConfigDef d;
+      d.define("field", ConfigDef::Type::kString, std::nullopt, ConfigDef::Importance::kMedium,
+               "Field name for the single field that will be created in the resulting Struct or "
+               "Map.");
+      return d;
+    }();
+    return def;
+  }
+
+  void configure(const Config& config) override { field_ = config.getString("field"); }
+
+  std::optional<ConnectRecord> apply(ConnectRecord record) override {
+    auto& operand = detail::operand(record, key_);
+    Value::Object wrapped;
+    wrapped.emplace_back(field_, std::move(operand.value));
+    if (operand.schema)
+      operand.schema = cache_.get(operand.schema, [&](const Schema&) {
+        return structSchema("", {{field_, operand.schema}});
+      });
+    operand.value = Value::object(std::move(wrapped));
+    return record;
+  }
+
+ private:
+  bool key_;
+  std::string field_;
+  SchemaCache cache_;
+};
+
+}  // namespace
+
+void registerHoistField(TransformationRegistry& registry) {
+  registerKeyValueTransform<HoistField>(registry, "HoistField");
+}
+
+}  // namespace ksink::detail

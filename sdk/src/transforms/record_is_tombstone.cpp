@@ -1,0 +1,25 @@
+// RecordIsTombstone predicate: true for records whose value is null, like Connect's
+// predicates.RecordIsTombstone.
+#include "builtin_transforms.h"
+#include "transform_support.h"
+
+namespace ksink::detail {
+namespace {
+
+class RecordIsTombstone : public Predicate {
+ public:
+  const ConfigDef& configDef() const override {
+    static const ConfigDef def;
+    return def;
+  }
+  void configure(const Config&) override {}
+  bool test(const ConnectRecord& record) const override { return record.isTombstone(); }
+};
+
+}  // namespace
+
+void registerRecordIsTombstone(TransformationRegistry& registry) {
+  registerPredicate<RecordIsTombstone>(registry, "RecordIsTombstone");
+}
+
+}  // namespace ksink::detail
