@@ -110,6 +110,21 @@ TEST_F(CliTest, StockKsinkLoadsASinkFromPluginPath) {
   EXPECT_NE(r.output.find("ok (jsonl-file)"), std::string::npos) << r.output;
 }
 
+TEST_F(CliTest, ATransformFromAPluginServesTheChain) {
+  auto c = connector(
+      "name=x\nconnector.class=sqlite\nconnection.url=sqlite:///tmp/x.db\ntopics=a\n"
+      "transforms=t\ntransforms.t.type=com.example.AppendToTopic\ntransforms.t.suffix=_v2\n");
+  auto without = runKsink("validate " + files(c), KSINK_BIN);
+  EXPECT_EQ(without.exit_code, 2) << without.output;
+  EXPECT_NE(without.output.find("unknown transform 'com.example.AppendToTopic'"), std::string::npos)
+      << without.output;
+  std::ofstream(dir_ / "worker.properties")
+      << "bootstrap.servers=127.0.0.1:1\nplugin.path=" << KSINK_TRANSFORM_PLUGIN_DIR << "\n";
+  auto with = runKsink("validate " + files(c), KSINK_BIN);
+  EXPECT_EQ(with.exit_code, 0) << with.output;
+  EXPECT_NE(with.output.find("ok (sqlite)"), std::string::npos) << with.output;
+}
+
 TEST_F(CliTest, PluginPathThatIsNotADirectoryIsAConfigError) {
   std::ofstream(dir_ / "worker.properties")
       << "bootstrap.servers=127.0.0.1:1\nplugin.path=/nonexistent/plugins\n";

@@ -8,6 +8,9 @@
 //     registry.add({"my-sink", [] { return std::make_unique<MySink>(); }, MySink::configDef()});
 //   }
 //
+// A plugin may also (or only) add transforms and predicates for the table sinks' `transforms=`
+// chains, from the same function: TransformationRegistry::global().addTransformation(…).
+//
 // `ksink` loads every `*.so` found in the directories listed in the worker property
 // `plugin.path` (comma-separated), in name order, before it reads the connectors.
 #pragma once
