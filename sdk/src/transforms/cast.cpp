@@ -107,16 +107,7 @@ int64_t toIntegral(const Number& n, Type target) {
   const int64_t wide = !n.floating              ? n.i
                        : target == Type::kInt64 ? javaDoubleTo<int64_t>(n.d)
                                                 : javaDoubleTo<int32_t>(n.d);
-  switch (target) {
-    case Type::kInt8:
-      return static_cast<int8_t>(wide);
-    case Type::kInt16:
-      return static_cast<int16_t>(wide);
-    case Type::kInt32:
-      return static_cast<int32_t>(wide);
-    default:
-      return wide;
-  }
+  return javaNarrow(wide, target);
 }
 
 double toFloating(const Number& n, Type target) {

@@ -48,20 +48,6 @@ double replacementFloating(const std::string& text) {
   return d;
 }
 
-// A narrowing like Java's (byte) / (short) / (int) casts of the long value.
-int64_t narrowed(int64_t v, Type type) {
-  switch (type) {
-    case Type::kInt8:
-      return static_cast<int8_t>(v);
-    case Type::kInt16:
-      return static_cast<int16_t>(v);
-    case Type::kInt32:
-      return static_cast<int32_t>(v);
-    default:
-      return v;
-  }
-}
-
 class MaskField : public Transformation {
  public:
   explicit MaskField(bool key) : key_(key) {}
@@ -175,7 +161,7 @@ class MaskField : public Transformation {
       case Type::kInt16:
       case Type::kInt32:
       case Type::kInt64:
-        return Value::integer(custom ? narrowed(replacementInteger(*replacement_), schema.type)
+        return Value::integer(custom ? javaNarrow(replacementInteger(*replacement_), schema.type)
                                      : 0);
       case Type::kFloat32:
         return Value::floating(

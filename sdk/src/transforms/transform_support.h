@@ -232,6 +232,20 @@ class DateFormat {
 int64_t daysFromCivil(int64_t year, int64_t month, int64_t day);
 void civilFromDays(int64_t days, int64_t& year, int64_t& month, int64_t& day);
 // Floor division for millisecond arithmetic on dates before the epoch.
+// A narrowing like Java's (byte) / (short) / (int) casts of a long value; int64 unchanged.
+inline int64_t javaNarrow(int64_t v, Schema::Type type) {
+  switch (type) {
+    case Schema::Type::kInt8:
+      return static_cast<int8_t>(v);
+    case Schema::Type::kInt16:
+      return static_cast<int16_t>(v);
+    case Schema::Type::kInt32:
+      return static_cast<int32_t>(v);
+    default:
+      return v;
+  }
+}
+
 inline int64_t floorDiv(int64_t a, int64_t b) {
   return a / b - ((a % b != 0) && ((a < 0) != (b < 0)));
 }
