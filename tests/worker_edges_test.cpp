@@ -224,6 +224,19 @@ TEST_F(WorkerScenarios, ASeekTheConsumerRefusesThrowsNamingThePartition) {
   consumer->close(5s);
 }
 
+// librdkafka before 2.1.0 read rd_kafka_seek_partitions()' timeout as microseconds: the worker's
+// 5 s rewind seek lasted 5 ms, and on a busy machine a rewind failed the task as "Timed out
+// waiting for 1 remaining partition seek(s)". The argument is scaled for those versions only.
+TEST(KafkaConsumerSeek, TheTimeoutArgumentIsScaledForLibrdkafkaBefore210) {
+  EXPECT_EQ(KafkaConsumer::seekTimeoutArgument(5000ms, 0x020002ff), 5'000'000);  // 2.0.2
+  EXPECT_EQ(KafkaConsumer::seekTimeoutArgument(5000ms, 0x020100ff), 5000);       // 2.1.0
+  EXPECT_EQ(KafkaConsumer::seekTimeoutArgument(5000ms, 0x020a00ff), 5000);
+  // Never past what the int argument holds.
+  EXPECT_EQ(KafkaConsumer::seekTimeoutArgument(std::chrono::hours(24 * 30), 0x020002ff),
+            INT32_MAX / 1000 * 1000);
+  EXPECT_EQ(KafkaConsumer::seekTimeoutArgument(0ms, 0x020002ff), 0);
+}
+
 // A sink that hands values starting with "bad" to the errant record reporter and records close().
 class ReportingSink : public SinkTask {
  public:

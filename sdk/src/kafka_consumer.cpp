@@ -220,10 +220,19 @@ std::optional<int64_t> KafkaConsumer::cachedHighWatermark(const TopicPartition& 
   return high;
 }
 
+int KafkaConsumer::seekTimeoutArgument(std::chrono::milliseconds timeout, int version) {
+  constexpr int kFixedIn = 0x020100ff;  // 2.1.0: "seek_partitions timeout was 1000x too low"
+  if (version >= kFixedIn) return msOf(timeout);
+  return msOf(
+      std::min<std::chrono::milliseconds>(timeout, std::chrono::milliseconds(INT32_MAX / 1000)) *
+      1000);
+}
+
 void KafkaConsumer::seek(const OffsetMap& offsets, std::chrono::milliseconds timeout) {
   if (offsets.empty()) return;
   auto list = toPartitionList(offsets);
-  ErrorHandle error(rd_kafka_seek_partitions(rk_, list.get(), msOf(timeout)));
+  ErrorHandle error(
+      rd_kafka_seek_partitions(rk_, list.get(), seekTimeoutArgument(timeout, rd_kafka_version())));
   if (error)
     throw std::runtime_error(fmt::format("seek failed: {}", rd_kafka_error_string(error.get())));
   for (int i = 0; i < list->cnt; ++i)

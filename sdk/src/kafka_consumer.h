@@ -86,6 +86,11 @@ class KafkaConsumer : public std::enable_shared_from_this<KafkaConsumer> {
   // std::runtime_error naming the partition when librdkafka could not move one: the caller has
   // already given up the records past the new position, so it must not go on as if it had.
   void seek(const OffsetMap& offsets, std::chrono::milliseconds timeout);
+  // The timeout argument rd_kafka_seek_partitions() needs for `timeout` under librdkafka
+  // `version` (rd_kafka_version()): before 2.1.0 it read the value as microseconds, so a
+  // timeout given in milliseconds lasted 1000 times too short (5 ms instead of 5 s) and a seek on
+  // a busy machine failed as timed out.
+  static int seekTimeoutArgument(std::chrono::milliseconds timeout, int version);
   void pause(const std::vector<TopicPartition>& partitions);
   void resume(const std::vector<TopicPartition>& partitions);
 
