@@ -70,4 +70,12 @@ std::string PgTypes::columnType(const Schema& schema) {
   return "text";
 }
 
+bool PgTypes::convertedViaZone(uint32_t column_oid, const Schema& schema,
+                               bool timestamps_via_zone) {
+  if (!timestamps_via_zone || column_oid != kTimestamp) return false;
+  const auto logical = schema.logical();
+  return logical != Schema::Logical::kLocalTimestamp &&
+         logical != Schema::Logical::kMicroTimestamp && logical != Schema::Logical::kNanoTimestamp;
+}
+
 }  // namespace ksink::postgres

@@ -45,6 +45,12 @@ struct PgTypes {
   // (ZonedTime), uuid, jsonb (Json), xml, text (Enum, EnumSet), bit varying (Bits) and numeric
   // (VariableScaleDecimal, also as an array's element).
   static std::string columnType(const Schema& schema);
+
+  // Whether values of `schema` bound for a column of `column_oid` are instants the server must
+  // turn into wall time in the session's zone (db.timezone other than UTC: `timestamps_via_zone`)
+  // — true for `timestamp` columns, except for Debezium's Timestamp, MicroTimestamp and
+  // NanoTimestamp, which already are wall-clock values and go in unchanged.
+  static bool convertedViaZone(uint32_t column_oid, const Schema& schema, bool timestamps_via_zone);
 };
 
 }  // namespace ksink::postgres
