@@ -51,6 +51,18 @@ TEST(DebeziumTypes, LogicalNamesAreRecognisedOnTheirRepresentation) {
   EXPECT_EQ(logicalOf(T::kInt64, Schema::kTimestampName), L::kTimestamp);
 }
 
+TEST(DebeziumTypes, ConnectsTransformsSeeOnlyConnectsOwnLogicalTypes) {
+  Schema s;
+  s.type = T::kInt32;
+  s.name = "io.debezium.time.Date";
+  EXPECT_EQ(s.connectLogical(), L::kNone);
+  s.name = std::string(Schema::kDateName);
+  EXPECT_EQ(s.connectLogical(), L::kDate);
+  s.type = T::kBytes;
+  s.name = std::string(Schema::kDecimalName);
+  EXPECT_EQ(s.connectLogical(), L::kDecimal);
+}
+
 TEST(DebeziumTypes, UnitsPerSecondFollowTheName) {
   EXPECT_EQ(Schema::unitsPerSecond(L::kTime), 1000);
   EXPECT_EQ(Schema::unitsPerSecond(L::kLocalTimestamp), 1000);
