@@ -200,6 +200,73 @@ TEST_F(SqliteSinkTest, SchemaEnvelopeLogicalTypesAreStoredAsSqlText) {
   EXPECT_EQ(query(R"(SELECT "notnull" FROM pragma_table_info('t') WHERE name='id')")[0][0], "1");
 }
 
+TEST_F(SqliteSinkTest, DebeziumTypesAreStoredAsExactText) {
+  FakeContext ctx;
+  auto task = start({{"auto.create", "true"}, {"value.converter.schemas.enable", "true"}}, ctx);
+  auto field = [](std::string_view name, std::string_view type, std::string_view logical,
+                  std::string_view extra = "") {
+    return fmt::format(R"({{"field":"{}","type":"{}","optional":true,"name":"{}"{}}})", name, type,
+                       logical, extra);
+  };
+  const std::string fields = fmt::format(
+      "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}",
+      R"({"field":"id","type":"int64","optional":false})",
+      field("d", "int32", "io.debezium.time.Date"), field("t_ms", "int32", "io.debezium.time.Time"),
+      field("t_us", "int64", "io.debezium.time.MicroTime"),
+      field("t_ns", "int64", "io.debezium.time.NanoTime"),
+      field("ts_ms", "int64", "io.debezium.time.Timestamp"),
+      field("ts_us", "int64", "io.debezium.time.MicroTimestamp"),
+      field("ts_ns", "int64", "io.debezium.time.NanoTimestamp"),
+      field("tstz", "string", "io.debezium.time.ZonedTimestamp"),
+      field("ttz", "string", "io.debezium.time.ZonedTime"),
+      field("u", "string", "io.debezium.data.Uuid"), field("j", "string", "io.debezium.data.Json"),
+      field("x", "string", "io.debezium.data.Xml"), field("e", "string", "io.debezium.data.Enum"),
+      field("es", "string", "io.debezium.data.EnumSet"),
+      field("bits", "bytes", "io.debezium.data.Bits", R"(,"parameters":{"length":"10"})"),
+      R"({"field":"vsd","type":"struct","optional":true,"name":"io.debezium.data.VariableScaleDecimal","fields":[{"field":"scale","type":"int32","optional":false},{"field":"value","type":"bytes","optional":false}]})",
+      R"({"field":"dec_str","type":"string","optional":true})",
+      R"({"field":"dec_dbl","type":"double","optional":true})");
+  const std::string value = fmt::format(
+      R"({{"schema":{{"type":"struct","fields":[{}]}},"payload":{{"id":1,"d":19783,)"
+      R"("t_ms":36930123,"t_us":36930123456,"t_ns":36930123456789,"ts_ms":1709288130123,)"
+      R"("ts_us":1709288130123456,"ts_ns":1709288130123456789,)"
+      R"("tstz":"2024-03-01T10:15:30.123456Z","ttz":"10:15:30.123Z",)"
+      R"("u":"123e4567-e89b-12d3-a456-426614174000","j":"{{\"a\": 1}}","x":"<a>1</a>",)"
+      R"("e":"green","es":"red,green","bits":"BQI=",)"
+      R"("vsd":{{"scale":9,"value":"J+QbMka+ybFuOYEV"}},"dec_str":"12.345","dec_dbl":12.345}}}})",
+      fields);
+  task->put(std::vector<SinkRecord>{rec(0, std::nullopt, value)});
+  EXPECT_EQ(query(R"(SELECT d, t_ms, t_us, t_ns, ts_ms, ts_us, ts_ns, tstz, ttz, u, j, x, e, es,
+                            bits, vsd, typeof(vsd), dec_str, dec_dbl, typeof(dec_dbl) FROM "t")"),
+            (std::vector<std::vector<std::string>>{{"2024-03-01",
+                                                    "10:15:30.123",
+                                                    "10:15:30.123456",
+                                                    "10:15:30.123456789",
+                                                    "2024-03-01 10:15:30.123",
+                                                    "2024-03-01 10:15:30.123456",
+                                                    "2024-03-01 10:15:30.123456789",
+                                                    "2024-03-01T10:15:30.123456Z",
+                                                    "10:15:30.123Z",
+                                                    "123e4567-e89b-12d3-a456-426614174000",
+                                                    R"({"a": 1})",
+                                                    "<a>1</a>",
+                                                    "green",
+                                                    "red,green",
+                                                    "1000000101",
+                                                    "12345678901234567890.123456789",
+                                                    "text",
+                                                    "12.345",
+                                                    "12.345",
+                                                    "real"}}));
+  std::vector<std::vector<std::string>> types{{"INTEGER"}};
+  for (int i = 0; i < 17; ++i) types.push_back({"TEXT"});
+  types.push_back({"REAL"});
+  EXPECT_EQ(query(R"(SELECT type FROM pragma_table_info('t') ORDER BY cid)"), types);
+  // SQLite's own date functions read the text.
+  EXPECT_EQ(query(R"(SELECT strftime('%Y-%m-%d %H:%M:%f', ts_us), date(d) FROM "t")"),
+            (std::vector<std::vector<std::string>>{{"2024-03-01 10:15:30.123", "2024-03-01"}}));
+}
+
 TEST_F(SqliteSinkTest, AutoEvolveAddsNullableColumns) {
   FakeContext ctx;
   auto task = start({{"auto.create", "true"}, {"auto.evolve", "true"}}, ctx);

@@ -18,7 +18,84 @@ Schema::Logical Schema::logical() const {
   if (name == kDateName) return Logical::kDate;
   if (name == kTimeName) return Logical::kTime;
   if (name == kTimestampName) return Logical::kTimestamp;
+  if (name.starts_with("io.debezium.")) {
+    const bool integer = type == Type::kInt32 || type == Type::kInt64;
+    struct Known {
+      std::string_view name;
+      Logical logical;
+    };
+    static constexpr Known kIntegers[] = {
+        {kDebeziumDateName, Logical::kDate},
+        {kDebeziumTimeName, Logical::kTime},
+        {kMicroTimeName, Logical::kMicroTime},
+        {kNanoTimeName, Logical::kNanoTime},
+        {kDebeziumTimestampName, Logical::kLocalTimestamp},
+        {kMicroTimestampName, Logical::kMicroTimestamp},
+        {kNanoTimestampName, Logical::kNanoTimestamp},
+    };
+    static constexpr Known kStrings[] = {
+        {kZonedTimestampName, Logical::kZonedTimestamp},
+        {kZonedTimeName, Logical::kZonedTime},
+        {kUuidName, Logical::kUuid},
+        {kJsonName, Logical::kJson},
+        {kXmlName, Logical::kXml},
+        {kEnumName, Logical::kEnum},
+        {kEnumSetName, Logical::kEnumSet},
+    };
+    for (const auto& k : kIntegers)
+      if (name == k.name) return integer ? k.logical : Logical::kNone;
+    for (const auto& k : kStrings)
+      if (name == k.name) return type == Type::kString ? k.logical : Logical::kNone;
+    if (name == kBitsName) return type == Type::kBytes ? Logical::kBits : Logical::kNone;
+    if (name == kVariableScaleDecimalName)
+      return type == Type::kStruct ? Logical::kVariableScaleDecimal : Logical::kNone;
+  }
   return Logical::kNone;
+}
+
+Schema::Logical Schema::connectLogical() const {
+  if (name == kDecimalName) return Logical::kDecimal;
+  if (name == kDateName) return Logical::kDate;
+  if (name == kTimeName) return Logical::kTime;
+  if (name == kTimestampName) return Logical::kTimestamp;
+  return Logical::kNone;
+}
+
+std::optional<int64_t> Schema::intParameter(std::string_view parameter) const {
+  auto it = parameters.find(std::string(parameter));
+  if (it == parameters.end()) return std::nullopt;
+  int64_t v = 0;
+  const auto& s = it->second;
+  auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+  if (ec != std::errc() || ptr != s.data() + s.size()) return std::nullopt;
+  return v;
+}
+
+int64_t Schema::unitsPerSecond(Logical logical) {
+  switch (logical) {
+    case Logical::kTime:
+    case Logical::kTimestamp:
+    case Logical::kLocalTimestamp:
+      return 1000;
+    case Logical::kMicroTime:
+    case Logical::kMicroTimestamp:
+      return 1000000;
+    case Logical::kNanoTime:
+    case Logical::kNanoTimestamp:
+      return 1000000000;
+    default:
+      return 0;
+  }
+}
+
+bool Schema::isTimeOfDay(Logical logical) {
+  return logical == Logical::kTime || logical == Logical::kMicroTime ||
+         logical == Logical::kNanoTime;
+}
+
+bool Schema::isEpochTimestamp(Logical logical) {
+  return logical == Logical::kTimestamp || logical == Logical::kLocalTimestamp ||
+         logical == Logical::kMicroTimestamp || logical == Logical::kNanoTimestamp;
 }
 
 int32_t Schema::decimalScale() const {

@@ -4,7 +4,9 @@
 
 #include <algorithm>
 #include <array>
+#include <bit>
 #include <cstdio>
+#include <limits>
 
 #include "base64.h"
 
@@ -229,6 +231,53 @@ std::string Value::timeToString(int64_t millis_of_day) {
 std::string Value::timestampToString(int64_t epoch_millis) {
   const int64_t days = floorDiv(epoch_millis, 86400000);
   return dateToString(days) + " " + timeToString(epoch_millis - days * 86400000);
+}
+
+std::string Value::timeToString(int64_t since_midnight, int64_t units_per_second) {
+  int digits = 0;
+  for (int64_t u = units_per_second; u > 1; u /= 10) ++digits;
+  const int64_t day = 86400 * units_per_second;
+  if (since_midnight == day) return fmt::format("24:00:00.{:0>{}}", "", digits);
+  const int64_t t = ((since_midnight % day) + day) % day;
+  const int64_t seconds = t / units_per_second;
+  return fmt::format("{:02}:{:02}:{:02}.{:0{}}", seconds / 3600, seconds / 60 % 60, seconds % 60,
+                     t % units_per_second, digits);
+}
+
+std::string Value::timestampToString(int64_t since_epoch, int64_t units_per_second) {
+  const int64_t per_day = 86400 * units_per_second;
+  const int64_t days = floorDiv(since_epoch, per_day);
+  return dateToString(days) + " " + timeToString(since_epoch - days * per_day, units_per_second);
+}
+
+std::optional<int64_t> Value::toMicros(int64_t value, int64_t units_per_second) {
+  if (units_per_second >= 1000000) return floorDiv(value, units_per_second / 1000000);
+  const int64_t factor = 1000000 / units_per_second;
+  if (value > std::numeric_limits<int64_t>::max() / factor ||
+      value < std::numeric_limits<int64_t>::min() / factor)
+    return std::nullopt;
+  return value * factor;
+}
+
+std::string Value::bitsToString(std::string_view little_endian, std::optional<int64_t> length) {
+  // A bit string longer than this is refused by PostgreSQL anyway (bit(n)'s limit); a larger
+  // "length" is not a column's declared size but an unbounded varbit's placeholder.
+  constexpr int64_t kMaxBits = 83886080;
+  int64_t significant = 0;
+  for (size_t i = little_endian.size(); i-- > 0;) {
+    const auto b = static_cast<uint8_t>(little_endian[i]);
+    if (b != 0) {
+      significant = static_cast<int64_t>(i) * 8 + std::bit_width(b);
+      break;
+    }
+  }
+  int64_t width = std::max<int64_t>(significant, 1);
+  if (length && *length >= significant && *length >= 1 && *length <= kMaxBits) width = *length;
+  std::string out(static_cast<size_t>(width), '0');
+  for (int64_t bit = 0; bit < significant; ++bit)
+    if (static_cast<uint8_t>(little_endian[static_cast<size_t>(bit / 8)]) >> (bit % 8) & 1)
+      out[static_cast<size_t>(width - 1 - bit)] = '1';
+  return out;
 }
 
 }  // namespace ksink

@@ -133,5 +133,63 @@ TEST(PgTypes, ColumnTypesFollowTheConnectSchema) {
   EXPECT_EQ(PgTypes::columnType(array), "jsonb");
 }
 
+TEST(PgTypes, DebeziumTypesGetTheSourceColumnTypes) {
+  using T = Schema::Type;
+  auto of = [](T type, std::string_view name) {
+    Schema s;
+    s.type = type;
+    s.name = std::string(name);
+    return PgTypes::columnType(s);
+  };
+  EXPECT_EQ(of(T::kInt32, "io.debezium.time.Date"), "date");
+  EXPECT_EQ(of(T::kInt32, "io.debezium.time.Time"), "time");
+  EXPECT_EQ(of(T::kInt64, "io.debezium.time.MicroTime"), "time");
+  EXPECT_EQ(of(T::kInt64, "io.debezium.time.NanoTime"), "time");
+  EXPECT_EQ(of(T::kInt64, "io.debezium.time.Timestamp"), "timestamp");
+  EXPECT_EQ(of(T::kInt64, "io.debezium.time.MicroTimestamp"), "timestamp");
+  EXPECT_EQ(of(T::kInt64, "io.debezium.time.NanoTimestamp"), "timestamp");
+  EXPECT_EQ(of(T::kString, "io.debezium.time.ZonedTimestamp"), "timestamptz");
+  EXPECT_EQ(of(T::kString, "io.debezium.time.ZonedTime"), "timetz");
+  EXPECT_EQ(of(T::kString, "io.debezium.data.Uuid"), "uuid");
+  EXPECT_EQ(of(T::kString, "io.debezium.data.Json"), "jsonb");
+  EXPECT_EQ(of(T::kString, "io.debezium.data.Xml"), "xml");
+  EXPECT_EQ(of(T::kString, "io.debezium.data.Enum"), "text");
+  EXPECT_EQ(of(T::kString, "io.debezium.data.EnumSet"), "text");
+  EXPECT_EQ(of(T::kBytes, "io.debezium.data.Bits"), "bit varying");
+  EXPECT_EQ(of(T::kStruct, "io.debezium.data.VariableScaleDecimal"), "numeric");
+  // decimal.handling.mode=string and =double carry no logical name.
+  EXPECT_EQ(of(T::kString, ""), "text");
+  EXPECT_EQ(of(T::kFloat64, ""), "double precision");
+  // A name on the wrong type is no logical type.
+  EXPECT_EQ(of(T::kString, "io.debezium.time.MicroTimestamp"), "text");
+  Schema array;
+  array.type = T::kArray;
+  auto element = std::make_shared<Schema>();
+  element->type = T::kInt64;
+  element->name = "io.debezium.time.MicroTimestamp";
+  array.value_schema = element;
+  EXPECT_EQ(PgTypes::columnType(array), "timestamp[]");
+  auto vsd = std::make_shared<Schema>();
+  vsd->type = T::kStruct;
+  vsd->name = "io.debezium.data.VariableScaleDecimal";
+  array.value_schema = vsd;
+  EXPECT_EQ(PgTypes::columnType(array), "numeric[]");
+}
+
+TEST(PgTypes, OnlyInstantsAreConvertedViaTheSessionZone) {
+  using T = Schema::Type;
+  Schema instant;
+  instant.type = T::kInt64;
+  instant.name = std::string(Schema::kTimestampName);
+  Schema wall;
+  wall.type = T::kInt64;
+  wall.name = std::string(Schema::kMicroTimestampName);
+  EXPECT_TRUE(PgTypes::convertedViaZone(PgTypes::kTimestamp, instant, true));
+  EXPECT_TRUE(PgTypes::convertedViaZone(PgTypes::kTimestamp, *Schema::of(T::kInt64), true));
+  EXPECT_FALSE(PgTypes::convertedViaZone(PgTypes::kTimestamp, wall, true));
+  EXPECT_FALSE(PgTypes::convertedViaZone(PgTypes::kTimestamptz, instant, true));
+  EXPECT_FALSE(PgTypes::convertedViaZone(PgTypes::kTimestamp, instant, false));
+}
+
 }  // namespace
 }  // namespace ksink::postgres

@@ -3,9 +3,9 @@
 //
 // Logical types keep Connect's representation: Decimal = unscaled two's-complement big-endian bytes
 // (the scale is in the schema), Date = days since the epoch, Time = milliseconds of the day,
-// Timestamp = milliseconds since the epoch (all as int64). The static helpers turn them into the
-// text SQL databases accept. A struct value is an object whose entries follow the schema's field
-// order, one entry per field.
+// Timestamp = milliseconds since the epoch (all as int64); Debezium's likewise (Schema::Logical).
+// The static helpers turn them into the text SQL databases accept. A struct value is an object
+// whose entries follow the schema's field order, one entry per field.
 //
 // SchemaAndValue pairs a value with its schema; schema == nullptr means schemaless (e.g. a plain
 // JSON object read with schemas.enable=false).
@@ -73,6 +73,21 @@ class Value {
   static std::string dateToString(int64_t days);               // "2024-02-29"
   static std::string timeToString(int64_t millis_of_day);      // "13:45:07.250"
   static std::string timestampToString(int64_t epoch_millis);  // "2024-02-29 13:45:07.250" (UTC)
+  // The same for values counted in `units_per_second` (1000, 1000000 or 1000000000, as
+  // Schema::unitsPerSecond gives), with all of the unit's fractional digits: "13:45:07.250000"
+  // for 49507250000 µs. A time of exactly one day is "24:00:00…" (SQL's end of day, which
+  // Debezium's sources can hold); other times outside the day wrap around as timeToString's.
+  static std::string timeToString(int64_t since_midnight, int64_t units_per_second);
+  static std::string timestampToString(int64_t since_epoch, int64_t units_per_second);
+  // Microseconds in a value counted in `units_per_second`, nanoseconds truncated toward the
+  // past (so the text keeps the leading digits); nullopt when they overflow int64.
+  static std::optional<int64_t> toMicros(int64_t value, int64_t units_per_second);
+  // Debezium's Bits (a little-endian bit set: bit i of the source's bit string, counted from its
+  // right end, is bit i % 8 of byte i / 8) as SQL's bit string text, leftmost bit first: "0101".
+  // `length` (the schema's "length" parameter, the column's declared bits) pads it with leading
+  // zeros, which the bytes do not keep; without a usable one the string has the bits up to the
+  // highest set one ("0" for none).
+  static std::string bitsToString(std::string_view little_endian, std::optional<int64_t> length);
 
   friend bool operator==(const Value&, const Value&) = default;
 

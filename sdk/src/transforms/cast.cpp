@@ -210,7 +210,7 @@ Value castValue(const Schema* schema, const Value& value, Type target) {
     throw ConversionError(
         fmt::format("Cast transformation does not support casting from {}; supported types are {}",
                     typeUpper(from), kSupportedInput));
-  const auto logical = schema ? schema->logical() : Schema::Logical::kNone;
+  const auto logical = schema ? schema->connectLogical() : Schema::Logical::kNone;
   const auto unexpected = [&]() -> Value {
     throw ConversionError(fmt::format("Unexpected type in Cast transformation: {} to {}",
                                       schema ? format_as(*schema) : Schema::typeName(from),
@@ -387,7 +387,7 @@ class Cast : public Transformation {
     // Connect copies name, version, doc and parameters onto a whole-value cast; a logical type's
     // name is not copied since the value no longer has that representation.
     if (keep_basics) {
-      if (source.logical() == Schema::Logical::kNone) {
+      if (source.connectLogical() == Schema::Logical::kNone) {
         out->name = source.name;
         out->parameters = source.parameters;
       }

@@ -132,7 +132,7 @@ class MaskField : public Transformation {
   Value masked(const Schema& schema, const Value& value) const {
     if (value.isNull()) return Value();
     const bool custom = replacement_.has_value();
-    switch (schema.logical()) {
+    switch (schema.connectLogical()) {
       case Schema::Logical::kDecimal: {
         const int32_t scale = schema.decimalScale();
         if (!custom) return Value::bytes(std::string(1, '\0'));
@@ -153,7 +153,7 @@ class MaskField : public Transformation {
       case Schema::Logical::kTimestamp:
         if (custom) notMaskable(format_as(schema), true);
         return Value::integer(0);
-      case Schema::Logical::kNone:
+      default:  // kNone: connectLogical() gives nothing else
         break;
     }
     switch (schema.type) {

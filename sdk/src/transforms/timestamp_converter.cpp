@@ -128,7 +128,7 @@ class TimestampConverter : public Transformation {
   }
 
   static Kind kindOfSchema(const Schema& schema) {
-    switch (schema.logical()) {
+    switch (schema.connectLogical()) {
       case Schema::Logical::kTimestamp:
         return Kind::kTimestamp;
       case Schema::Logical::kDate:

@@ -26,6 +26,36 @@ bool isTextType(uint32_t oid) {
          oid == PgTypes::kName;
 }
 
+bool isNumberType(uint32_t oid) {
+  return oid == PgTypes::kInt2 || oid == PgTypes::kInt4 || oid == PgTypes::kInt8 ||
+         oid == PgTypes::kFloat4 || oid == PgTypes::kFloat8 || oid == PgTypes::kNumeric;
+}
+
+// Debezium's time logicals beyond Connect's own (whose text the sink has always written as it
+// does below).
+bool isDebeziumTemporal(Logical logical) {
+  return logical == Logical::kMicroTime || logical == Logical::kNanoTime ||
+         logical == Logical::kLocalTimestamp || logical == Logical::kMicroTimestamp ||
+         logical == Logical::kNanoTimestamp;
+}
+
+// A VariableScaleDecimal struct's exact decimal text; nullopt when the struct is malformed.
+std::optional<std::string> variableScaleDecimalText(const Value& value) {
+  const Value* scale = value.find("scale");
+  const Value* unscaled = value.find("value");
+  if (!scale || !unscaled || scale->kind() != Kind::kInt || unscaled->kind() != Kind::kBytes ||
+      unscaled->asBytes().empty() || scale->asInt() < std::numeric_limits<int32_t>::min() ||
+      scale->asInt() > std::numeric_limits<int32_t>::max())
+    return std::nullopt;
+  return Value::decimalToString(unscaled->asBytes(), static_cast<int32_t>(scale->asInt()));
+}
+
+// Microseconds in an integer of a time or timestamp logical (epoch milliseconds when none).
+std::optional<int64_t> micros(int64_t value, Logical logical) {
+  const int64_t units = Schema::unitsPerSecond(logical);
+  return Value::toMicros(value, units == 0 ? 1000 : units);
+}
+
 }  // namespace
 
 ColumnEncoder::ColumnEncoder(uint32_t type_oid, uint32_t element_oid,
@@ -47,6 +77,14 @@ std::optional<std::string> ColumnEncoder::textForm(const Value& value) const {
       return value.asBoolean() ? "true" : "false";
     case Kind::kInt: {
       const int64_t i = value.asInt();
+      if (isDebeziumTemporal(logical_) && !isNumberType(type_oid_)) {
+        // PostgreSQL keeps microseconds: nanoseconds are truncated here as in binary().
+        if (const auto us = micros(i, logical_)) {
+          if (Schema::isTimeOfDay(logical_)) return Value::timeToString(*us, 1000000);
+          return Value::timestampToString(*us, 1000000) +
+                 (type_oid_ == PgTypes::kTimestamptz ? "+00" : "");
+        }
+      }
       if (logical_ == Logical::kDate) return Value::dateToString(i);
       if (logical_ == Logical::kTime) return Value::timeToString(i);
       if (logical_ == Logical::kTimestamp || type_oid_ == PgTypes::kTimestamp ||
@@ -61,6 +99,9 @@ std::optional<std::string> ColumnEncoder::textForm(const Value& value) const {
     case Kind::kBytes:
       if (logical_ == Logical::kDecimal)
         return Value::decimalToString(value.asBytes(), schema_->decimalScale());
+      if (logical_ == Logical::kBits)
+        return Value::bitsToString(value.asBytes(),
+                                   schema_->intParameter(Schema::kLengthParameter));
       return value.asBytes();
     case Kind::kArray:
       if (element_oid_ != 0) {
@@ -72,6 +113,9 @@ std::optional<std::string> ColumnEncoder::textForm(const Value& value) const {
       }
       return value.toJson();
     case Kind::kObject:
+      if (logical_ == Logical::kVariableScaleDecimal && type_oid_ != PgTypes::kJson &&
+          type_oid_ != PgTypes::kJsonb)
+        if (auto decimal = variableScaleDecimalText(value)) return decimal;
       return value.toJson();
   }
   return std::nullopt;
@@ -150,6 +194,10 @@ bool ColumnEncoder::binary(CopyBinaryWriter& out, const Value& value) const {
       if (kind == Kind::kInt || kind == Kind::kDouble || kind == Kind::kString ||
           (kind == Kind::kBytes && logical_ == Logical::kDecimal))
         return out.numeric(*textForm(value));
+      if (kind == Kind::kObject && logical_ == Logical::kVariableScaleDecimal) {
+        const auto decimal = variableScaleDecimalText(value);
+        return decimal && out.numeric(*decimal);
+      }
       return false;
     case PgTypes::kBytea:
       if (kind == Kind::kBytes && logical_ != Logical::kDecimal) {
@@ -181,16 +229,44 @@ bool ColumnEncoder::binary(CopyBinaryWriter& out, const Value& value) const {
       out.date(static_cast<int32_t>(value.asInt()));
       return true;
     case PgTypes::kTime:
-      if (kind != Kind::kInt || logical_ != Logical::kTime) return false;
-      out.time(value.asInt() * 1000);
-      return true;
+      if (kind != Kind::kInt || !Schema::isTimeOfDay(logical_)) return false;
+      if (logical_ == Logical::kTime) {
+        out.time(value.asInt() * 1000);
+        return true;
+      }
+      // 24:00:00 is a valid time; anything outside the day the server should judge, as text.
+      if (const auto us = micros(value.asInt(), logical_);
+          us && *us >= 0 && *us <= int64_t{86400} * 1000000) {
+        out.time(*us);
+        return true;
+      }
+      return false;
     case PgTypes::kTimestamp:
     case PgTypes::kTimestamptz:
-      // Epoch milliseconds; beyond ±292,000 years the microseconds would overflow.
-      if (kind != Kind::kInt || value.asInt() > std::numeric_limits<int64_t>::max() / 1000 ||
-          value.asInt() < std::numeric_limits<int64_t>::min() / 1000)
-        return false;
-      out.timestamp(value.asInt() * 1000);
+      if (kind == Kind::kString && logical_ == Logical::kZonedTimestamp &&
+          type_oid_ == PgTypes::kTimestamptz)
+        return out.timestamptz(value.asString());
+      // Epoch milliseconds unless the schema says another unit; beyond ±292,000 years the
+      // microseconds would overflow.
+      if (kind != Kind::kInt) return false;
+      if (const auto us = micros(value.asInt(), logical_)) {
+        out.timestamp(*us);
+        return true;
+      }
+      return false;
+    case PgTypes::kTimetz:
+      if (kind != Kind::kString || logical_ != Logical::kZonedTime) return false;
+      return out.timetz(value.asString());
+    case PgTypes::kBit:
+    case PgTypes::kVarbit:
+      if (kind == Kind::kString) return out.varbit(value.asString());
+      if (kind != Kind::kBytes || logical_ != Logical::kBits) return false;
+      return out.varbit(*textForm(value));
+    case PgTypes::kXml:
+      // xml_recv reads the document's text (in its declared encoding, UTF-8 by default) and
+      // still parses it.
+      if (kind != Kind::kString) return false;
+      out.bytes(value.asString());
       return true;
     default:
       if (isTextType(type_oid_)) {
@@ -198,7 +274,8 @@ bool ColumnEncoder::binary(CopyBinaryWriter& out, const Value& value) const {
           out.bytes(value.asString());
           return true;
         }
-        if (kind == Kind::kBytes && logical_ != Logical::kDecimal) return false;
+        if (kind == Kind::kBytes && logical_ != Logical::kDecimal && logical_ != Logical::kBits)
+          return false;
         out.bytes(*textForm(value));
         return true;
       }

@@ -10,7 +10,10 @@
 // remains the only judge of bad values and reports them with its own SQLSTATE.
 //
 // Integers into timestamp/timestamptz columns are read as epoch milliseconds (Connect's Timestamp
-// representation). Immutable after construction; cheap to copy.
+// representation) unless the schema is one of Debezium's Micro/NanoTimestamp. Debezium's
+// nanosecond times and timestamps lose their last three digits (PostgreSQL keeps microseconds),
+// truncated toward the past in both encodings so binary and text COPY store the same value.
+// Immutable after construction; cheap to copy.
 #pragma once
 
 #include <memory>

@@ -6,9 +6,9 @@
 // server does no text parsing for these rows, which is most of COPY's cost.
 //
 // The writer only appends bytes. A caller streams large batches by sending buffer() and calling
-// clearBuffer() between rows. Writers of values that can be malformed (uuid, numeric) return false
-// without writing anything, so the caller can fall back to the text format for the batch and let
-// the server judge the value. Single-threaded value type.
+// clearBuffer() between rows. Writers of values that can be malformed (uuid, numeric, …) return
+// false without writing anything, so the caller can fall back to the text format for the batch and
+// let the server judge the value. Single-threaded value type.
 #pragma once
 
 #include <cstdint>
@@ -44,6 +44,14 @@ class CopyBinaryWriter {
   void time(int64_t micros);
   // Microseconds since 1970-01-01 00:00 UTC; the same bytes serve timestamp and timestamptz.
   void timestamp(int64_t micros_since_unix_epoch);
+  // timestamptz from ISO-8601 text with an offset, as Debezium's ZonedTimestamp writes it:
+  // "2024-03-01T10:15:30.123456Z", "…+01:00". Years 0001-9999 and up to six fractional digits
+  // only; anything else (more digits, which the server rounds, "infinity") is left to the server.
+  [[nodiscard]] bool timestamptz(std::string_view iso);
+  // timetz from "10:15:30.123Z" / "10:15:30+05:30" (Debezium's ZonedTime), the same way.
+  [[nodiscard]] bool timetz(std::string_view iso);
+  // bit / varbit from the bit string's text, leftmost bit first ("0101").
+  [[nodiscard]] bool varbit(std::string_view bits);
 
   // A one-dimensional array field: beginArray, then one field call per element, then endArray.
   // `has_null` must be true when any element is null.

@@ -25,9 +25,10 @@ std::vector<ColumnEncoder> PgCopyStream::encoders(const PgTable& table,
     if (!target)
       throw std::logic_error(
           fmt::format("table {} has no column {}", table.id.display(), layout.columns[i].name));
-    const uint32_t type = timestamps_via_zone && target->type_oid == PgTypes::kTimestamp
-                              ? PgTypes::kTimestamptz
-                              : target->type_oid;
+    const uint32_t type =
+        PgTypes::convertedViaZone(target->type_oid, *layout.columns[i].schema, timestamps_via_zone)
+            ? PgTypes::kTimestamptz
+            : target->type_oid;
     out.emplace_back(type, target->element_oid, layout.columns[i].schema);
   }
   return out;

@@ -25,15 +25,16 @@ const PgTable::Column& columnOf(const PgTable& table, const std::string& name) {
   return *c;
 }
 
-bool stagedAsTimestamptz(const PgTable::Column& c, bool timestamps_via_zone) {
-  return timestamps_via_zone && c.type_oid == PgTypes::kTimestamp;
+bool stagedAsTimestamptz(const PgTable::Column& c, const RecordMapper::Column& source,
+                         bool timestamps_via_zone) {
+  return PgTypes::convertedViaZone(c.type_oid, *source.schema, timestamps_via_zone);
 }
 
 }  // namespace
 
 bool PgRowWriter::needsStaging(const PgTable& table, const RecordMapper::Layout& layout) const {
   for (const auto& c : layout.columns)
-    if (stagedAsTimestamptz(columnOf(table, c.name), timestamps_via_zone_)) return true;
+    if (stagedAsTimestamptz(columnOf(table, c.name), c, timestamps_via_zone_)) return true;
   return false;
 }
 
@@ -111,7 +112,8 @@ void PgRowWriter::write(PgConnection& connection, const PgTable& table, const Se
   bool convert = false;
   for (size_t i = 0; i < count; ++i) {
     columns.push_back(layout.columns[i].name);
-    const bool tz = stagedAsTimestamptz(columnOf(table, columns.back()), timestamps_via_zone_);
+    const bool tz = stagedAsTimestamptz(columnOf(table, columns.back()), layout.columns[i],
+                                        timestamps_via_zone_);
     as_timestamptz.push_back(tz);
     convert |= tz;
   }

@@ -7,13 +7,36 @@ std::string PgTypes::columnType(const Schema& schema) {
   using Logical = Schema::Logical;
   switch (schema.logical()) {
     case Logical::kDecimal:
+    case Logical::kVariableScaleDecimal:
       return "numeric";
     case Logical::kDate:
       return "date";
     case Logical::kTime:
+    case Logical::kMicroTime:
+    case Logical::kNanoTime:
       return "time";
     case Logical::kTimestamp:
+    case Logical::kZonedTimestamp:
       return "timestamptz";
+    case Logical::kLocalTimestamp:
+    case Logical::kMicroTimestamp:
+    case Logical::kNanoTimestamp:
+      return "timestamp";
+    case Logical::kZonedTime:
+      return "timetz";
+    case Logical::kUuid:
+      return "uuid";
+    case Logical::kJson:
+      return "jsonb";
+    case Logical::kXml:
+      return "xml";
+    case Logical::kEnum:
+    case Logical::kEnumSet:
+      return "text";
+    case Logical::kBits:
+      // Not bit(n): a value whose schema has no usable "length" is as wide as its highest set
+      // bit, so widths can vary.
+      return "bit varying";
     case Logical::kNone:
       break;
   }
@@ -36,7 +59,8 @@ std::string PgTypes::columnType(const Schema& schema) {
     case Type::kBytes:
       return "bytea";
     case Type::kArray:
-      if (schema.value_schema && schema.value_schema->isPrimitive())
+      if (schema.value_schema && (schema.value_schema->isPrimitive() ||
+                                  schema.value_schema->logical() == Logical::kVariableScaleDecimal))
         return columnType(*schema.value_schema) + "[]";
       return "jsonb";
     case Type::kMap:
@@ -44,6 +68,14 @@ std::string PgTypes::columnType(const Schema& schema) {
       return "jsonb";
   }
   return "text";
+}
+
+bool PgTypes::convertedViaZone(uint32_t column_oid, const Schema& schema,
+                               bool timestamps_via_zone) {
+  if (!timestamps_via_zone || column_oid != kTimestamp) return false;
+  const auto logical = schema.logical();
+  return logical != Schema::Logical::kLocalTimestamp &&
+         logical != Schema::Logical::kMicroTimestamp && logical != Schema::Logical::kNanoTimestamp;
 }
 
 }  // namespace ksink::postgres

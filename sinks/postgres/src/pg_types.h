@@ -20,6 +20,7 @@ struct PgTypes {
   static constexpr uint32_t kInt4 = 23;
   static constexpr uint32_t kText = 25;
   static constexpr uint32_t kJson = 114;
+  static constexpr uint32_t kXml = 142;
   static constexpr uint32_t kFloat4 = 700;
   static constexpr uint32_t kFloat8 = 701;
   static constexpr uint32_t kBpchar = 1042;
@@ -28,6 +29,9 @@ struct PgTypes {
   static constexpr uint32_t kTime = 1083;
   static constexpr uint32_t kTimestamp = 1114;
   static constexpr uint32_t kTimestamptz = 1184;
+  static constexpr uint32_t kTimetz = 1266;
+  static constexpr uint32_t kBit = 1560;
+  static constexpr uint32_t kVarbit = 1562;
   static constexpr uint32_t kNumeric = 1700;
   static constexpr uint32_t kUuid = 2950;
   static constexpr uint32_t kJsonb = 3802;
@@ -35,8 +39,18 @@ struct PgTypes {
   // The SQL type for a column holding values of `schema`: smallint, integer, bigint, real,
   // double precision, boolean, text, bytea, numeric (Decimal), date, time, timestamptz
   // (Timestamp: an instant), <element>[] for arrays of primitives, jsonb for maps, structs and
-  // other arrays.
+  // other arrays. Debezium's logical types get the type of the source column they come from:
+  // date, time (Time, MicroTime, NanoTime), timestamp without time zone (Timestamp,
+  // MicroTimestamp, NanoTimestamp: wall-clock values), timestamptz (ZonedTimestamp), timetz
+  // (ZonedTime), uuid, jsonb (Json), xml, text (Enum, EnumSet), bit varying (Bits) and numeric
+  // (VariableScaleDecimal, also as an array's element).
   static std::string columnType(const Schema& schema);
+
+  // Whether values of `schema` bound for a column of `column_oid` are instants the server must
+  // turn into wall time in the session's zone (db.timezone other than UTC: `timestamps_via_zone`)
+  // — true for `timestamp` columns, except for Debezium's Timestamp, MicroTimestamp and
+  // NanoTimestamp, which already are wall-clock values and go in unchanged.
+  static bool convertedViaZone(uint32_t column_oid, const Schema& schema, bool timestamps_via_zone);
 };
 
 }  // namespace ksink::postgres

@@ -76,6 +76,25 @@ std::string_view SqliteDialect::columnType(const Schema& schema) {
     case Schema::Logical::kDate:
     case Schema::Logical::kTime:
     case Schema::Logical::kTimestamp:
+    // Debezium's times as ISO-8601 text like Connect's, with every digit of their unit; the zoned
+    // ones, uuid, JSON, XML and enums as the strings they are; Bits as the bit string ("0101").
+    case Schema::Logical::kMicroTime:
+    case Schema::Logical::kNanoTime:
+    case Schema::Logical::kLocalTimestamp:
+    case Schema::Logical::kMicroTimestamp:
+    case Schema::Logical::kNanoTimestamp:
+    case Schema::Logical::kZonedTimestamp:
+    case Schema::Logical::kZonedTime:
+    case Schema::Logical::kUuid:
+    case Schema::Logical::kJson:
+    case Schema::Logical::kXml:
+    case Schema::Logical::kEnum:
+    case Schema::Logical::kEnumSet:
+    case Schema::Logical::kBits:
+      return "TEXT";
+    case Schema::Logical::kVariableScaleDecimal:
+      // Not NUMERIC: its affinity would turn the text into a REAL of 15 significant digits, and
+      // these decimals have any precision.
       return "TEXT";
     case Schema::Logical::kNone:
       break;

@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <cctype>
 #include <functional>
+#include <limits>
 #include <unordered_map>
 
 #include "ksink/conversion_error.h"
@@ -65,6 +66,7 @@ std::string upper(std::string s) {
 struct ColumnBinding {
   Schema::Logical logical = Schema::Logical::kNone;
   int32_t scale = 0;
+  std::optional<int64_t> bits_length;  // Debezium's Bits: the "length" parameter
   Affinity affinity = Affinity::kBlob;
   std::string name;
   std::string declared_type;
@@ -95,6 +97,16 @@ std::optional<std::string> bindValue(SQLite::Statement& st, int index, const Val
         case Schema::Logical::kTimestamp:
           scratch = Value::timestampToString(v.asInt());
           break;
+        case Schema::Logical::kMicroTime:
+        case Schema::Logical::kNanoTime:
+          // SQLite keeps text as it is: nanoseconds too.
+          scratch = Value::timeToString(v.asInt(), Schema::unitsPerSecond(c.logical));
+          break;
+        case Schema::Logical::kLocalTimestamp:
+        case Schema::Logical::kMicroTimestamp:
+        case Schema::Logical::kNanoTimestamp:
+          scratch = Value::timestampToString(v.asInt(), Schema::unitsPerSecond(c.logical));
+          break;
         default:
           st.bind(index, static_cast<int64_t>(v.asInt()));
           rep = Rep::kInt;
@@ -118,6 +130,10 @@ std::optional<std::string> bindValue(SQLite::Statement& st, int index, const Val
         scratch = Value::decimalToString(v.asBytes(), c.scale);
         st.bindNoCopy(index, scratch);
         rep = Rep::kReal;  // numeric text: fits number columns
+      } else if (c.logical == Schema::Logical::kBits) {
+        scratch = Value::bitsToString(v.asBytes(), c.bits_length);
+        st.bindNoCopy(index, scratch);
+        rep = Rep::kText;
       } else {
         st.bindNoCopy(index, v.asBytes().data(), static_cast<int>(v.asBytes().size()));
         rep = Rep::kBlob;
@@ -125,6 +141,20 @@ std::optional<std::string> bindValue(SQLite::Statement& st, int index, const Val
       break;
     case Value::Kind::kArray:
     case Value::Kind::kObject:
+      if (c.logical == Schema::Logical::kVariableScaleDecimal) {
+        const Value* scale = v.find("scale");
+        const Value* unscaled = v.find("value");
+        if (scale && unscaled && scale->kind() == Value::Kind::kInt &&
+            unscaled->kind() == Value::Kind::kBytes && !unscaled->asBytes().empty() &&
+            scale->asInt() >= std::numeric_limits<int32_t>::min() &&
+            scale->asInt() <= std::numeric_limits<int32_t>::max()) {
+          scratch =
+              Value::decimalToString(unscaled->asBytes(), static_cast<int32_t>(scale->asInt()));
+          st.bindNoCopy(index, scratch);
+          rep = Rep::kReal;  // numeric text, as a Decimal's
+          break;
+        }
+      }
       scratch = v.toJson();
       st.bindNoCopy(index, scratch);
       rep = Rep::kJson;
@@ -255,6 +285,7 @@ class SqliteSinkTask::Impl {
       ColumnBinding b;
       b.logical = column.schema->logical();
       b.scale = column.schema->decimalScale();
+      b.bits_length = column.schema->intParameter(Schema::kLengthParameter);
       b.name = column.name;
       auto it = cols.find(lower(column.name));
       b.declared_type = it == cols.end() ? "" : it->second;
