@@ -54,7 +54,8 @@ class DebeziumMirrorTest : public ::testing::TestWithParam<Case> {
     name_ = uniqueName("mirror");
     source_->exec(
         "CREATE TABLE customers (id int4 PRIMARY KEY, name text NOT NULL, balance numeric(12,2), "
-        "active boolean, visits int8)");
+        "active boolean, visits int8, signed_up timestamptz, last_seen timestamp, born date, "
+        "token uuid, prefs jsonb)");
     if (GetParam().destination == Destination::kPostgres)
       copy_ = TestPostgres::shared().freshSchema("dbzdst");
     else
@@ -68,8 +69,13 @@ class DebeziumMirrorTest : public ::testing::TestWithParam<Case> {
   void insert(int first, int end) {
     std::string sql = "INSERT INTO customers VALUES ";
     for (int i = first; i < end; ++i)
-      sql += fmt::format("{}({}, 'customer {}', {}.{:02}, {}, {})", i == first ? "" : ",", i, i,
-                         i * 7 - 300, i % 100, i % 2 == 0 ? "true" : "false", i * 1000);
+      sql += fmt::format(
+          "{}({}, 'customer {}', {}.{:02}, {}, {}, "
+          "timestamptz '2024-03-01 10:15:30.123456+00' + interval '{} minutes', "
+          "timestamp '2023-12-31 23:59:59.000001' + interval '{} seconds', "
+          "date '1970-01-01' + {}, '00000000-0000-4000-8000-{:012}', '{{\"n\": {}}}')",
+          i == first ? "" : ",", i, i, i * 7 - 300, i % 100, i % 2 == 0 ? "true" : "false",
+          i * 1000, i * 37, i * 3, i * 50, i, i);
     source_->exec(sql);
   }
 
@@ -108,12 +114,18 @@ class DebeziumMirrorTest : public ::testing::TestWithParam<Case> {
         dir_ / (tag + ".log"));
   }
 
-  // The rows in the same spelling on both sides: numeric as text at scale 2, booleans as 0/1.
+  // The rows in the same spelling on both sides: numeric at scale 2, booleans as 0/1, times as
+  // ISO text in UTC with microseconds, json by a member's value.
+  static constexpr const char* kPgColumns =
+      "id, name, balance::text, active::int, visits, "
+      "to_char(signed_up AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS.US'), "
+      "to_char(last_seen, 'YYYY-MM-DD HH24:MI:SS.US'), born::text, token::text, prefs->>'n'";
+
   Rows sourceRows(bool with_email) {
     Rows out;
-    for (const auto& r : source_->query(fmt::format(
-             "SELECT id, name, balance::text, active::int, visits{} FROM customers ORDER BY id",
-             with_email ? ", coalesce(email, 'NULL')" : "")))
+    for (const auto& r :
+         source_->query(fmt::format("SELECT {}{} FROM customers ORDER BY id", kPgColumns,
+                                    with_email ? ", coalesce(email, 'NULL')" : "")))
       out.push_back(line(r));
     return out;
   }
@@ -122,18 +134,22 @@ class DebeziumMirrorTest : public ::testing::TestWithParam<Case> {
     Rows out;
     try {
       if (GetParam().destination == Destination::kPostgres) {
-        for (const auto& r : copy_->query(fmt::format(
-                 "SELECT id, name, balance::text, active::int, visits{} FROM customers ORDER BY id",
-                 with_email ? ", coalesce(email, 'NULL')" : "")))
+        for (const auto& r :
+             copy_->query(fmt::format("SELECT {}{} FROM customers ORDER BY id", kPgColumns,
+                                      with_email ? ", coalesce(email, 'NULL')" : "")))
           out.push_back(line(r));
       } else {
         for (const auto& r : ksink::testing::queryRows(
                  sqlite_file_.string(),
                  // SQLite has no exact decimal type: NUMERIC affinity keeps -300.00 as the
                  // integer -300, so the values are compared at the source's scale.
-                 fmt::format("SELECT id, name, printf('%.2f', balance), active, visits{} FROM "
-                             "customers ORDER BY id",
-                             with_email ? ", coalesce(email, 'NULL')" : "")))
+                 // Times are ISO text there; strftime respells the zoned one.
+                 fmt::format(
+                     "SELECT id, name, printf('%.2f', balance), active, visits, "
+                     "strftime('%Y-%m-%d %H:%M:%f', signed_up) || substr(signed_up, 24, 3), "
+                     "last_seen, born, token, json_extract(prefs, '$.n'){} FROM customers "
+                     "ORDER BY id",
+                     with_email ? ", coalesce(email, 'NULL')" : "")))
           out.push_back(fmt::format("{}", fmt::join(r, "|")));
       }
     } catch (const std::exception&) {
@@ -207,7 +223,9 @@ TEST_P(DebeziumMirrorTest, TheCopyEqualsTheSourceThroughChangesAKillAndANewColum
     EXPECT_EQ(copy_->scalar("SELECT string_agg(column_name || ' ' || data_type, ', ' ORDER BY "
                             "ordinal_position) FROM information_schema.columns WHERE "
                             "table_schema = current_schema() AND table_name = 'customers'"),
-              "id integer, name text, balance numeric, active boolean, visits bigint, email text");
+              "id integer, name text, balance numeric, active boolean, visits bigint, signed_up "
+              "timestamp with time zone, last_seen timestamp without time zone, born date, "
+              "token uuid, prefs jsonb, email text");
   }
 }
 
