@@ -169,6 +169,35 @@ TEST_F(SqliteSinkTest, UpsertUpdatesByKeyAndTombstonesDelete) {
   EXPECT_EQ(storedOffset(), 6);
 }
 
+// A truncate (Debezium's, kept by ExtractNewRecordState's truncate.handling.mode=truncate)
+// empties the table in the batch's transaction, in order with the rows around it.
+TEST_F(SqliteSinkTest, ATruncateEmptiesTheTableInOrderWithTheRowsAroundIt) {
+  FakeContext ctx;
+  auto task = start({{"auto.create", "true"},
+                     {"insert.mode", "upsert"},
+                     {"pk.mode", "record_key"},
+                     {"pk.fields", "id"},
+                     {"transforms", "unwrap"},
+                     {"transforms.unwrap.type", "io.debezium.transforms.ExtractNewRecordState"},
+                     {"transforms.unwrap.truncate.handling.mode", "truncate"}},
+                    ctx);
+  const auto change = [](std::string_view v) {
+    return fmt::format(R"({{"before":null,"after":{{"v":{}}},"op":"c"}})", v);
+  };
+  const std::string truncate = R"({"before":null,"after":null,"op":"t"})";
+  const auto a = change("1"), b = change("2"), c = change("3"), d = change("4");
+  task->put(std::vector<SinkRecord>{rec(0, std::nullopt, truncate)});  // no table yet: nothing
+  task->put(std::vector<SinkRecord>{rec(1, "a", a), rec(2, "b", b)});
+  task->put(
+      std::vector<SinkRecord>{rec(3, "c", c), rec(4, std::nullopt, truncate), rec(5, "d", d)});
+  EXPECT_EQ(query(R"(SELECT id, v FROM "t" ORDER BY id)"),
+            (std::vector<std::vector<std::string>>{{"d", "4"}}));
+  EXPECT_EQ(storedOffset(), 6);
+  task->put(std::vector<SinkRecord>{rec(6, "a", a)});
+  EXPECT_EQ(query(R"(SELECT id, v FROM "t" ORDER BY id)"),
+            (std::vector<std::vector<std::string>>{{"a", "1"}, {"d", "4"}}));
+}
+
 TEST_F(SqliteSinkTest, UpdateModeOnlyChangesExistingRows) {
   execute(R"(CREATE TABLE "t" (id TEXT PRIMARY KEY, v INTEGER); INSERT INTO "t" VALUES ('a', 1))");
   FakeContext ctx;

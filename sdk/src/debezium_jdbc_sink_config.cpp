@@ -90,10 +90,9 @@ std::map<std::string, std::string> TableSinkConfig::fromDebeziumJdbcSink(
     const bool basic = oneOf("schema.evolution", *v, {"none", "basic"}) == "basic";
     out["auto.create"] = out["auto.evolve"] = basic ? "true" : "false";
   }
-  if (auto v = take("truncate.enabled"); v && lower(*v) == "true")
-    problems.push_back({"truncate.enabled",
-                        "truncate events are not applied by ksink yet (they are skipped); "
-                        "remove the key or set it to false"});
+  bool truncate = false;
+  if (auto v = take("truncate.enabled"))
+    truncate = oneOf("truncate.enabled", *v, {"true", "false"}) == "true";
   // Debezium 2.x named it table.name.format; the Debezium class reads either.
   auto format = take("collection.name.format");
   if (auto legacy = take("table.name.format"); legacy && !format) format = legacy;
@@ -138,6 +137,7 @@ std::map<std::string, std::string> TableSinkConfig::fromDebeziumJdbcSink(
   out[table_prefix + "format"] = format.value_or("${topic}");
   out[unwrap_prefix + "type"] = "io.debezium.transforms.ExtractNewRecordState";
   out[unwrap_prefix + "delete.tombstone.handling.mode"] = "tombstone";
+  out[unwrap_prefix + "truncate.handling.mode"] = truncate ? "truncate" : "drop";
   out["table.name.format"] = "${topic}";  // the table step set the topic to the table's name
   for (auto& [k, v] : out) values.insert_or_assign(k, std::move(v));
   return values;

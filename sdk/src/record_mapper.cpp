@@ -118,6 +118,17 @@ size_t hashOf(const Value& v) {
   return kind;
 }
 
+// Removes the rows whose `keep` entry is 0, keeping the others' order.
+void keepOnly(std::vector<RecordMapper::Row>& rows, const std::vector<uint8_t>& keep) {
+  size_t out = 0;
+  for (size_t i = 0; i < rows.size(); ++i)
+    if (keep[i]) {
+      if (out != i) rows[out] = std::move(rows[i]);
+      ++out;
+    }
+  rows.resize(out);
+}
+
 }  // namespace
 
 struct RecordMapper::MappedLayout : Layout {
@@ -260,6 +271,15 @@ std::optional<RecordMapper::Row> RecordMapper::map(const SinkRecord& record) {
     partition = transformed->partition;
   }
   const auto& table = tableFor(topic);
+  if (transformed && transformed->truncate) {
+    auto& layout = truncate_layouts_[table];
+    if (!layout) layout = std::make_shared<const Layout>(Layout{table, {}, 0, false});
+    Row row;
+    row.record = &record;
+    row.is_truncate = true;
+    row.layout = layout;
+    return row;
+  }
   const bool is_delete = value.value.isNull();  // a Kafka tombstone, or JSON null
   if (is_delete && !config_.delete_enabled) return std::nullopt;
 
@@ -315,6 +335,7 @@ RecordMapper::Batch RecordMapper::mapAll(std::span<const SinkRecord> records,
                                          SinkTaskContext* context) {
   Batch batch;
   batch.rows.reserve(records.size());
+  bool truncates = false;
   for (const auto& record : records) {
     try {
       std::optional<Row> row;
@@ -324,7 +345,10 @@ RecordMapper::Batch RecordMapper::mapAll(std::span<const SinkRecord> records,
         if (!context) throw;
         context->retryConversion(std::current_exception(), [&] { row = map(record); });
       }
-      if (row) batch.rows.push_back(std::move(*row));
+      if (row) {
+        truncates = truncates || row->is_truncate;
+        batch.rows.push_back(std::move(*row));
+      }
     } catch (const std::bad_alloc&) {
       throw;
     } catch (const ConversionInterrupted&) {
@@ -333,8 +357,24 @@ RecordMapper::Batch RecordMapper::mapAll(std::span<const SinkRecord> records,
       batch.failures.push_back({&record, std::current_exception()});
     }
   }
+  if (truncates) dropRowsBeforeTruncates(batch.rows);
   if (config_.insert_mode != TableSinkConfig::InsertMode::kInsert) reduceToLastPerKey(batch.rows);
   return batch;
+}
+
+void RecordMapper::dropRowsBeforeTruncates(std::vector<Row>& rows) {
+  // From the end: a row of a table truncated later in the batch would be wiped anyway, and of
+  // several truncates of a table only the last matters.
+  std::unordered_set<std::string> truncated_later;
+  std::vector<uint8_t> keep(rows.size(), 1);
+  for (size_t i = rows.size(); i-- > 0;) {
+    const auto& table = rows[i].layout->table;
+    if (truncated_later.contains(table))
+      keep[i] = 0;
+    else if (rows[i].is_truncate)
+      truncated_later.insert(table);
+  }
+  keepOnly(rows, keep);
 }
 
 size_t RecordMapper::keyHash(const Row& row) {
@@ -360,13 +400,7 @@ void RecordMapper::reduceToLastPerKey(std::vector<Row>& rows) {
     if (rows[i].layout->key_count == 0) continue;
     if (!seen.insert(&rows[i]).second) keep[i] = 0;
   }
-  size_t out = 0;
-  for (size_t i = 0; i < rows.size(); ++i)
-    if (keep[i]) {
-      if (out != i) rows[out] = std::move(rows[i]);
-      ++out;
-    }
-  rows.resize(out);
+  keepOnly(rows, keep);
 }
 
 }  // namespace ksink

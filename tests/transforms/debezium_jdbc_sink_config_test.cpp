@@ -60,7 +60,7 @@ TEST(DebeziumJdbcSinkConfig, ItsKeysBecomeTheTableSinksOwn) {
 
 TEST(DebeziumJdbcSinkConfig, KeysItCannotServeAndConfluentKeysAreRefusedByName) {
   try {
-    TableSinkConfig::fromDebeziumJdbcSink(debezium({{"truncate.enabled", "true"},
+    TableSinkConfig::fromDebeziumJdbcSink(debezium({{"truncate.enabled", "sometimes"},
                                                     {"primary.key.mode", "record_header"},
                                                     {"pk.mode", "record_key"},
                                                     {"database.time_zone", "Europe/Paris"},
@@ -118,6 +118,33 @@ TEST_F(DebeziumEnvelope, ChangesBecomeRowsAndDeletesOfTheTableNamedAfterTheTopic
   EXPECT_EQ(deleted->values[0], Value::integer(7));
   EXPECT_FALSE(m.map(record(std::nullopt, 2))) << "the tombstone after a delete is skipped";
   EXPECT_FALSE(m.map(record(changeEvent("t", "null", "null"), 3))) << "truncate skipped";
+}
+
+TEST_F(DebeziumEnvelope, WithTruncateEnabledATruncateEventEmptiesTheTableFirst) {
+  auto m = mapper({{"truncate.enabled", "true"}});
+  const std::vector<std::string> values{changeEvent("c", "null", R"({"id":1,"note":"gone"})"),
+                                        changeEvent("t", "null", "null"),
+                                        changeEvent("c", "null", R"({"id":2,"note":"kept"})")};
+  const std::vector<SinkRecord> records{{"db.public.orders", 0, 0, 1, R"({"id":1})", values[0]},
+                                        {"db.public.orders", 0, 1, 1, std::nullopt, values[1]},
+                                        {"db.public.orders", 0, 2, 1, R"({"id":2})", values[2]}};
+  const auto batch = m.map(records);
+  for (const auto& f : batch.failures) {
+    try {
+      std::rethrow_exception(f.error);
+    } catch (const std::exception& e) {
+      ADD_FAILURE() << "offset " << f.record->offset() << ": " << e.what();
+    }
+  }
+  ASSERT_EQ(batch.rows.size(), 2u) << "the row before the truncate is wiped anyway";
+  EXPECT_TRUE(batch.rows[0].is_truncate);
+  EXPECT_EQ(batch.rows[0].layout->table, "db_public_orders");
+  EXPECT_EQ(batch.rows[0].record, &records[1]);
+  EXPECT_FALSE(batch.rows[1].is_truncate);
+  EXPECT_EQ(batch.rows[1].values[1], Value::string("kept"));
+
+  auto without = mapper();  // truncate.enabled=false: the event is skipped
+  EXPECT_FALSE(without.map(records[1]));
 }
 
 TEST_F(DebeziumEnvelope, CollectionNameFormatTakesSourceFields) {

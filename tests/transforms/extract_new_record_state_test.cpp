@@ -208,6 +208,15 @@ TEST_F(ExtractNewRecordStateTest, TruncateEventsAreDroppedAndOtherRecordsPassUnc
   EXPECT_EQ(plain->value.value, Value::string("hello"));
 }
 
+TEST_F(ExtractNewRecordStateTest, TruncateHandlingModeTruncateKeepsTruncatesAsSuch) {
+  configure({{"truncate.handling.mode", "truncate"}});
+  const auto out = run(envelope("t", "null", "null"));
+  ASSERT_TRUE(out);
+  EXPECT_TRUE(out->truncate);
+  EXPECT_TRUE(out->value.value.isNull());
+  EXPECT_FALSE(run(envelope("c", "null", R"({"id":1,"status":"a"})"))->truncate);
+}
+
 TEST_F(ExtractNewRecordStateTest, ASchemalessEnvelopeIsUnwrappedToo) {
   configure({{"delete.tombstone.handling.mode", "rewrite"}});
   converter_ = Converter::create(

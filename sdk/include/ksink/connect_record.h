@@ -37,6 +37,9 @@ struct ConnectRecord {
   SchemaAndValue value;  // a null value is a tombstone
   std::vector<ConnectHeader> headers;
   const SinkRecord* original = nullptr;  // where it was read; never changed by a transformation
+  // Empty the destination table instead of writing a row (a Debezium truncate event, kept by
+  // ExtractNewRecordState's truncate.handling.mode=truncate); key and value are ignored.
+  bool truncate = false;
 
   bool isTombstone() const { return value.value.isNull(); }
   // The last header named `name`, or nullptr.

@@ -62,6 +62,10 @@ class RecordMapper {
   struct Row {
     const SinkRecord* record = nullptr;  // valid as long as the records passed to map()
     bool is_delete = false;              // a tombstone with delete.enabled: only key columns
+    // Empty the table (ConnectRecord::truncate): the layout names the table and has no columns.
+    // A batch keeps no row of that table before its truncate (they would be wiped anyway), so a
+    // sink may truncate first and then write the batch's rows.
+    bool is_truncate = false;
     std::shared_ptr<const Layout> layout;
     std::vector<Value> values;  // one per layout->columns entry
   };
@@ -102,6 +106,8 @@ class RecordMapper {
 
   // Keeps only the last row per (table, primary key), in their original relative order.
   static void reduceToLastPerKey(std::vector<Row>& rows);
+  // Removes the rows of a table that come before a later truncate of it (and earlier truncates).
+  static void dropRowsBeforeTruncates(std::vector<Row>& rows);
   // Hash of a row's (table, primary key values): rows with the same key have the same hash.
   static size_t keyHash(const Row& row);
 
@@ -122,6 +128,7 @@ class RecordMapper {
   // pointer is never reused while cached) or the inferred field types of schemaless data.
   // Bounded: cleared when it grows past a limit.
   std::unordered_map<std::string, std::shared_ptr<const MappedLayout>> layouts_;
+  std::unordered_map<std::string, std::shared_ptr<const Layout>> truncate_layouts_;  // by table
   std::unordered_map<std::string, std::string> table_names_;  // topic → table
   std::string lookup_key_;                                    // reused to avoid allocations
 };

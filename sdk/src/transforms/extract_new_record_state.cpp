@@ -6,8 +6,10 @@
 //                    the default), the `before` struct + __deleted=true (rewrite, rewrite-with-
 //                    tombstone)
 //   tombstone      → kept only in rewrite-with-tombstone (the delete event already carries it)
-//   t / m          → dropped: a truncate or a logical-decoding message has no row state (the
-//                    Debezium JDBC sink's connector class applies truncates)
+//   t              → dropped: a truncate has no row state; with the ksink key
+//                    truncate.handling.mode=truncate (which the Debezium JDBC sink class sets for
+//                    truncate.enabled=true) it becomes a record that empties the table
+//   m              → dropped: a logical-decoding message has no row state
 //   not an envelope (a record without Debezium's envelope schema): passed on unchanged, as
 //                    Debezium does.
 // The older keys drop.tombstones + delete.handling.mode (drop | none | rewrite) are honoured when
@@ -153,7 +155,11 @@ class ExtractNewRecordState final : public Transformation {
           .define("add.headers.prefix", Type::kString, "__", Importance::kLow,
                   "Prefix of the added headers' names")
           .define("replace.null.with.default", Type::kBoolean, "true", Importance::kLow,
-                  "A null row field takes its schema's default value");
+                  "A null row field takes its schema's default value")
+          .define("truncate.handling.mode", Type::kString, "drop", Importance::kLow,
+                  "ksink's: drop truncate events, or turn them into records that empty the "
+                  "destination table (truncate)",
+                  ConfigDef::oneOf({"drop", "truncate"}));
       return d;
     }();
     return def;
@@ -176,6 +182,7 @@ class ExtractNewRecordState final : public Transformation {
     add_fields_ = parseReferences(config, "add.fields", "add.fields.prefix");
     add_headers_ = parseReferences(config, "add.headers", "add.headers.prefix");
     replace_null_with_default_ = config.getBoolean("replace.null.with.default");
+    keep_truncates_ = config.getString("truncate.handling.mode") == "truncate";
   }
 
   std::optional<ConnectRecord> apply(ConnectRecord record) override {
@@ -194,6 +201,11 @@ class ExtractNewRecordState final : public Transformation {
         op_value && op_value->kind() == Value::Kind::kString ? op_value->asString() : "";
     const bool is_delete = op == "d";
     if (op != "c" && op != "r" && op != "u" && !is_delete) {
+      if (op == "t" && keep_truncates_) {
+        record.value = {};
+        record.truncate = true;
+        return record;
+      }
       if (op == "t" || op == "m") return std::nullopt;
       throw ConversionError(fmt::format("change event with unknown op '{}'", op));
     }
@@ -289,6 +301,7 @@ class ExtractNewRecordState final : public Transformation {
   std::vector<FieldReference> add_fields_;
   std::vector<FieldReference> add_headers_;
   bool replace_null_with_default_ = true;
+  bool keep_truncates_ = false;
   SchemaCache row_schemas_, deleted_schemas_;
 };
 

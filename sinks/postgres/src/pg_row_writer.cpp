@@ -105,6 +105,11 @@ std::string PgRowWriter::stagingFor(PgConnection& connection, const PgTable& tab
 
 void PgRowWriter::write(PgConnection& connection, const PgTable& table, const Segment& segment) {
   if (segment.rows.empty()) return;
+  if (segment.op == Op::kTruncate) {
+    // In the transaction like the rows: it commits (or rolls back) with them and the offsets.
+    connection.exec(fmt::format("TRUNCATE TABLE {}", table.id.quoted()));
+    return;
+  }
   const auto& layout = *segment.layout;
   const size_t count = segment.op == Op::kDelete ? layout.key_count : layout.columns.size();
   std::vector<std::string> columns;
@@ -161,6 +166,8 @@ void PgRowWriter::write(PgConnection& connection, const PgTable& table, const Se
       break;
     case Op::kDelete:
       connection.exec(PgSql::deleteFromStaging(table.id, target, columns));
+      break;
+    case Op::kTruncate:  // done above, without staging
       break;
   }
 }

@@ -27,7 +27,8 @@ namespace ksink::postgres {
 
 class PgRowWriter {
  public:
-  enum class Op { kInsert, kUpsert, kUpdate, kDelete };
+  // kTruncate empties the table (one row in the segment: the truncate).
+  enum class Op { kInsert, kUpsert, kUpdate, kDelete, kTruncate };
 
   // Rows of one layout (one table), all written with the same operation.
   struct Segment {

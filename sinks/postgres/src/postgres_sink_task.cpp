@@ -212,6 +212,12 @@ std::vector<const Row*> PostgresSinkTask::Impl::prepare(PgConnection& connection
   std::map<const Layout*, std::vector<std::string>> missing;
   for (const auto& row : batch.rows) {
     const Layout* layout = row.layout.get();
+    if (row.is_truncate) {  // a table that does not exist has nothing to empty
+      const PgTable* table = tables_.find(connection, layout->table);
+      batch_tables_[layout] = table;
+      if (table) rows.push_back(&row);
+      continue;
+    }
     auto known = batch_tables_.find(layout);
     if (known == batch_tables_.end()) {
       auto resolved = tables_.resolve(connection, *layout, row.is_delete);
@@ -236,7 +242,8 @@ std::vector<const Row*> PostgresSinkTask::Impl::prepare(PgConnection& connection
 
 // Rows of one layout and operation form a segment, written with one COPY. In insert mode a delete
 // must stay between the inserts around it; otherwise (rows reduced to one per key) order between
-// segments does not matter.
+// segments does not matter. Truncates go first: the mapper left no row of a truncated table
+// before its truncate.
 std::vector<PgRowWriter::Segment> PostgresSinkTask::Impl::segmentsOf(
     std::span<const Row* const> rows) const {
   const auto mode = config_.table.insert_mode;
@@ -245,7 +252,14 @@ std::vector<PgRowWriter::Segment> PostgresSinkTask::Impl::segmentsOf(
                                                     : Op::kInsert;
   std::vector<PgRowWriter::Segment> segments;
   std::map<std::pair<const Layout*, bool>, size_t> open;
+  size_t truncates = 0;
   for (const Row* row : rows) {
+    if (row->is_truncate) {
+      segments.insert(segments.begin() + static_cast<std::ptrdiff_t>(truncates++),
+                      {row->layout.get(), Op::kTruncate, {row}});
+      for (auto& [_, index] : open) ++index;
+      continue;
+    }
     const auto key = std::make_pair(row->layout.get(), row->is_delete);
     if (mode == InsertMode::kInsert && row->is_delete) {
       const bool extend = !segments.empty() && segments.back().op == Op::kDelete &&
@@ -368,7 +382,7 @@ PostgresSinkTask::Impl::Streamed PostgresSinkTask::Impl::streamRows(
         return Streamed::kGaveUp;  // a bad or unconvertible record: the general path decides
       }
       if (!row) continue;  // a tombstone skipped (delete.enabled=false)
-      if (row->is_delete) return Streamed::kGaveUp;
+      if (row->is_delete || row->is_truncate) return Streamed::kGaveUp;
       if (upsert && (row->layout->key_count == 0 ||
                      !keys.insert(RecordMapper::keyHash(*row)).second))
         return Streamed::kGaveUp;

@@ -559,9 +559,15 @@ bool SqliteSinkTask::writeBatch(std::span<const SinkRecord> records,
     // chunk SQLite refused as a whole) row by row, so a bad row is found and reported alone.
     const auto& rows = batch.rows;
     for (size_t at = 0; at < rows.size();) {
+      if (rows[at].is_truncate) {  // in order: the rows after it land in the emptied table
+        if (s.db->tableExists(rows[at].layout->table))
+          s.db->exec("DELETE FROM " + SqliteDialect::quote(rows[at].layout->table));
+        ++at;
+        continue;
+      }
       size_t end = at + 1;
       while (end < rows.size() && rows[end].layout == rows[at].layout &&
-             rows[end].is_delete == rows[at].is_delete)
+             rows[end].is_delete == rows[at].is_delete && !rows[end].is_truncate)
         ++end;
       auto& plan = s.planFor(rows[at].layout, rows[at].is_delete);
       while (plan.multi && end - at >= plan.multi_rows) at = s.writeRows(plan, rows, at, end);
