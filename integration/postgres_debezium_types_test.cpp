@@ -13,6 +13,7 @@
 #include "ksink/ksink.h"
 #include "ksink/postgres/postgres_sink_task.h"
 #include "polling.h"
+#include "running_sink.h"
 #include "test_kafka.h"
 #include "test_postgres.h"
 
@@ -22,44 +23,6 @@ namespace {
 using namespace std::chrono_literals;
 using Rows = PgTestSchema::Rows;
 using Props = std::map<std::string, std::string>;
-
-class RunningSink {
- public:
-  explicit RunningSink(Props props)
-      : worker_(makeConfig(std::move(props)),
-                [] { return std::make_unique<postgres::PostgresSinkTask>(); }),
-        thread_([this] {
-          try {
-            worker_.run();
-          } catch (const std::exception& e) {
-            error_ = e.what();
-          }
-          done_ = true;
-        }) {}
-  ~RunningSink() { stop(); }
-
-  void stop() {
-    worker_.stop();
-    if (thread_.joinable()) thread_.join();
-  }
-  bool done() const { return done_; }
-  std::string error() {
-    stop();
-    return error_;
-  }
-
- private:
-  static Config makeConfig(Props props) {
-    ConfigDef def = Worker::configDef();
-    def.include(postgres::PostgresSinkTask::configDef());
-    return Config(std::move(props), std::move(def));
-  }
-
-  Worker worker_;
-  std::string error_;
-  std::atomic<bool> done_{false};
-  std::thread thread_;
-};
 
 // One column: its field schema in the envelope, the payload values of row 1 (every value set) and
 // row 2, and what the server reports for it: pg_typeof(col)::text and col::text of row 1.
