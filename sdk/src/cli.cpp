@@ -5,6 +5,7 @@
 #include <spdlog/spdlog.h>
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <csignal>
@@ -17,12 +18,11 @@
 #include <thread>
 #include <vector>
 
-#include "config_parse.h"
 #include "connector_offsets.h"
 #include "group_offsets.h"
 #include "ksink/config.h"
+#include "ksink/detail/config_parse.h"
 #include "ksink/sink_registry.h"
-#include "ksink/transformation_chain.h"
 #include "ksink/worker.h"
 #include "plugin_loader.h"
 #include "status_server.h"
@@ -57,19 +57,15 @@ Connector loadConnector(const std::map<std::string, std::string>& worker, const 
   // Every problem at once: the sink's own keys, then the worker's (which include Connect's
   // cross-key rules and librdkafka's checks of the consumer properties).
   auto problems = sink->config_def.validate(values);
-  if (sink->config_def.find("transforms")) {  // the sink applies the chain: check it whole
-    auto chain = TransformationChain::problems(values);
-    problems.insert(problems.end(), chain.begin(), chain.end());
-  }
   try {
-    auto worker_view = values;
-    if (sink->config_def.find("transforms")) {  // checked above; the worker would refuse them
-      worker_view.erase("transforms");
-      worker_view.erase("predicates");
+    WorkerConfig::parse(Config(values), sink->config_def);
+  } catch (const ConfigException& e) {  // it checks the sink's keys again: each problem once
+    for (const auto& p : e.problems()) {
+      if (std::ranges::none_of(problems, [&](const ConfigProblem& q) {
+            return q.key == p.key && q.reason == p.reason;
+          }))
+        problems.push_back(p);
     }
-    WorkerConfig::parse(Config(std::move(worker_view)));
-  } catch (const ConfigException& e) {
-    problems.insert(problems.end(), e.problems().begin(), e.problems().end());
   }
   if (!problems.empty()) throw ConfigException(std::move(problems));
   ConfigDef def = Worker::configDef();

@@ -1,12 +1,12 @@
 #include "ksink/config.h"
 
+#include <fmt/format.h>
+
 #include <fstream>
 #include <regex>
 #include <sstream>
 
-#include <fmt/format.h>
-
-#include "config_parse.h"
+#include "ksink/detail/config_parse.h"
 
 namespace ksink {
 namespace {

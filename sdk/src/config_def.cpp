@@ -3,7 +3,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
-#include "config_parse.h"
+#include "ksink/detail/config_parse.h"
 
 namespace ksink {
 namespace {
@@ -43,8 +43,14 @@ ConfigDef& ConfigDef::define(Key key) {
   return *this;
 }
 
+ConfigDef& ConfigDef::check(Check check) {
+  checks_.push_back(std::move(check));
+  return *this;
+}
+
 ConfigDef& ConfigDef::include(const ConfigDef& other) {
   for (const auto& [name, key] : other.keys_) keys_.insert_or_assign(name, key);
+  checks_.insert(checks_.end(), other.checks_.begin(), other.checks_.end());
   return *this;
 }
 
@@ -69,6 +75,11 @@ std::vector<ConfigProblem> ConfigDef::validate(
     if (key.validator) {
       if (auto problem = key.validator(it->second)) problems.push_back({name, *problem});
     }
+  }
+  for (const auto& check : checks_) {
+    auto found = check(values);
+    problems.insert(problems.end(), std::make_move_iterator(found.begin()),
+                    std::make_move_iterator(found.end()));
   }
   return problems;
 }

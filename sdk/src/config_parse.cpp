@@ -1,4 +1,4 @@
-#include "config_parse.h"
+#include "ksink/detail/config_parse.h"
 
 #include <algorithm>
 #include <charconv>

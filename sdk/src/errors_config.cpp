@@ -1,6 +1,6 @@
 #include "errors_config.h"
 
-#include "config_parse.h"
+#include "ksink/detail/config_parse.h"
 
 namespace ksink {
 namespace {

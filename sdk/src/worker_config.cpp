@@ -1,13 +1,13 @@
 #include "worker_config.h"
 
-#include <algorithm>
-#include <regex>
-
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 #include <librdkafka/rdkafka.h>
 
-#include "config_parse.h"
+#include <algorithm>
+#include <regex>
+
+#include "ksink/detail/config_parse.h"
 #include "rdkafka_handles.h"
 
 namespace ksink {
@@ -49,15 +49,15 @@ ConfigDef makeDef() {
       .define("errors.tolerance", Type::kString, "none", Importance::kMedium,
               "none: the first bad record fails the task; all: bad records are skipped.",
               ConfigDef::oneOf({"none", "all"}))
-      // A sink that applies transforms declares these keys itself (TransformationChain's
-      // definitions, which replace these): for any other, a chain would be skipped silently.
+      // A sink that applies transforms declares these keys itself (its definitions replace
+      // these): for any other sink, a chain would be skipped silently.
       .define("transforms", Type::kList, "", Importance::kHigh,
               "Single message transforms; only for sinks that apply them (the table sinks)",
               [](std::string_view value) -> std::optional<std::string> {
                 if (detail::parseList(value).empty()) return std::nullopt;
                 return fmt::format(
                     "'{}': this sink does not apply single message transforms (its "
-                    "configuration does not include TransformationChain::configDef()), so the "
+                    "configuration does not define transforms=), so the "
                     "records would be written untransformed; remove the key or use a sink that "
                     "applies them",
                     value);
@@ -107,9 +107,10 @@ const ConfigDef& WorkerConfig::configDef() {
   return def;
 }
 
-WorkerConfig WorkerConfig::parse(const Config& raw) {
+WorkerConfig WorkerConfig::parse(const Config& raw, const ConfigDef& sink_keys) {
   ConfigDef def = configDef();
   def.include(raw.definitions());
+  def.include(sink_keys);
   std::vector<ConfigProblem> problems = def.validate(raw.values());
   const Config config(raw.values());  // getters below fall back to our defaults explicitly
   auto value = [&](std::string_view key) {

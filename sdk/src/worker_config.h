@@ -34,9 +34,10 @@ struct WorkerConfig {
   std::string sink_name;  // connector.class, for error reports
   ErrorsConfig errors;
 
-  // Validates `config` against configDef() plus Connect's cross-key rules and librdkafka's own
+  // Validates `config` against configDef() (its keys replaced by the config's own definitions and
+  // by `sink_keys`, e.g. a sink's transforms=) plus Connect's cross-key rules and librdkafka's own
   // property checks; throws ConfigException naming every bad key.
-  static WorkerConfig parse(const Config& config);
+  static WorkerConfig parse(const Config& config, const ConfigDef& sink_keys = {});
   static const ConfigDef& configDef();
 };
 

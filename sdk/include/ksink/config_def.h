@@ -22,6 +22,10 @@ class ConfigDef {
   enum class Importance { kHigh, kMedium, kLow };
   // Returns the reason the (already type-checked) value is invalid, or nullopt when it is fine.
   using Validator = std::function<std::optional<std::string>(std::string_view value)>;
+  // A rule over the whole configuration, for keys that depend on other keys (e.g. a transforms=
+  // chain, whose aliases name further keys): every problem it finds, empty when none.
+  using Check =
+      std::function<std::vector<ConfigProblem>(const std::map<std::string, std::string>& values)>;
 
   struct Key {
     std::string name;
@@ -38,14 +42,17 @@ class ConfigDef {
     return define(Key{std::move(name), type, std::move(default_value), importance, std::move(doc),
                       std::move(validator)});
   }
-  // Adds every key of `other` (used to combine the worker's and a sink's definitions).
+  // Adds a rule over the whole configuration, run by validate() after the keys' own checks.
+  ConfigDef& check(Check check);
+  // Adds every key and rule of `other` (used to combine the worker's and a sink's definitions).
   ConfigDef& include(const ConfigDef& other);
 
   const Key* find(std::string_view name) const;
   const std::map<std::string, Key, std::less<>>& keys() const { return keys_; }
 
   // Every problem of `values` against the definitions: missing required keys, values that do not
-  // parse as their type, validator failures. Keys not defined here are ignored.
+  // parse as their type, validator failures, then the rules' problems. Keys not defined here are
+  // ignored.
   std::vector<ConfigProblem> validate(const std::map<std::string, std::string>& values) const;
 
   // Validators for the common cases.
@@ -55,6 +62,7 @@ class ConfigDef {
 
  private:
   std::map<std::string, Key, std::less<>> keys_;
+  std::vector<Check> checks_;
 };
 
 }  // namespace ksink

@@ -13,7 +13,7 @@
 
 #include "base64.h"
 #include "builtin_transforms.h"
-#include "config_parse.h"
+#include "ksink/detail/config_parse.h"
 #include "transform_support.h"
 
 namespace ksink::detail {

@@ -4,7 +4,7 @@
 #include <fmt/format.h>
 
 #include "builtin_transforms.h"
-#include "config_parse.h"
+#include "ksink/detail/config_parse.h"
 #include "transform_support.h"
 
 namespace ksink::detail {

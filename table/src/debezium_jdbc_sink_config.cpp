@@ -8,8 +8,8 @@
 #include <string_view>
 #include <vector>
 
-#include "config_parse.h"
 #include "ksink/config_exception.h"
+#include "ksink/detail/config_parse.h"
 #include "ksink/table_sink_config.h"
 
 namespace ksink {

@@ -27,9 +27,9 @@
 #include <vector>
 
 #include "builtin_transforms.h"
-#include "config_parse.h"
 #include "ksink/config_exception.h"
 #include "ksink/conversion_error.h"
+#include "ksink/detail/config_parse.h"
 #include "transform_support.h"
 
 namespace ksink::detail {

@@ -94,7 +94,9 @@ std::shared_ptr<const Schema> wholeSchema(const SchemaAndValue& sv) {
 }
 
 // A hash of a key value consistent with Value's operator==.
-size_t mixHash(size_t h, size_t x) { return h ^ (x + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2)); }
+size_t mixHash(size_t h, size_t x) {
+  return h ^ (x + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2));
+}
 
 size_t hashOf(const Value& v) {
   const auto kind = static_cast<size_t>(v.kind());
@@ -387,8 +389,8 @@ void RecordMapper::reduceToLastPerKey(std::vector<Row>& rows) {
   // Keys compare as values (no text built per row): the table, then each key column's value.
   auto hash = [](const Row* row) { return keyHash(*row); };
   auto same = [](const Row* a, const Row* b) {
-    if (a->layout != b->layout && (a->layout->table != b->layout->table ||
-                                   a->layout->key_count != b->layout->key_count))
+    if (a->layout != b->layout &&
+        (a->layout->table != b->layout->table || a->layout->key_count != b->layout->key_count))
       return false;
     for (size_t k = 0; k < a->layout->key_count; ++k)
       if (!(a->values[k] == b->values[k])) return false;

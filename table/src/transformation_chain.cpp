@@ -1,11 +1,11 @@
 #include "ksink/transformation_chain.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <set>
 
-#include <fmt/format.h>
-
-#include "config_parse.h"
+#include "ksink/detail/config_parse.h"
 
 namespace ksink {
 namespace {
@@ -39,16 +39,14 @@ void checkKeys(const Component& component, const std::map<std::string, std::stri
   const auto& def = component.configDef();
   for (const auto& [key, value] : keys)
     if (!def.find(key))
-      problems.push_back({prefix + key, fmt::format("'{}' is not a key of this {} (its keys: {})",
-                                                    key, prefix.starts_with("transforms.")
-                                                             ? "transform"
-                                                             : "predicate",
-                                                    [&] {
-                                                      std::vector<std::string> names;
-                                                      for (const auto& [n, _] : def.keys())
-                                                        names.push_back(n);
-                                                      return joined(names);
-                                                    }())});
+      problems.push_back(
+          {prefix + key,
+           fmt::format("'{}' is not a key of this {} (its keys: {})", key,
+                       prefix.starts_with("transforms.") ? "transform" : "predicate", [&] {
+                         std::vector<std::string> names;
+                         for (const auto& [n, _] : def.keys()) names.push_back(n);
+                         return joined(names);
+                       }())});
   for (auto& p : def.validate(keys)) problems.push_back({prefix + p.key, std::move(p.reason)});
 }
 
@@ -85,6 +83,8 @@ const ConfigDef& TransformationChain::configDef() {
     d.define("predicates", ConfigDef::Type::kList, "", ConfigDef::Importance::kLow,
              "Aliases of the predicates transforms may name in transforms.<alias>.predicate; "
              "each has predicates.<alias>.type and its own keys.");
+    // The keys the aliases name, checked whole (types, their own keys, unused aliases).
+    d.check([](const std::map<std::string, std::string>& values) { return problems(values); });
     return d;
   }();
   return def;
@@ -135,16 +135,16 @@ TransformationChain::TransformationChain(const Config& config,
         used.insert(name);
       } else if (std::find(predicate_aliases.begin(), predicate_aliases.end(), name) ==
                  predicate_aliases.end()) {
-        problems.push_back({prefix + std::string(kPredicate),
-                            fmt::format("'{}' is not listed in predicates ({})", name,
-                                        joined(predicate_aliases))});
+        problems.push_back(
+            {prefix + std::string(kPredicate), fmt::format("'{}' is not listed in predicates ({})",
+                                                           name, joined(predicate_aliases))});
       }
     }
     if (auto it = values.find(prefix + std::string(kNegate)); it != values.end()) {
       auto negate = detail::parseBoolean(it->second);
       if (!negate)
-        problems.push_back({prefix + std::string(kNegate),
-                            fmt::format("'{}' is not a boolean", it->second)});
+        problems.push_back(
+            {prefix + std::string(kNegate), fmt::format("'{}' is not a boolean", it->second)});
       else if (*negate && !values.contains(prefix + std::string(kPredicate)))
         problems.push_back({prefix + std::string(kNegate), "needs a predicate to negate"});
       else
@@ -181,8 +181,8 @@ TransformationChain::TransformationChain(const Config& config,
       const auto& names = g == "transforms." ? transforms : predicate_aliases;
       if (std::find(names.begin(), names.end(), alias) == names.end())
         problems.push_back(
-            {key, fmt::format("'{}' is not listed in {} ({}), so this key would be ignored",
-                              alias, g.substr(0, g.size() - 1), joined(names))});
+            {key, fmt::format("'{}' is not listed in {} ({}), so this key would be ignored", alias,
+                              g.substr(0, g.size() - 1), joined(names))});
     }
   }
   for (const auto& alias : predicate_aliases)

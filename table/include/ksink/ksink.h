@@ -1,7 +1,8 @@
-// Umbrella header: the whole public SDK — the connector contract (config, records, SinkTask and
-// its context, errors), the runtime a program drives (Worker, SinkRegistry, runCli, plugins),
-// and the table-sink toolkit (converters, schemas and values, RecordMapper, TableSinkConfig,
-// TransactionalSinkTask).
+// Umbrella header: the whole public SDK (what ksink::sdk links) — the core's connector contract
+// (config, records, SinkTask and its context, errors) and the runtime a program drives (Worker,
+// SinkRegistry, runCli, plugins), from sdk/include; and the table-sink toolkit (converters,
+// schemas and values, transforms, RecordMapper, TableSinkConfig, TransactionalSinkTask), from
+// table/include. It lives with the toolkit, the higher of the two layers.
 #pragma once
 
 #include "ksink/cli.h"

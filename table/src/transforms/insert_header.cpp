@@ -11,7 +11,7 @@
 #include <variant>
 
 #include "builtin_transforms.h"
-#include "config_parse.h"
+#include "ksink/detail/config_parse.h"
 #include "transform_support.h"
 
 namespace ksink::detail {

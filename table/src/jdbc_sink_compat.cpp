@@ -7,7 +7,7 @@
 #include <optional>
 #include <string_view>
 
-#include "config_parse.h"
+#include "ksink/detail/config_parse.h"
 
 namespace ksink::detail {
 namespace {

@@ -8,8 +8,8 @@
 #include <cmath>
 #include <ctime>
 
-#include "config_parse.h"
 #include "ksink/config_exception.h"
+#include "ksink/detail/config_parse.h"
 
 namespace ksink::detail {
 

@@ -5,7 +5,7 @@
 #include <algorithm>
 
 #include "builtin_transforms.h"
-#include "config_parse.h"
+#include "ksink/detail/config_parse.h"
 #include "transform_support.h"
 
 namespace ksink::detail {

@@ -1,5 +1,7 @@
 // Parsing of configuration values by type, shared by ConfigDef::validate and Config's getters so
-// that what validates is exactly what the getters accept.
+// that what validates is exactly what the getters accept, and by the table toolkit (transforms=
+// lists, Debezium keys), which reads raw property maps. An implementation detail of the SDK's
+// libraries, installed because they share it; not part of the connector API.
 #pragma once
 
 #include <cstdint>

@@ -7,7 +7,7 @@
 #include <set>
 
 #include "builtin_transforms.h"
-#include "config_parse.h"
+#include "ksink/detail/config_parse.h"
 #include "transform_support.h"
 
 namespace ksink::detail {

@@ -1,0 +1,42 @@
+#!/usr/bin/env python3
+"""Layers point down only: app -> sinks -> table toolkit -> SDK core.
+
+Every quoted #include of a production file must resolve inside what its layer may see:
+  sdk/    its own include/ and src/ (the core names no toolkit header and no sink)
+  table/  its own include/ and src/, and the core's public headers (sdk/include), never the
+          runtime's internals (sdk/src)
+  sinks/<name>/  its own include/ and src/, the toolkit's and the core's public headers; no
+          other sink, no internals of the SDK's libraries
+Usage: layers_test.py <source dir>; prints each offending include and exits 1.
+"""
+import pathlib
+import re
+import sys
+
+root = pathlib.Path(sys.argv[1]).resolve()
+core_public = [root / "sdk/include"]
+table_public = [root / "table/include"]
+allowed = {
+    "sdk": core_public + [root / "sdk/src"],
+    "table": table_public + core_public + [root / "table/src"],
+}
+for sink in (root / "sinks").iterdir():
+    if sink.is_dir():
+        allowed[f"sinks/{sink.name}"] = [sink / "include", sink / "src"] + table_public + core_public
+
+include = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
+problems = []
+for layer, dirs in allowed.items():
+    for path in sorted((root / layer).rglob("*")):
+        if path.suffix not in (".h", ".cpp"):
+            continue
+        for name in include.findall(path.read_text()):
+            here = path.parent / name  # relative to the including file
+            if here.exists() and any(d in here.resolve().parents for d in dirs):
+                continue
+            if any((d / name).exists() for d in dirs):
+                continue
+            problems.append(f"{path.relative_to(root)}: #include \"{name}\" is outside what "
+                            f"{layer}/ may include")
+print("\n".join(problems) if problems else f"layers ok: {', '.join(allowed)}")
+sys.exit(1 if problems else 0)
