@@ -1,6 +1,7 @@
 // The worker in-process against a real Kafka broker: what the group coordinator really stores,
-// and what the dead-letter queue holds (scenarios 34-38 of the Connect sink acceptance scenarios, whose
-// embedded-broker versions are tests/worker_errors_dlq_test.cpp and conversion_retry_test.cpp).
+// and what the dead-letter queue holds (scenarios 34-38 of the Connect sink acceptance scenarios,
+// whose embedded-broker versions are tests/sdk/worker_errors_dlq_test.cpp and
+// conversion_retry_test.cpp).
 #include <gtest/gtest.h>
 
 #include <atomic>
@@ -152,9 +153,9 @@ TEST(WorkerRealBroker, PreCommitReturningLessCommitsOnlyThatAndRestartRedelivers
   }
 }
 
-// Maps values with RecordMapper and the flaky converter (tests/flaky_converter.h) as the reference
-// sinks do, and hands the records that fail to the errant record reporter. With `reject_all` it
-// reports every record it mapped too, as writes the destination refused.
+// Maps values with RecordMapper and the flaky converter (tests/support/flaky_converter.h) as the
+// reference sinks do, and hands the records that fail to the errant record reporter. With
+// `reject_all` it reports every record it mapped too, as writes the destination refused.
 class MappingSink : public SinkTask {
  public:
   MappingSink(std::shared_ptr<Seen> seen, std::shared_ptr<testing::Faults> faults, bool reject_all)

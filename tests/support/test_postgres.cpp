@@ -76,7 +76,8 @@ PgTestSchema::Connection& PgTestSchema::connection() {
     throw std::runtime_error(
         fmt::format("cannot connect to {}: {}", url_, PQerrorMessage(connection_->conn.get())));
   // Tests read results, not notices ("table does not exist, skipping").
-  PQsetNoticeProcessor(connection_->conn.get(), [](void*, const char*) {}, nullptr);
+  PQsetNoticeProcessor(
+      connection_->conn.get(), [](void*, const char*) {}, nullptr);
   return *connection_;
 }
 

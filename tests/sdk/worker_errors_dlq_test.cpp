@@ -1,13 +1,12 @@
 // errors.tolerance, the errant record reporter and the dead-letter queue (scenarios 34, 35, 38 of
-// the Connect sink acceptance scenarios), and the metrics/status endpoint (scenario 40), on the embedded
-// broker: what the DLQ topic holds, what the group committed, what /metrics serves.
+// the Connect sink acceptance scenarios), and the metrics/status endpoint (scenario 40), on the
+// embedded broker: what the DLQ topic holds, what the group committed, what /metrics serves.
+#include <gtest/gtest.h>
 #include <httplib.h>
 
 #include <mutex>
 #include <regex>
 #include <thread>
-
-#include <gtest/gtest.h>
 
 #include "ksink/conversion_error.h"
 #include "ksink/ksink.h"
@@ -100,7 +99,7 @@ TEST(WorkerErrors, S34_ToleranceNoneFailsTheTaskAndCommitsNothingPastThePoisonPi
   mock.createTopic(name + "-dlq", 1);
   mock.produceValues(name, 0, 5);  // a first batch that succeeds
   auto props = mockWorkerProperties(name, name, mock.bootstrap());
-  props["errors.deadletterqueue.topic.name"] = name + "-dlq";  // a reporter exists, but
+  props["errors.deadletterqueue.topic.name"] = name + "-dlq";      // a reporter exists, but
   props["errors.deadletterqueue.topic.replication.factor"] = "1";  // tolerance is none
   auto written = std::make_shared<Written>();
   WorkerRunner runner(props, [written] { return std::make_unique<ReportingSink>(written); });
@@ -146,9 +145,8 @@ TEST(WorkerMetrics, S40_MetricsEndpointServesConnectSinkTaskMetrics) {
   auto written = std::make_shared<Written>();
   auto props = mockWorkerProperties(name, name, mock.bootstrap());
   Worker worker(Config(props), [written] { return std::make_unique<ReportingSink>(written); });
-  StatusServer server("http://127.0.0.1:0", [&worker] {
-    return std::vector<ConnectorStatus>{worker.status()};
-  });
+  StatusServer server("http://127.0.0.1:0",
+                      [&worker] { return std::vector<ConnectorStatus>{worker.status()}; });
   BackgroundRun run([&worker] { worker.run(); });
   ASSERT_EQ(mock.waitForCommitted("connect-" + name, {name, 0}, 3, 30s), 3);
 

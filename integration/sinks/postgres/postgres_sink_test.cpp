@@ -306,11 +306,9 @@ TEST_F(PostgresSinkTest, UpsertsStreamNewKeysAndStageBatchesWhoseKeysExist) {
   produce(0, 3000, 1);
   RunningSink sink(
       props({{"insert.mode", "upsert"}, {"pk.mode", "record_value"}, {"pk.fields", "id"}}));
-  ASSERT_TRUE(
-      waitUntil([&] { return storedOffsets() == std::map<int, int64_t>{{0, 3000}}; }, 60s));
+  ASSERT_TRUE(waitUntil([&] { return storedOffsets() == std::map<int, int64_t>{{0, 3000}}; }, 60s));
   produce(1500, 4500, 2);  // half of them keys the table has
-  ASSERT_TRUE(
-      waitUntil([&] { return storedOffsets() == std::map<int, int64_t>{{0, 6000}}; }, 60s));
+  ASSERT_TRUE(waitUntil([&] { return storedOffsets() == std::map<int, int64_t>{{0, 6000}}; }, 60s));
   // The group's offsets follow once the pipelined outcomes are read (preCommit).
   EXPECT_TRUE(waitUntil(
       [&] {
@@ -614,8 +612,8 @@ TEST_F(PostgresSinkTest, RecordsTheServerRejectsAfterAPipelinedCopyGoToTheDeadLe
   kafka.createTopic(topic_, 1);
   const auto dlq = uniqueName("dlq");
   kafka.createTopic(dlq, 1);
-  schema_->exec(fmt::format(
-      "CREATE TABLE \"{}\" (id int4 PRIMARY KEY, qty int4 CHECK (qty >= 0))", topic_));
+  schema_->exec(
+      fmt::format("CREATE TABLE \"{}\" (id int4 PRIMARY KEY, qty int4 CHECK (qty >= 0))", topic_));
   std::vector<RealKafka::Message> messages;
   for (int i = 0; i < 3000; ++i) {
     int id = i, qty = i;
@@ -628,8 +626,7 @@ TEST_F(PostgresSinkTest, RecordsTheServerRejectsAfterAPipelinedCopyGoToTheDeadLe
                           {"errors.tolerance", "all"},
                           {"errors.deadletterqueue.topic.name", dlq},
                           {"errors.deadletterqueue.topic.replication.factor", "1"}}));
-  ASSERT_TRUE(
-      waitUntil([&] { return storedOffsets() == std::map<int, int64_t>{{0, 3000}}; }, 60s));
+  ASSERT_TRUE(waitUntil([&] { return storedOffsets() == std::map<int, int64_t>{{0, 3000}}; }, 60s));
   EXPECT_TRUE(waitUntil(
       [&] {
         return kafka.committed("connect-" + name_, topic_, 1) == OffsetMap{{{topic_, 0}, 3000}};
@@ -657,7 +654,8 @@ TEST_F(PostgresSinkTest, InsertBatchesSpanningTablesAreWrittenOnce) {
             {0, std::nullopt, fmt::format(R"({{"i":{},"t":"{}"}})", round * 1000 + i, t)});
       kafka.produce(t, messages);
     }
-  RunningSink sink(props({{"topics", topic_ + "," + other}, {"consumer.max.poll.records", "4000"}}));
+  RunningSink sink(
+      props({{"topics", topic_ + "," + other}, {"consumer.max.poll.records", "4000"}}));
   const std::string progress = fmt::format(
       "SELECT count(*) FROM ksink_offsets WHERE connector = '{}' AND next_offset = 3000", name_);
   ASSERT_TRUE(waitUntil(
@@ -781,8 +779,7 @@ TEST_F(PostgresSinkTest, TasksStartingTogetherOnAFreshDatabaseAllStartAndWrite) 
           go.arrive_and_wait();
           task.start(config);
           task.open({{topic_, p}});
-          const std::vector<SinkRecord> records{
-              {topic_, p, 0, std::nullopt, std::nullopt, value}};
+          const std::vector<SinkRecord> records{{topic_, p, 0, std::nullopt, std::nullopt, value}};
           task.put(records);
           task.stop();
         } catch (const std::exception& e) {

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The SDK as a user gets it: `cmake --install`, a plugin built outside the tree with
 # find_package(ksink), and the installed `ksink` loading it from plugin.path.
-#   tests/install_test.sh <build dir> <source dir>
+#   tests/sdk/install_test.sh <build dir> <source dir>
 set -euo pipefail
 build="$1" src="$2"
 work="$(mktemp -d /tmp/ksink-install.XXXXXX)"

@@ -1,17 +1,14 @@
 // The errant record reporter and the dead-letter queue, on the embedded mock cluster: what lands
 // in the DLQ topic, read back from the broker.
-#include "worker_errant_record_reporter.h"
-
+#include <gtest/gtest.h>
 #include <librdkafka/rdkafka.h>
 #include <librdkafka/rdkafka_mock.h>
 
 #include <map>
 
-#include <gtest/gtest.h>
-
-#include "support/topic_reader.h"
-
 #include "ksink/conversion_error.h"
+#include "support/topic_reader.h"
+#include "worker_errant_record_reporter.h"
 
 namespace ksink {
 namespace {
@@ -43,7 +40,8 @@ class ErrantRecordReporterTest : public ::testing::Test {
   }
 
   std::vector<test::ConsumedRecord> readDlq(size_t expected, int polls = 100) {
-    return test::readPartition(bootstrap_, "dlq", 0, expected, std::chrono::milliseconds(polls * 100));
+    return test::readPartition(bootstrap_, "dlq", 0, expected,
+                               std::chrono::milliseconds(polls * 100));
   }
 
   rd_kafka_t* host_ = nullptr;

@@ -1,11 +1,11 @@
 // The ksink command line as a user meets it: help, bad configurations, validation. No broker.
-#include <cstdio>
-#include <filesystem>
-#include <fstream>
-
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <sys/wait.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
 
 namespace {
 
@@ -55,7 +55,8 @@ TEST_F(CliTest, HelpListsTheCommandsAndExitsZero) {
 }
 
 TEST_F(CliTest, RunRejectsBothTopicsAndRegexBeforeConnecting) {
-  auto c = connector("name=x\nconnector.class=jsonl-file\nfile=/tmp/x\ntopics=a\ntopics.regex=b.*\n");
+  auto c =
+      connector("name=x\nconnector.class=jsonl-file\nfile=/tmp/x\ntopics=a\ntopics.regex=b.*\n");
   auto r = runKsink("run " + files(c));
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.output.find("topics.regex: topics and topics.regex are mutually exclusive"),
@@ -169,8 +170,10 @@ TEST_F(CliTest, ConfluentJdbcSinkClassPicksTheSinkByTheConnectionUrl) {
            {"host=db dbname=app", "postgres"},
            {"sqlite:///tmp/x.db", "sqlite"},
            {"jdbc:sqlite:/tmp/x.db", "sqlite"}}) {
-    auto c = connector("name=x\nconnector.class=io.confluent.connect.jdbc.JdbcSinkConnector\n"
-                       "topics=a\nconnection.url=" + url + "\n");
+    auto c = connector(
+        "name=x\nconnector.class=io.confluent.connect.jdbc.JdbcSinkConnector\n"
+        "topics=a\nconnection.url=" +
+        url + "\n");
     auto r = runKsink("validate " + files(c), KSINK_BIN);
     EXPECT_NE(r.output.find("ok (" + sink + ")"), std::string::npos) << url << "\n" << r.output;
   }

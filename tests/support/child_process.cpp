@@ -61,7 +61,9 @@ std::optional<int> ChildProcess::wait(std::chrono::milliseconds timeout) {
   return status_;
 }
 
-bool ChildProcess::running() { return !wait(std::chrono::milliseconds(0)).has_value(); }
+bool ChildProcess::running() {
+  return !wait(std::chrono::milliseconds(0)).has_value();
+}
 
 std::string ChildProcess::log() const {
   std::ifstream in(log_);

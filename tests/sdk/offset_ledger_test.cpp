@@ -1,8 +1,8 @@
 #include "offset_ledger.h"
 
-#include <random>
-
 #include <gtest/gtest.h>
+
+#include <random>
 
 namespace ksink {
 namespace {
@@ -149,16 +149,26 @@ TEST(OffsetLedger, InvariantHoldsUnderRandomOperations) {
       const auto& tp = tps[rng() % tps.size()];
       const int64_t offset = static_cast<int64_t>(rng() % 100);
       switch (rng() % 7) {
-        case 0: ledger.assign(tp, rng() % 4 == 0 ? std::nullopt : std::optional<int64_t>(offset)); break;
-        case 1: ledger.remove(tp); break;
+        case 0:
+          ledger.assign(tp, rng() % 4 == 0 ? std::nullopt : std::optional<int64_t>(offset));
+          break;
+        case 1:
+          ledger.remove(tp);
+          break;
         case 2: {
           auto p = ledger.get(tp);
           if (p && p->delivered) ledger.markDelivered(tp, *p->delivered + offset % 10);
           break;
         }
-        case 3: ledger.rewind(tp, offset); break;
-        case 4: ledger.confirm({tp}, {{tp, offset}, {tps[rng() % tps.size()], offset}}); break;
-        case 5: ledger.markCommitted({{tp, offset}}); break;
+        case 3:
+          ledger.rewind(tp, offset);
+          break;
+        case 4:
+          ledger.confirm({tp}, {{tp, offset}, {tps[rng() % tps.size()], offset}});
+          break;
+        case 5:
+          ledger.markCommitted({{tp, offset}});
+          break;
         case 6: {
           auto plan = ledger.confirm(tps, ledger.deliveredOffsets());
           ledger.markCommitted(plan.offsets);

@@ -4,8 +4,8 @@
 // (Connect sink acceptance scenarios 17, 18, 19 and 28).
 //
 // The mock answers a commit made inside an eager revoke callback with REBALANCE_IN_PROGRESS
-// (a deviation of the mock; Kafka accepts it), so these tests check the order of the calls and that no
-// record is lost, not the committed value at the moment of the hand-over: the tests against a
+// (a deviation of the mock; Kafka accepts it), so these tests check the order of the calls and that
+// no record is lost, not the committed value at the moment of the hand-over: the tests against a
 // real broker (integration/) do that.
 #include <optional>
 #include <set>
@@ -178,8 +178,7 @@ class RedeliveryScenarios : public WorkerScenarios {
     props_ = props();
     props_["consumer.override.partition.assignment.strategy"] = "cooperative-sticky";
     auto script = std::make_shared<SinkScript>();
-    script->onPut([failing = failing_](SinkTaskContext& ctx,
-                                       std::span<const SinkRecord> records) {
+    script->onPut([failing = failing_](SinkTaskContext& ctx, std::span<const SinkRecord> records) {
       if (records.empty() || !*failing) return;
       ctx.timeout(200ms);
       throw RetriableError("scripted: destination unavailable");

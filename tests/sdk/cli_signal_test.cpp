@@ -1,15 +1,14 @@
 // Signals to `ksink run`: the first stops gracefully, a second forces the exit once
 // task.shutdown.graceful.timeout.ms has passed since the first, a third exits at once.
 // No broker: the worker's consumer points at a closed port.
+#include <fmt/format.h>
+#include <gtest/gtest.h>
 #include <signal.h>
 
 #include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <thread>
-
-#include <fmt/format.h>
-#include <gtest/gtest.h>
 
 #include "support/child_process.h"
 
@@ -28,8 +27,8 @@ class CliSignalTest : public ::testing::Test {
     fs::remove_all(dir_);
     fs::create_directories(dir_);
     std::ofstream(dir_ / "worker.properties")
-        << "bootstrap.servers=127.0.0.1:1\nlisteners=\nplugin.path=" << KSINK_TEST_PLUGIN_DIR
-        << "," << KSINK_PLUGIN_DIR << "\n";
+        << "bootstrap.servers=127.0.0.1:1\nlisteners=\nplugin.path=" << KSINK_TEST_PLUGIN_DIR << ","
+        << KSINK_PLUGIN_DIR << "\n";
   }
   void TearDown() override { fs::remove_all(dir_); }
 

@@ -104,8 +104,7 @@ TEST(WorkerConfig, RejectsMissingBootstrapServers) {
 TEST(WorkerConfig, RejectsAutoCommit) {
   auto values = base();
   values["consumer.override.enable.auto.commit"] = "true";
-  EXPECT_EQ(rejectedKeys(values),
-            (std::set<std::string>{"consumer.override.enable.auto.commit"}));
+  EXPECT_EQ(rejectedKeys(values), (std::set<std::string>{"consumer.override.enable.auto.commit"}));
 }
 
 TEST(WorkerConfig, LibrdkafkaRejectsUnknownConsumerProperties) {

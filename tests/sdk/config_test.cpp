@@ -10,11 +10,11 @@ using Type = ConfigDef::Type;
 ConfigDef sampleDef() {
   ConfigDef def;
   def.define("name", Type::kString, std::nullopt, ConfigDef::Importance::kHigh, "name",
-              ConfigDef::nonEmpty())
+             ConfigDef::nonEmpty())
       .define("interval.ms", Type::kLong, "1000", ConfigDef::Importance::kLow, "",
-               ConfigDef::atLeast(0))
+              ConfigDef::atLeast(0))
       .define("mode", Type::kString, "insert", ConfigDef::Importance::kLow, "",
-               ConfigDef::oneOf({"insert", "upsert"}))
+              ConfigDef::oneOf({"insert", "upsert"}))
       .define("enabled", Type::kBoolean, "false", ConfigDef::Importance::kLow, "");
   return def;
 }

@@ -1,9 +1,9 @@
 // Security settings reach librdkafka: a worker consumes and commits through a real broker's
 // SASL_PLAINTEXT listener (PLAIN mechanism), and a wrong password is reported, never a crash.
+#include <gtest/gtest.h>
+
 #include <atomic>
 #include <thread>
-
-#include <gtest/gtest.h>
 
 #include "ksink/ksink.h"
 #include "test_kafka.h"
@@ -17,7 +17,9 @@ class CountingSink : public SinkTask {
  public:
   explicit CountingSink(std::atomic<int>& count) : count_(count) {}
   void start(const Config&) override {}
-  void put(std::span<const SinkRecord> records) override { count_ += static_cast<int>(records.size()); }
+  void put(std::span<const SinkRecord> records) override {
+    count_ += static_cast<int>(records.size());
+  }
   void stop() override {}
 
  private:

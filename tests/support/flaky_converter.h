@@ -1,7 +1,8 @@
 // FlakyConverter: the string converter with injected faults, for tests of conversion retries and
-// bad records (scenarios 34-37 of the Connect sink acceptance scenarios) on the embedded and the real
-// broker. Values starting with "flaky" throw RetriableError the first `flaky_failures` times they
-// are converted, "stuck" ones every time while `stuck` is set, "bad" ones throw ConversionError.
+// bad records (scenarios 34-37 of the Connect sink acceptance scenarios) on the embedded and the
+// real broker. Values starting with "flaky" throw RetriableError the first `flaky_failures` times
+// they are converted, "stuck" ones every time while `stuck` is set, "bad" ones throw
+// ConversionError.
 //
 // Thread-safety: like any Converter, one per task; the Faults may be changed from any thread.
 #pragma once

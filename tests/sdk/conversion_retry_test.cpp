@@ -1,7 +1,8 @@
 // A conversion that throws RetriableError is retried, then follows errors.tolerance (scenarios 36
-// and 37 of the Connect sink acceptance scenarios): StageRetry and retryBackoff alone, RecordMapper going
-// through them, and a TransactionalSinkTask-based sink on the embedded broker, where the checks are
-// what the destination holds, the offsets committed, the dead-letter queue and total-retries.
+// and 37 of the Connect sink acceptance scenarios): StageRetry and retryBackoff alone, RecordMapper
+// going through them, and a TransactionalSinkTask-based sink on the embedded broker, where the
+// checks are what the destination holds, the offsets committed, the dead-letter queue and
+// total-retries.
 #include <gtest/gtest.h>
 
 #include <mutex>

@@ -1,8 +1,8 @@
 // Debezium's data types through the PostgreSQL sink into a real server: records in the JSON
 // envelope as Debezium's PostgreSQL connector writes them (decimal.handling.mode=precise,
 // time.precision.mode=adaptive), tables made by auto.create, every column read back with its type
-// and its value as the server prints it. Once by binary COPY, once by the text fallback, once with a
-// db.timezone that must not move wall-clock timestamps.
+// and its value as the server prints it. Once by binary COPY, once by the text fallback, once with
+// a db.timezone that must not move wall-clock timestamps.
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
@@ -77,8 +77,7 @@ std::vector<Column> debeziumColumns() {
        "time with time zone", "10:15:30.123+00", R"("10:15:30.123456-08:00")",
        "10:15:30.123456-08"},
       {"u", optional("string", "io.debezium.data.Uuid"),
-       R"("123e4567-e89b-12d3-a456-426614174000")", "uuid",
-       "123e4567-e89b-12d3-a456-426614174000"},
+       R"("123e4567-e89b-12d3-a456-426614174000")", "uuid", "123e4567-e89b-12d3-a456-426614174000"},
       {"j", optional("string", "io.debezium.data.Json"), R"("{\"a\": [1, 2.50], \"b\": null}")",
        "jsonb", R"({"a": [1, 2.50], "b": null})"},
       {"x", optional("string", "io.debezium.data.Xml"), R"("<a b=\"1\">x &amp; y</a>")", "xml",
@@ -119,8 +118,8 @@ std::vector<Column> debeziumColumns() {
       {"a_u", arrayOf(optional("string", "io.debezium.data.Uuid")),
        R"(["123e4567-e89b-12d3-a456-426614174000"])", "uuid[]",
        "{123e4567-e89b-12d3-a456-426614174000}"},
-      {"a_j", arrayOf(optional("string", "io.debezium.data.Json")), R"(["{\"k\": 1}"])",
-       "jsonb[]", R"({"{\"k\": 1}"})"},
+      {"a_j", arrayOf(optional("string", "io.debezium.data.Json")), R"(["{\"k\": 1}"])", "jsonb[]",
+       R"({"{\"k\": 1}"})"},
       {"a_vsd", arrayOf(kVsd), R"([{"scale":3,"value":"/38="},{"scale":1,"value":"Dw=="}])",
        "numeric[]", "{-0.129,1.5}"},
   };
@@ -139,7 +138,8 @@ class PostgresDebeziumTypesTest : public ::testing::Test {
   void writeAndCompare(const std::string& force1, const std::string& force2, Props extra = {}) {
     auto columns = debeziumColumns();
     std::string fields = R"({"type":"int32","optional":false,"field":"id"})";
-    for (const auto& c : columns) fields += fmt::format(R"(,{{{},"field":"{}"}})", c.schema, c.name);
+    for (const auto& c : columns)
+      fields += fmt::format(R"(,{{{},"field":"{}"}})", c.schema, c.name);
     fields += fmt::format(R"(,{{{},"field":"force"}})",
                           optional("string", "io.debezium.time.ZonedTimestamp"));
     const std::string schema = fmt::format(
@@ -187,8 +187,8 @@ class PostgresDebeziumTypesTest : public ::testing::Test {
     for (const auto& c : columns)
       select += fmt::format("{}pg_typeof(\"{}\")::text, \"{}\"::text", select.empty() ? "" : ", ",
                             c.name, c.name);
-    const auto rows = schema_->query(
-        fmt::format("SELECT {} FROM \"{}\" ORDER BY id", select, topic_));
+    const auto rows =
+        schema_->query(fmt::format("SELECT {} FROM \"{}\" ORDER BY id", select, topic_));
     ASSERT_EQ(rows.size(), 2u);
     for (size_t i = 0; i < columns.size(); ++i) {
       const auto& c = columns[i];
@@ -204,7 +204,8 @@ class PostgresDebeziumTypesTest : public ::testing::Test {
 };
 
 TEST_F(PostgresDebeziumTypesTest, EveryTypeKeepsItsValueByBinaryCopy) {
-  // Every value here has a binary form (tests/postgres/column_encoder_test.cpp checks each kind).
+  // Every value here has a binary form (tests/sinks/postgres/column_encoder_test.cpp checks each
+  // kind).
   writeAndCompare("2024-01-01T00:00:00Z", "2024-01-01T00:00:00Z");
 }
 

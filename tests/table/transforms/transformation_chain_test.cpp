@@ -203,9 +203,20 @@ TEST(TransformationChainTest, TheGlobalRegistryServesDebeziumsUnwrap) {
   EXPECT_NE(std::find(names.begin(), names.end(), "ExtractNewRecordState"), names.end());
 }
 
-// The record mapper runs the chain between conversion and mapping.
+// The record mapper runs the chain between conversion and mapping. A table sink's configuration
+// checks transforms= against the global registry, the one the sinks build their chains from, so
+// the test transform is registered there as a plugin would.
 class MapperWithChain : public ::testing::Test {
  protected:
+  static void SetUpTestSuite() {
+    static const bool registered = [] {
+      TransformationRegistry::global().addTransformation(
+          {"com.example.AppendToTopic", "Append"},
+          [] { return std::make_unique<AppendToTopic>(); });
+      return true;
+    }();
+    (void)registered;
+  }
   static RecordMapper mapper(std::map<std::string, std::string> values) {
     values.emplace("name", "c");
     values.emplace("value.converter", "json");

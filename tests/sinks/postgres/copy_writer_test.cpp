@@ -1,5 +1,5 @@
 // COPY encodings: the binary format's bytes, the text format's escapes. (That the server accepts
-// them is checked against a real PostgreSQL in integration/postgres_sink_test.cpp.)
+// them is checked against a real PostgreSQL in integration/sinks/postgres/postgres_sink_test.cpp.)
 #include <gtest/gtest.h>
 
 #include <cstdint>

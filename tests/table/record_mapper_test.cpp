@@ -141,8 +141,8 @@ TEST(RecordMapperTest, UpsertKeysCompareByTypeAndEveryKeyField) {
       record(2, std::nullopt, R"({"a":"1","b":"x","v":2})"),  // a is text: another key
       record(3, std::nullopt, R"({"a":1,"b":"y","v":3})"),    // b differs: another key
       record(4, std::nullopt, R"({"a":1.5,"b":"x","v":4})"),
-      record(5, std::nullopt, R"({"a":1,"b":"x","v":5})"),    // same as offset 1
-      record(6, std::nullopt, R"({"a":1.5,"b":"x","v":6})")}; // same as offset 4
+      record(5, std::nullopt, R"({"a":1,"b":"x","v":5})"),     // same as offset 1
+      record(6, std::nullopt, R"({"a":1.5,"b":"x","v":6})")};  // same as offset 4
   const auto batch = m.map(std::span(records));
   std::vector<int64_t> offsets;
   for (const auto& row : batch.rows) offsets.push_back(row.record->offset());

@@ -1,13 +1,12 @@
 // ksink processes (the example JSON-lines sink linked with the ksink command line) against a real
 // Kafka broker: rebalances between processes while records flow, and kill -9 with restart.
+#include <fmt/format.h>
+#include <gtest/gtest.h>
 #include <signal.h>
 
 #include <fstream>
 #include <regex>
 #include <thread>
-
-#include <fmt/format.h>
-#include <gtest/gtest.h>
 
 #include "child_process.h"
 #include "test_kafka.h"
@@ -27,8 +26,7 @@ std::map<std::pair<int, int64_t>, int> readRecords(const std::vector<fs::path>& 
     std::string line;
     std::smatch m;
     while (std::getline(in, line))
-      if (std::regex_search(line, m, coordinates))
-        ++seen[{std::stoi(m[1]), std::stoll(m[2])}];
+      if (std::regex_search(line, m, coordinates)) ++seen[{std::stoi(m[1]), std::stoll(m[2])}];
   }
   return seen;
 }

@@ -54,7 +54,8 @@ TEST_F(WorkerScenarios, ARewindFromPreCommitComesBeforeTheNextPut) {
   mock().produceValues(topic_, 0, 40);
   auto rewound = std::make_shared<std::atomic<bool>>(false);
   script_->sleepInPut(100ms).onPreCommit(
-      [=, tp = tp0_](SinkTaskContext& context, const OffsetMap& current) -> std::optional<OffsetMap> {
+      [=, tp = tp0_](SinkTaskContext& context,
+                     const OffsetMap& current) -> std::optional<OffsetMap> {
         if (current.contains(tp) && current.at(tp) >= 4 && !rewound->exchange(true)) {
           context.offset(tp, 0);
           return OffsetMap{};

@@ -1,5 +1,6 @@
 #include "test_kafka.h"
 
+#include <fmt/format.h>
 #include <librdkafka/rdkafka.h>
 #include <unistd.h>
 
@@ -9,8 +10,6 @@
 #include <random>
 #include <stdexcept>
 #include <thread>
-
-#include <fmt/format.h>
 
 namespace ksink::it {
 namespace {
@@ -64,8 +63,9 @@ KafkaBrokerProcess::~KafkaBrokerProcess() {
 }
 
 std::string KafkaBrokerProcess::start() {
-  bootstrap_ = runScript(fmt::format("KSINK_KAFKA_SASL_PLAIN='{}' '{}/integration/kafka/start.sh' '{}'",
-                                     sasl_plain_, KSINK_SOURCE_DIR, workdir_.string()));
+  bootstrap_ =
+      runScript(fmt::format("KSINK_KAFKA_SASL_PLAIN='{}' '{}/integration/kafka/start.sh' '{}'",
+                            sasl_plain_, KSINK_SOURCE_DIR, workdir_.string()));
   running_ = true;
   return bootstrap_;
 }
@@ -73,8 +73,8 @@ std::string KafkaBrokerProcess::start() {
 void KafkaBrokerProcess::stop() {
   if (!running_) return;
   running_ = false;
-  runScript(fmt::format("'{}/integration/kafka/stop.sh' '{}' 2>&1", KSINK_SOURCE_DIR,
-                        workdir_.string()));
+  runScript(
+      fmt::format("'{}/integration/kafka/stop.sh' '{}' 2>&1", KSINK_SOURCE_DIR, workdir_.string()));
 }
 
 struct RealKafka::Clients {
@@ -153,11 +153,11 @@ void RealKafka::produce(const std::string& topic, const std::vector<Message>& me
     void* value = m.value ? const_cast<char*>(m.value->data()) : nullptr;
     const size_t value_len = m.value ? m.value->size() : 0;
     while (true) {
-      const auto err = rd_kafka_producev(
-          rk, RD_KAFKA_V_TOPIC(topic.c_str()), RD_KAFKA_V_PARTITION(m.partition),
-          RD_KAFKA_V_MSGFLAGS(RD_KAFKA_MSG_F_COPY),
-          RD_KAFKA_V_KEY(key, key_len), RD_KAFKA_V_VALUE(value, value_len),
-          RD_KAFKA_V_OPAQUE(&clients_->delivery_failures), RD_KAFKA_V_END);
+      const auto err =
+          rd_kafka_producev(rk, RD_KAFKA_V_TOPIC(topic.c_str()), RD_KAFKA_V_PARTITION(m.partition),
+                            RD_KAFKA_V_MSGFLAGS(RD_KAFKA_MSG_F_COPY), RD_KAFKA_V_KEY(key, key_len),
+                            RD_KAFKA_V_VALUE(value, value_len),
+                            RD_KAFKA_V_OPAQUE(&clients_->delivery_failures), RD_KAFKA_V_END);
       if (err == RD_KAFKA_RESP_ERR__QUEUE_FULL) {
         rd_kafka_poll(rk, 50);
         continue;
@@ -170,7 +170,8 @@ void RealKafka::produce(const std::string& topic, const std::vector<Message>& me
   if (rd_kafka_flush(rk, 60000) != RD_KAFKA_RESP_ERR_NO_ERROR)
     throw std::runtime_error("produce: flush timed out");
   if (clients_->delivery_failures > 0)
-    throw std::runtime_error(fmt::format("produce: {} messages failed", clients_->delivery_failures.load()));
+    throw std::runtime_error(
+        fmt::format("produce: {} messages failed", clients_->delivery_failures.load()));
 }
 
 void RealKafka::produceSequence(const std::string& topic, int partitions, int count,
@@ -182,8 +183,7 @@ void RealKafka::produceSequence(const std::string& topic, int partitions, int co
   produce(topic, messages);
 }
 
-OffsetMap RealKafka::committed(const std::string& group, const std::string& topic,
-                               int partitions) {
+OffsetMap RealKafka::committed(const std::string& group, const std::string& topic, int partitions) {
   rd_kafka_t* consumer = newClient(RD_KAFKA_CONSUMER, bootstrap_, {{"group.id", group}});
   rd_kafka_topic_partition_list_t* list = rd_kafka_topic_partition_list_new(partitions);
   for (int p = 0; p < partitions; ++p) rd_kafka_topic_partition_list_add(list, topic.c_str(), p);
