@@ -9,6 +9,7 @@
 #include <limits>
 
 #include "base64.h"
+#include "ksink/civil_date.h"
 
 namespace ksink {
 namespace {
@@ -93,21 +94,6 @@ void appendJson(std::string& out, const Value& v) {
       break;
     }
   }
-}
-
-// Days since 1970-01-01 → civil date (Howard Hinnant's algorithm; valid for any int64 day count
-// a Connect Date can hold).
-void civilFromDays(int64_t z, int64_t& y, unsigned& m, unsigned& d) {
-  z += 719468;
-  const int64_t era = (z >= 0 ? z : z - 146096) / 146097;
-  const auto doe = static_cast<unsigned>(z - era * 146097);
-  const unsigned yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
-  y = static_cast<int64_t>(yoe) + era * 400;
-  const unsigned doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-  const unsigned mp = (5 * doy + 2) / 153;
-  d = doy - (153 * mp + 2) / 5 + 1;
-  m = mp < 10 ? mp + 3 : mp - 9;
-  y += m <= 2;
 }
 
 int64_t floorDiv(int64_t a, int64_t b) {
@@ -216,10 +202,8 @@ std::optional<std::string> Value::decimalFromString(std::string_view text, int32
 }
 
 std::string Value::dateToString(int64_t days) {
-  int64_t y;
-  unsigned m, d;
-  civilFromDays(days, y, m, d);
-  return fmt::format("{:04}-{:02}-{:02}", y, m, d);
+  const auto date = civilFromDays(days);
+  return fmt::format("{:04}-{:02}-{:02}", date.year, date.month, date.day);
 }
 
 std::string Value::timeToString(int64_t millis_of_day) {

@@ -7,6 +7,8 @@
 #include <stdexcept>
 #include <vector>
 
+#include "ksink/civil_date.h"
+
 namespace ksink::postgres {
 namespace {
 
@@ -25,16 +27,6 @@ int hexValue(char c) {
   if (c >= 'a' && c <= 'f') return c - 'a' + 10;
   if (c >= 'A' && c <= 'F') return c - 'A' + 10;
   return -1;
-}
-
-// Days from 1970-01-01 to a proleptic Gregorian date (Howard Hinnant's days_from_civil).
-int64_t daysFromCivil(int64_t y, unsigned m, unsigned d) {
-  y -= m <= 2;
-  const int64_t era = (y >= 0 ? y : y - 399) / 400;
-  const auto yoe = static_cast<unsigned>(y - era * 400);
-  const unsigned doy = (153 * (m > 2 ? m - 3 : m + 9) + 2) / 5 + d - 1;
-  const unsigned doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-  return era * 146097 + static_cast<int64_t>(doe) - 719468;
 }
 
 bool leapYear(int64_t y) {
@@ -332,7 +324,7 @@ bool CopyBinaryWriter::timestamptz(std::string_view iso) {
   static constexpr int kMonthDays[] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
   if (y < 1 || m < 1 || m > 12 || d < 1 || d > kMonthDays[m - 1] + (m == 2 && leapYear(y) ? 1 : 0))
     return false;
-  const int64_t days = daysFromCivil(y, static_cast<unsigned>(m), static_cast<unsigned>(d));
+  const int64_t days = daysFromCivil(y, m, d);
   timestamp(days * 86400 * 1000000 + micros - offset * 1000000);
   return true;
 }

@@ -5,6 +5,7 @@
 // table/include. It lives with the toolkit, the higher of the two layers.
 #pragma once
 
+#include "ksink/civil_date.h"
 #include "ksink/cli.h"
 #include "ksink/config.h"
 #include "ksink/config_def.h"

@@ -4,6 +4,8 @@
 #include <fmt/format.h>
 
 #include "builtin_transforms.h"
+#include "date_format.h"
+#include "ksink/civil_date.h"
 #include "ksink/detail/config_parse.h"
 #include "transform_support.h"
 

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "builtin_transforms.h"
+#include "date_format.h"
 #include "transform_support.h"
 
 namespace ksink::detail {

@@ -8,7 +8,6 @@
 
 #include <memory>
 #include <optional>
-#include <regex>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -136,6 +135,9 @@ ConfigDef::Validator nonEmptyList();
 // The schema-checked operand of a field transform: a struct with its schema, throwing
 // ConversionError (Connect's DataException wording) for anything else.
 const Schema& requireStruct(const SchemaAndValue& sv, std::string_view purpose);
+// What `value` is, in words, for error messages ("integer", "object", …).
+std::string_view kindName(const Value& value);
+
 // A schemaless object, throwing ConversionError for anything else (null included).
 const Value::Object& requireMap(const Value& value, std::string_view purpose);
 
@@ -154,84 +156,6 @@ std::shared_ptr<const Schema> logicalSchema(Schema::Logical logical, bool option
 std::shared_ptr<const Schema> withOptional(const std::shared_ptr<const Schema>& schema,
                                            bool optional);
 
-// --- Field paths (KIP-821) ----------------------------------------------------------------------
-
-// A field path as `field.syntax.version` reads it: V1 one top-level name, V2 dotted steps with
-// backtick-quoted names holding dots (`` `a.b`.c ``, backslash escapes a backtick).
-class FieldPath {
- public:
-  // Throws ConfigException(key, reason) for an incomplete backtick pair.
-  FieldPath(std::string_view text, bool v2, std::string_view key);
-  const std::vector<std::string>& steps() const { return steps_; }
-  // The schema field at the path, or nullptr; throws ConversionError when a step is not a struct.
-  const Schema::Field* fieldFrom(const Schema& schema) const;
-  // The value at the path in a struct (nullptr value when absent or under a null struct).
-  Value valueFrom(const Schema& schema, const Value& value, bool replace_null_with_default) const;
-  // The value at the path in a schemaless object.
-  Value valueFrom(const Value& value) const;
-
- private:
-  std::vector<std::string> steps_;
-};
-
-// `field.syntax.version` (V1 or V2, any case), appended to a transform's definitions.
-void defineFieldSyntaxVersion(ConfigDef& def);
-bool fieldSyntaxIsV2(std::string_view value);
-
-// --- Java regular expressions -------------------------------------------------------------------
-
-// A Java regular expression run with std::regex (ECMAScript), for RegexRouter and
-// TopicNameMatches. Java-only syntax ECMAScript lacks (possessive quantifiers, named groups,
-// inline flags, \A \Z \z, atomic groups, lookbehind) is refused at configuration.
-class JavaRegex {
- public:
-  // nullopt and `error` set when `pattern` cannot be served.
-  static std::optional<JavaRegex> compile(std::string_view pattern, std::string* error);
-  // A validator for a key holding a Java regular expression.
-  static ConfigDef::Validator validator();
-
-  // Java's Matcher.matches(): the whole text matches.
-  bool matches(const std::string& text) const;
-  // Java's Matcher.replaceFirst(replacement) with `$n` group references and `\` escapes.
-  std::string replaceFirst(const std::string& text, std::string_view replacement) const;
-  // Why `replacement` cannot be used with this pattern (a group it does not have), or nullopt.
-  std::optional<std::string> checkReplacement(std::string_view replacement) const;
-
- private:
-  explicit JavaRegex(std::regex regex, size_t groups) : regex_(std::move(regex)), groups_(groups) {}
-  std::regex regex_;
-  size_t groups_ = 0;
-};
-
-// --- Dates (java.text.SimpleDateFormat subset, UTC) ---------------------------------------------
-
-// A SimpleDateFormat pattern with the letters y M d H m s S, quoted literal text ('…', '' for a
-// quote) and other non-letter characters as literals; every other pattern letter is refused.
-class DateFormat {
- public:
-  // nullopt and `error` set for a letter outside the subset or an unterminated quote.
-  static std::optional<DateFormat> compile(std::string_view pattern, std::string* error);
-  std::string format(int64_t epoch_millis) const;
-  // Epoch milliseconds, or nullopt when `text` does not match (lenient like Java: out-of-range
-  // fields roll over, text after the pattern is ignored).
-  std::optional<int64_t> parse(std::string_view text) const;
-  const std::string& pattern() const { return pattern_; }
-
- private:
-  struct Token {
-    char letter = 0;  // 0: literal
-    int count = 0;
-    std::string literal;
-  };
-  std::string pattern_;
-  std::vector<Token> tokens_;
-};
-
-// Days since the epoch of a civil date, and back (proleptic Gregorian, like Connect's UTC
-// calendar for modern dates).
-int64_t daysFromCivil(int64_t year, int64_t month, int64_t day);
-void civilFromDays(int64_t days, int64_t& year, int64_t& month, int64_t& day);
-// Floor division for millisecond arithmetic on dates before the epoch.
 // A narrowing like Java's (byte) / (short) / (int) casts of a long value; int64 unchanged.
 inline int64_t javaNarrow(int64_t v, Schema::Type type) {
   switch (type) {
@@ -245,12 +169,5 @@ inline int64_t javaNarrow(int64_t v, Schema::Type type) {
       return v;
   }
 }
-
-inline int64_t floorDiv(int64_t a, int64_t b) {
-  return a / b - ((a % b != 0) && ((a < 0) != (b < 0)));
-}
-
-// Java's Float.toString / Double.toString (shortest digits, "1.0E10" outside [1e-3, 1e7)).
-std::string javaFloatToString(double value, bool float32);
 
 }  // namespace ksink::detail
