@@ -130,17 +130,36 @@ void RealKafka::createTopic(const std::string& topic, int partitions,
   rd_kafka_queue_destroy(q);
   rd_kafka_NewTopic_destroy(nt);
   if (!failure.empty()) throw std::runtime_error("create topic " + topic + ": " + failure);
-  // Wait until every partition answers a watermark query (has a leader); a broker that has just
-  // started can take several seconds to elect one.
-  for (int p = 0; p < partitions; ++p) {
-    for (int attempt = 0;; ++attempt) {
-      int64_t lo, hi;
-      if (!rd_kafka_query_watermark_offsets(clients_->producer, topic.c_str(), p, &lo, &hi, 2000))
-        break;
-      if (attempt > 300) throw std::runtime_error("topic " + topic + " has no leader");
-      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  // Wait until the broker reports a leader for every partition. Asked of the broker each time
+  // (a metadata request for this topic), not of the client's metadata cache: librdkafka 2.0.2 can
+  // keep answering "unknown partition" from its cache for a topic created moments ago.
+  rd_kafka_topic_t* rkt = rd_kafka_topic_new(clients_->producer, topic.c_str(), nullptr);
+  std::string state = "no metadata";
+  for (int attempt = 0; attempt < 300; ++attempt) {
+    const rd_kafka_metadata_t* md = nullptr;
+    const auto err = rd_kafka_metadata(clients_->producer, 0, rkt, &md, 2000);
+    bool ready = false;
+    if (err) {
+      state = rd_kafka_err2str(err);
+    } else if (md->topic_cnt != 1 || md->topics[0].err) {
+      state = md->topic_cnt != 1 ? "topic missing" : rd_kafka_err2str(md->topics[0].err);
+    } else {
+      const auto& t = md->topics[0];
+      ready = t.partition_cnt == partitions;
+      for (int i = 0; ready && i < t.partition_cnt; ++i)
+        ready = t.partitions[i].err == RD_KAFKA_RESP_ERR_NO_ERROR && t.partitions[i].leader >= 0;
+      state =
+          fmt::format("{} of {} partitions, some without a leader", t.partition_cnt, partitions);
     }
+    if (md) rd_kafka_metadata_destroy(md);
+    if (ready) {
+      rd_kafka_topic_destroy(rkt);
+      return;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
   }
+  rd_kafka_topic_destroy(rkt);
+  throw std::runtime_error("topic " + topic + " has no leader (" + state + ")");
 }
 
 void RealKafka::produce(const std::string& topic, const std::vector<Message>& messages) {
