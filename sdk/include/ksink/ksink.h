@@ -14,6 +14,7 @@
 #include "ksink/conversion_interrupted.h"
 #include "ksink/converter.h"
 #include "ksink/errant_record_reporter.h"
+#include "ksink/offset_store.h"
 #include "ksink/plugin.h"
 #include "ksink/record_mapper.h"
 #include "ksink/retriable_error.h"
@@ -30,3 +31,4 @@
 #include "ksink/transformation_registry.h"
 #include "ksink/value.h"
 #include "ksink/worker.h"
+#include "ksink/write_failure.h"
