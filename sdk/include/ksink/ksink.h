@@ -23,6 +23,7 @@
 #include "ksink/sink_registry.h"
 #include "ksink/sink_task.h"
 #include "ksink/sink_task_context.h"
+#include "ksink/table_policy.h"
 #include "ksink/table_sink_config.h"
 #include "ksink/topic_partition.h"
 #include "ksink/transactional_sink_task.h"
