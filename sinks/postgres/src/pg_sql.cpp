@@ -127,6 +127,36 @@ std::string PgSql::deleteFromStaging(const TableId& table, std::string_view stag
                                  table.quoted(), staging, keyMatch(key_columns)));
 }
 
+std::string PgSql::sessionSettings(std::string_view time_zone) {
+  std::string zone = "'";
+  for (char ch : time_zone) zone += ch == '\'' ? std::string("''") : std::string(1, ch);
+  zone += "'";
+  return fmt::format(
+      "SET idle_in_transaction_session_timeout = '20s'; SET lock_timeout = '10s'; SET TimeZone = "
+      "{}",
+      zone);
+}
+
+std::string PgSql::savepoint() {
+  return "SAVEPOINT ksink_isolate";
+}
+
+std::string PgSql::releaseSavepoint() {
+  return "RELEASE SAVEPOINT ksink_isolate";
+}
+
+std::string PgSql::rollbackToSavepoint() {
+  return "ROLLBACK TO SAVEPOINT ksink_isolate; RELEASE SAVEPOINT ksink_isolate";
+}
+
+std::string PgSql::constraintsImmediate() {
+  return "SET CONSTRAINTS ALL IMMEDIATE";
+}
+
+std::string PgSql::rollback() {
+  return "ROLLBACK";
+}
+
 std::string PgSql::createOffsetsTable() {
   return fmt::format(
       "CREATE TABLE IF NOT EXISTS {} (connector text NOT NULL, topic text NOT NULL, "

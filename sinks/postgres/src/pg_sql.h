@@ -61,6 +61,19 @@ class PgSql {
   static std::string deleteFromStaging(const TableId& table, std::string_view staging,
                                        std::span<const std::string> key_columns);
 
+  // Run once per new session: a session that idles inside a transaction is one whose client
+  // stopped (SIGSTOP, a hung host), so the server ends it and its locks (the offsets rows) do not
+  // block the partitions' new owner; lock waits are bounded for the same reason and then
+  // retried; TimeZone = `time_zone` (db.timezone), quoted as a literal.
+  static std::string sessionSettings(std::string_view time_zone);
+  // Bad-record isolation's savepoint, and the statement that makes deferred constraints fail
+  // inside it rather than only at COMMIT.
+  static std::string savepoint();
+  static std::string releaseSavepoint();
+  static std::string rollbackToSavepoint();  // and release it
+  static std::string constraintsImmediate();
+  static std::string rollback();
+
   // The offsets table and its compare-and-set statements (parameters: $1 connector, $2 topic,
   // $3 partition, $4 new next_offset, $5 expected next_offset).
   static std::string createOffsetsTable();
