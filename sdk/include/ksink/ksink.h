@@ -25,6 +25,7 @@
 #include "ksink/sink_task_context.h"
 #include "ksink/table_policy.h"
 #include "ksink/table_sink_config.h"
+#include "ksink/table_sink_registration.h"
 #include "ksink/topic_partition.h"
 #include "ksink/transactional_sink_task.h"
 #include "ksink/transformation.h"
