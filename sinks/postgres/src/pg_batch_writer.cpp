@@ -14,6 +14,8 @@ namespace {
 using Op = PgRowWriter::Op;
 using InsertMode = TableSinkConfig::InsertMode;
 
+constexpr std::string_view kIsolate = "ksink_isolate";  // bad-record isolation's savepoint
+
 }  // namespace
 
 bool PgBatchWriter::write(PgConnection& connection, const RecordMapper::Batch& batch,
@@ -116,14 +118,14 @@ void PgBatchWriter::writeRows(PgConnection& connection, std::span<const Row* con
 // and retry each half, down to the single record, which is reported.
 void PgBatchWriter::isolate(PgConnection& connection, std::span<const Row* const> rows) {
   if (rows.empty()) return;
-  connection.exec(PgSql::savepoint());
+  connection.exec(PgSql::savepoint(kIsolate));
   try {
     writeRows(connection, rows);
-    connection.exec(PgSql::releaseSavepoint());
+    connection.exec(PgSql::releaseSavepoint(kIsolate));
     return;
   } catch (const PgError& e) {
     if (e.kind() != WriteFailure::kBadRecord) throw;
-    connection.exec(PgSql::rollbackToSavepoint());
+    connection.exec(PgSql::rollbackToSavepoint(kIsolate));
     if (rows.size() == 1) {
       task_.report_bad(*rows.front()->record, e);
       return;

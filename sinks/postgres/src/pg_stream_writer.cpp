@@ -53,7 +53,7 @@ PgStreamWriter::Outcome PgStreamWriter::write(PgConnection& connection,
         // A server-side conversion (db.timezone) needs the staged path.
         if (stream->columns().empty() || writer_.needsStaging(*table, *row->layout))
           return Outcome::kGaveUp;
-        stream->begin(connection, table->id.quoted(), pipelined ? "COMMIT" : "");
+        stream->begin(connection, table->id.quoted(), pipelined ? PgSql::commit() : "");
       }
       if (!stream->add(*row)) return Outcome::kGaveUp;
       stream->flush(connection);
