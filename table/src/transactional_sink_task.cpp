@@ -29,6 +29,38 @@ void TransactionalSinkTask::open(const std::vector<TopicPartition>& partitions) 
                fmt::join(partitions, ","), stored);
 }
 
+OffsetMap TransactionalSinkTask::loadOffsets(const std::vector<TopicPartition>& partitions) {
+  auto* store = offsetStore();
+  if (!store)
+    throw std::logic_error("a TransactionalSinkTask must implement offsetStore() or loadOffsets()");
+  return store->load(partitions);
+}
+
+bool TransactionalSinkTask::storeOffsets(std::span<const OffsetUpdate> offsets) {
+  auto* store = offsetStore();
+  if (!store) throw std::logic_error("storeOffsets() needs the sink's offsetStore()");
+  for (const auto& u : offsets) {
+    if (store->compareAndSet(u)) continue;
+    spdlog::warn(
+        "{}: stored offset is no longer {} (another task wrote the partition); rolling back",
+        u.partition, u.expected ? std::to_string(*u.expected) : std::string("absent"));
+    return false;
+  }
+  return true;
+}
+
+void TransactionalSinkTask::failWrite(WriteFailure failure, std::string_view destination,
+                                      std::string_view what, size_t records,
+                                      std::optional<std::chrono::milliseconds> backoff) {
+  if (failure == WriteFailure::kRetriable) {
+    if (backoff) context().timeout(*backoff);
+    throw RetriableError(
+        fmt::format("{}: {} (retrying the batch of {} records)", destination, what, records));
+  }
+  throw std::runtime_error(
+      fmt::format("{} rejected a batch of {} records: {}", destination, records, what));
+}
+
 void TransactionalSinkTask::close(const std::vector<TopicPartition>& partitions) {
   settle();
   for (const auto& tp : partitions) {

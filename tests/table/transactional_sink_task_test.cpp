@@ -414,5 +414,126 @@ TEST(TransactionalSinkTaskTest, AFatalPipelinedOutcomeReadInPreCommitFailsTheNex
   EXPECT_TRUE(dest.offsets.empty());
 }
 
+// A sink on the toolkit's OffsetStore: it writes only its rows and lets storeOffsets() run the
+// compare-and-set loop.
+struct FakeOffsetStore : OffsetStore {
+  explicit FakeOffsetStore(FakeDestination& dest) : dest(dest) {}
+  OffsetMap load(const std::vector<TopicPartition>& partitions) override {
+    ++loads;
+    OffsetMap out;
+    for (const auto& tp : partitions)
+      if (auto it = dest.offsets.find(tp); it != dest.offsets.end()) out[tp] = it->second;
+    return out;
+  }
+  bool compareAndSet(const Update& u) override {
+    auto it = dest.offsets.find(u.partition);
+    const std::optional<int64_t> actual =
+        it == dest.offsets.end() ? std::nullopt : std::optional<int64_t>(it->second);
+    if (actual != u.expected) return false;
+    staged[u.partition] = u.next_offset;
+    return true;
+  }
+  FakeDestination& dest;
+  OffsetMap staged;  // the open transaction's offsets
+  int loads = 0;
+};
+
+class StoreTask : public TransactionalSinkTask {
+ public:
+  explicit StoreTask(FakeDestination& dest) : store(dest), dest_(dest) {}
+  void start(const Config&) override {}
+  void stop() override {}
+  using TransactionalSinkTask::failWrite;
+  FakeOffsetStore store;
+
+ protected:
+  OffsetStore* offsetStore() override { return &store; }
+  bool writeBatch(std::span<const SinkRecord> records,
+                  std::span<const OffsetUpdate> offsets) override {
+    store.staged.clear();
+    if (!storeOffsets(offsets)) return false;  // rolled back: nothing staged is applied
+    FakeDestination::Transaction t;
+    for (const auto& r : records) t.rows.emplace_back(r.topicPartition(), r.offset());
+    t.offsets = store.staged;
+    dest_.apply(t);
+    return true;
+  }
+
+ private:
+  FakeDestination& dest_;
+};
+
+struct StoreHarness {
+  explicit StoreHarness(FakeDestination& dest) : task(dest) {
+    task.initialize(context);
+    task.start(Config());
+  }
+  FakeContext context;
+  StoreTask task;
+};
+
+TEST(OffsetStoreTest, OpenLoadsTheStoredOffsetsThroughTheStore) {
+  FakeDestination dest;
+  dest.offsets[kP1] = 7;
+  StoreHarness h(dest);
+  h.task.open({kP0, kP1});
+  EXPECT_EQ(h.task.store.loads, 1);
+  EXPECT_EQ(h.context.rewinds, (OffsetMap{{kP1, 7}}));
+  EXPECT_EQ(h.task.committedOffsets(), (OffsetMap{{kP1, 7}}));
+}
+
+TEST(OffsetStoreTest, AWrittenBatchAdvancesTheStoredOffsetsFromAbsentAndFromTheLastValue) {
+  FakeDestination dest;
+  StoreHarness h(dest);
+  h.task.open({kP0});
+  h.task.put(records(kP0, 0, 3));  // no row yet: inserted
+  h.task.put(records(kP0, 3, 5));  // expected 3: updated
+  EXPECT_EQ(dest.offsets, (OffsetMap{{kP0, 5}}));
+  EXPECT_EQ(dest.rows.size(), 5u);
+  EXPECT_EQ(h.task.preCommit({{kP0, 5}}), (OffsetMap{{kP0, 5}}));
+}
+
+TEST(OffsetStoreTest, AStaleExpectationIsFencedWritesNothingAndContinuesFromTheStoredOffset) {
+  FakeDestination dest;
+  StoreHarness zombie(dest), owner(dest);
+  zombie.task.open({kP0});
+  zombie.task.put(records(kP0, 0, 4));
+  owner.task.open({kP0});
+  owner.task.put(records(kP0, 4, 9));
+  const auto rows = dest.rows.size();
+  zombie.task.put(records(kP0, 4, 6));  // expects 4, the store holds 9
+  EXPECT_EQ(dest.rows.size(), rows) << "a fenced task wrote rows";
+  EXPECT_EQ(dest.offsets, (OffsetMap{{kP0, 9}}));
+  EXPECT_EQ(zombie.context.rewinds[kP0], 9);
+  EXPECT_EQ(zombie.task.committedOffsets(), (OffsetMap{{kP0, 9}}));
+}
+
+TEST(WriteFailureTest, ARetriableFailureIsARetriableErrorNamingTheDestinationAndBatch) {
+  FakeDestination dest;
+  StoreHarness h(dest);
+  try {
+    h.task.failWrite(WriteFailure::kRetriable, "SQLite /x.db", "database is locked", 3,
+                     std::chrono::milliseconds(10));
+    FAIL();
+  } catch (const RetriableError& e) {
+    EXPECT_STREQ(e.what(), "SQLite /x.db: database is locked (retrying the batch of 3 records)");
+  }
+}
+
+TEST(WriteFailureTest, FatalAndUnisolatedBadRecordFailuresFailTheTask) {
+  FakeDestination dest;
+  StoreHarness h(dest);
+  for (auto kind : {WriteFailure::kFatal, WriteFailure::kBadRecord}) {
+    try {
+      h.task.failWrite(kind, "PostgreSQL", "permission denied", 2);
+      FAIL() << toString(kind);
+    } catch (const RetriableError&) {
+      FAIL() << toString(kind) << " became retriable";
+    } catch (const std::runtime_error& e) {
+      EXPECT_STREQ(e.what(), "PostgreSQL rejected a batch of 2 records: permission denied");
+    }
+  }
+}
+
 }  // namespace
 }  // namespace ksink

@@ -210,4 +210,13 @@ ConnectionParams PgConnectionUrl::params(const std::string& user,
   return out;
 }
 
+bool PgConnectionUrl::accepts(std::string_view url) {
+  try {
+    PgConnectionUrl{url};
+    return true;
+  } catch (const std::invalid_argument&) {
+    return false;
+  }
+}
+
 }  // namespace ksink::postgres

@@ -18,6 +18,8 @@ class PgConnectionUrl {
  public:
   // Throws std::invalid_argument with the reason when the URL cannot be parsed.
   explicit PgConnectionUrl(std::string_view url);
+  // Whether `url` is one this class parses (the JDBC sink classes' claim).
+  static bool accepts(std::string_view url);
 
   // The parameters to connect with: ksink's defaults (application_name, connect_timeout,
   // keepalives), then the URL's, then `user` / `password` when non-empty (connection.user /

@@ -16,6 +16,8 @@ namespace {
 // Large COPY payloads go out in pieces: libpq takes an int length, and smaller sends let the
 // server start on the first rows while later ones are still in flight.
 constexpr size_t kCopyChunk = 1 << 20;
+// The savepoint a straight upsert COPY runs under.
+constexpr std::string_view kStraightUpsert = "ksink_upsert";
 
 const PgTable::Column& columnOf(const PgTable& table, const std::string& name) {
   const auto* c = table.column(name);
@@ -99,7 +101,7 @@ std::string PgRowWriter::stagingFor(PgConnection& connection, const PgTable& tab
   }
   // Rows staged earlier in this transaction (a partly isolated batch) must not be applied twice.
   if (!used_in_transaction_.insert(it->second).second)
-    connection.exec(fmt::format("DELETE FROM {}", it->second));
+    connection.exec(PgSql::emptyStaging(it->second));
   return it->second;
 }
 
@@ -107,7 +109,7 @@ void PgRowWriter::write(PgConnection& connection, const PgTable& table, const Se
   if (segment.rows.empty()) return;
   if (segment.op == Op::kTruncate) {
     // In the transaction like the rows: it commits (or rolls back) with them and the offsets.
-    connection.exec(fmt::format("TRUNCATE TABLE {}", table.id.quoted()));
+    connection.exec(PgSql::truncate(table.id));
     return;
   }
   const auto& layout = *segment.layout;
@@ -136,15 +138,15 @@ void PgRowWriter::write(PgConnection& connection, const PgTable& table, const Se
     // Keys new to the table (initial loads, append-mostly topics) go in like inserts: COPY into
     // the table itself, under a savepoint. A key that exists fails the COPY with 23505; undo it
     // and take the staged path, and stop trying for a while on this table.
-    connection.exec("SAVEPOINT ksink_upsert");
+    connection.exec(PgSql::savepoint(kStraightUpsert));
     try {
       copy(table.id.quoted());
-      connection.exec("RELEASE SAVEPOINT ksink_upsert");
+      connection.exec(PgSql::releaseSavepoint(kStraightUpsert));
       straightUpsertDone(table.id.quoted(), true);
       return;
     } catch (const PgError& e) {
       if (e.sqlstate() != "23505" || e.connectionLost()) throw;
-      connection.exec("ROLLBACK TO SAVEPOINT ksink_upsert; RELEASE SAVEPOINT ksink_upsert");
+      connection.exec(PgSql::rollbackToSavepoint(kStraightUpsert));
       straightUpsertDone(table.id.quoted(), false);
     }
   }

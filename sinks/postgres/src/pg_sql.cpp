@@ -127,6 +127,65 @@ std::string PgSql::deleteFromStaging(const TableId& table, std::string_view stag
                                  table.quoted(), staging, keyMatch(key_columns)));
 }
 
+std::string PgSql::sessionSettings(std::string_view time_zone) {
+  std::string zone = "'";
+  for (char ch : time_zone) zone += ch == '\'' ? std::string("''") : std::string(1, ch);
+  zone += "'";
+  return fmt::format(
+      "SET idle_in_transaction_session_timeout = '20s'; SET lock_timeout = '10s'; SET TimeZone = "
+      "{}",
+      zone);
+}
+
+std::string PgSql::savepoint(std::string_view name) {
+  return fmt::format("SAVEPOINT {}", name);
+}
+
+std::string PgSql::releaseSavepoint(std::string_view name) {
+  return fmt::format("RELEASE SAVEPOINT {}", name);
+}
+
+std::string PgSql::rollbackToSavepoint(std::string_view name) {
+  return fmt::format("ROLLBACK TO SAVEPOINT {0}; RELEASE SAVEPOINT {0}", name);
+}
+
+std::string PgSql::begin() {
+  return "BEGIN";
+}
+
+std::string PgSql::commit() {
+  return "COMMIT";
+}
+
+std::string PgSql::emptyStaging(std::string_view staging) {
+  return fmt::format("DELETE FROM {}", staging);
+}
+
+std::string PgSql::truncate(const TableId& table) {
+  return fmt::format("TRUNCATE TABLE {}", table.quoted());
+}
+
+std::string PgSql::tableOid() {
+  return "SELECT to_regclass($1)::oid::int8";
+}
+
+std::string PgSql::describeColumns() {
+  return "SELECT a.attname, bt.oid::int8,"
+         " CASE WHEN bt.typcategory = 'A' THEN bt.typelem ELSE 0 END::int8,"
+         " format_type(a.atttypid, a.atttypmod), a.attnotnull"
+         " FROM pg_attribute a JOIN pg_type t ON t.oid = a.atttypid"
+         " JOIN pg_type bt ON bt.oid = CASE WHEN t.typtype = 'd' THEN t.typbasetype ELSE t.oid END"
+         " WHERE a.attrelid = $1::oid AND a.attnum > 0 AND NOT a.attisdropped ORDER BY a.attnum";
+}
+
+std::string PgSql::constraintsImmediate() {
+  return "SET CONSTRAINTS ALL IMMEDIATE";
+}
+
+std::string PgSql::rollback() {
+  return "ROLLBACK";
+}
+
 std::string PgSql::createOffsetsTable() {
   return fmt::format(
       "CREATE TABLE IF NOT EXISTS {} (connector text NOT NULL, topic text NOT NULL, "

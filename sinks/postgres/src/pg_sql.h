@@ -61,6 +61,29 @@ class PgSql {
   static std::string deleteFromStaging(const TableId& table, std::string_view staging,
                                        std::span<const std::string> key_columns);
 
+  // Run once per new session: a session that idles inside a transaction is one whose client
+  // stopped (SIGSTOP, a hung host), so the server ends it and its locks (the offsets rows) do not
+  // block the partitions' new owner; lock waits are bounded for the same reason and then
+  // retried; TimeZone = `time_zone` (db.timezone), quoted as a literal.
+  static std::string sessionSettings(std::string_view time_zone);
+  // Savepoints (bad-record isolation's, the straight upsert's), and the statement that makes
+  // deferred constraints fail inside one rather than only at COMMIT.
+  static std::string savepoint(std::string_view name);
+  static std::string releaseSavepoint(std::string_view name);
+  static std::string rollbackToSavepoint(std::string_view name);  // and release it
+  static std::string constraintsImmediate();
+  static std::string begin();
+  static std::string commit();
+  static std::string rollback();
+  // Empties a staging table already used in this transaction; TRUNCATE of a destination table
+  // (a truncate event, inside the batch's transaction).
+  static std::string emptyStaging(std::string_view staging);
+  static std::string truncate(const TableId& table);
+  // The catalog: $1 quoted table name → its oid (NULL when absent); $1 oid → per column: name,
+  // base type oid, array element type oid (0 if none), declared type, NOT NULL.
+  static std::string tableOid();
+  static std::string describeColumns();
+
   // The offsets table and its compare-and-set statements (parameters: $1 connector, $2 topic,
   // $3 partition, $4 new next_offset, $5 expected next_offset).
   static std::string createOffsetsTable();

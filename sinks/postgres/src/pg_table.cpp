@@ -2,6 +2,8 @@
 
 #include <cstdlib>
 
+#include "pg_sql.h"
+
 namespace ksink::postgres {
 
 const PgTable::Column* PgTable::column(std::string_view name) const {
@@ -11,17 +13,10 @@ const PgTable::Column* PgTable::column(std::string_view name) const {
 }
 
 std::optional<PgTable> PgTable::describe(PgConnection& connection, const TableId& id) {
-  auto exists = connection.execParams("SELECT to_regclass($1)::oid::int8", {id.quoted()});
+  auto exists = connection.execParams(PgSql::tableOid(), {id.quoted()});
   if (PQgetisnull(exists.get(), 0, 0)) return std::nullopt;
   const std::string oid = PQgetvalue(exists.get(), 0, 0);
-  auto r = connection.execParams(
-      "SELECT a.attname, bt.oid::int8,"
-      " CASE WHEN bt.typcategory = 'A' THEN bt.typelem ELSE 0 END::int8,"
-      " format_type(a.atttypid, a.atttypmod), a.attnotnull"
-      " FROM pg_attribute a JOIN pg_type t ON t.oid = a.atttypid"
-      " JOIN pg_type bt ON bt.oid = CASE WHEN t.typtype = 'd' THEN t.typbasetype ELSE t.oid END"
-      " WHERE a.attrelid = $1::oid AND a.attnum > 0 AND NOT a.attisdropped ORDER BY a.attnum",
-      {oid});
+  auto r = connection.execParams(PgSql::describeColumns(), {oid});
   PgTable table{id, {}};
   for (int i = 0; i < PQntuples(r.get()); ++i) {
     table.columns.push_back(

@@ -11,6 +11,46 @@
 
 namespace ksink::postgres {
 
+// TablePolicy's view of the cache, on one connection.
+class PgTableCache::Catalog final : public TablePolicy::Catalog {
+ public:
+  Catalog(PgTableCache& cache, PgConnection& connection) : cache_(cache), connection_(connection) {}
+
+  bool exists(const std::string& table, bool refresh) override {
+    if (refresh) cache_.tables_.erase(table);
+    return cache_.find(connection_, table) != nullptr;
+  }
+  bool hasColumn(const std::string& table, const std::string& column) override {
+    const PgTable* t = cache_.find(connection_, table);
+    return t && t->column(column);
+  }
+  void create(const RecordMapper::Layout& layout) override {
+    const auto id = cache_.tableId(layout.table);
+    std::vector<PgSql::ColumnDef> columns;
+    std::vector<std::string> key;
+    for (const auto& c : layout.columns) {
+      columns.push_back(
+          {c.name, PgTypes::columnType(*c.schema), c.primary_key || !c.schema->optional});
+      if (c.primary_key) key.push_back(c.name);
+    }
+    spdlog::info("creating table {} ({} columns, primary key: {})", id.display(), columns.size(),
+                 key.empty() ? "none" : fmt::format("{}", fmt::join(key, ", ")));
+    cache_.runDdl(connection_, PgSql::createTable(id, columns, key));
+  }
+  void addColumn(const std::string& table, const RecordMapper::Column& c) override {
+    const auto id = cache_.tableId(table);
+    spdlog::info("adding column {} {} to table {}", c.name, PgTypes::columnType(*c.schema),
+                 id.display());
+    cache_.runDdl(connection_,
+                  PgSql::addColumn(id, {c.name, PgTypes::columnType(*c.schema), false}));
+  }
+  std::string display(const std::string& table) override { return cache_.tableId(table).display(); }
+
+ private:
+  PgTableCache& cache_;
+  PgConnection& connection_;
+};
+
 const PgTable* PgTableCache::find(PgConnection& connection, const std::string& table) {
   auto it = tables_.find(table);
   if (it == tables_.end())
@@ -37,59 +77,17 @@ void PgTableCache::runDdl(PgConnection& connection, const std::string& sql) {
 
 PgTableCache::Resolved PgTableCache::resolve(PgConnection& connection,
                                              const RecordMapper::Layout& layout, bool for_delete) {
-  const size_t needed = for_delete ? layout.key_count : layout.columns.size();
-  const PgTable* table = find(connection, layout.table);
-  if (!table) {
-    if (for_delete) return {};
-    const auto id = tableId(layout.table);
-    if (!auto_create_)
-      throw std::runtime_error(fmt::format(
-          "table {} does not exist and auto.create=false: create it or set auto.create=true",
-          id.display()));
-    std::vector<PgSql::ColumnDef> columns;
-    std::vector<std::string> key;
-    for (const auto& c : layout.columns) {
-      columns.push_back(
-          {c.name, PgTypes::columnType(*c.schema), c.primary_key || !c.schema->optional});
-      if (c.primary_key) key.push_back(c.name);
-    }
-    spdlog::info("creating table {} ({} columns, primary key: {})", id.display(), columns.size(),
-                 key.empty() ? "none" : fmt::format("{}", fmt::join(key, ", ")));
-    runDdl(connection, PgSql::createTable(id, columns, key));
-    tables_.erase(layout.table);
-    table = find(connection, layout.table);
-    if (!table)
-      throw std::runtime_error(
-          fmt::format("table {} is still missing after CREATE TABLE", id.display()));
-  }
-  auto missingOf = [&](const PgTable& t) {
-    std::vector<std::string> missing;
-    for (size_t i = 0; i < needed; ++i)
-      if (!t.column(layout.columns[i].name)) missing.push_back(layout.columns[i].name);
-    return missing;
-  };
-  auto missing = missingOf(*table);
-  if (missing.empty()) return {table, {}};
-  // Someone (another task, an operator) may have added them since we looked.
-  tables_.erase(layout.table);
-  table = find(connection, layout.table);
-  if (!table) throw std::runtime_error(fmt::format("table {} disappeared", layout.table));
-  missing = missingOf(*table);
-  if (missing.empty()) return {table, {}};
-  if (!auto_evolve_) return {table, std::move(missing)};
-  for (const auto& name : missing) {
-    for (const auto& c : layout.columns) {
-      if (c.name != name) continue;
-      spdlog::info("adding column {} {} to table {}", name, PgTypes::columnType(*c.schema),
-                   table->id.display());
-      runDdl(connection,
-             PgSql::addColumn(table->id, {c.name, PgTypes::columnType(*c.schema), false}));
-    }
-  }
-  tables_.erase(layout.table);
-  table = find(connection, layout.table);
-  if (!table) throw std::runtime_error(fmt::format("table {} disappeared", layout.table));
-  return {table, missingOf(*table)};
+  Catalog catalog(*this, connection);
+  auto resolution = policy_.resolve(
+      catalog, layout, for_delete ? layout.key_count : layout.columns.size(), for_delete);
+  if (!resolution.exists) return {};
+  return {find(connection, layout.table), std::move(resolution.missing)};
+}
+
+void PgTableCache::checkTablesAtStart(PgConnection& connection, const TableSinkConfig& config,
+                                      const std::vector<std::string>& topics) {
+  Catalog catalog(*this, connection);
+  policy_.checkTablesAtStart(catalog, config, topics);
 }
 
 }  // namespace ksink::postgres

@@ -1,5 +1,7 @@
 // PgTableCache: the destination tables a task writes to, read from the catalog once and kept,
-// created (auto.create) and given new columns (auto.evolve) when a record layout needs them.
+// created (auto.create) and given new columns (auto.evolve) when a record layout needs them — as
+// the toolkit's TablePolicy decides; this class is its PostgreSQL catalog (PgTable, PgSql DDL,
+// PgTypes).
 //
 // DDL runs in its own short transaction, before the batch's transaction starts, so a batch never
 // holds a table-level lock while it copies; two tasks racing to create the same table or column
@@ -14,6 +16,7 @@
 #include <vector>
 
 #include "ksink/record_mapper.h"
+#include "ksink/table_policy.h"
 #include "pg_connection.h"
 #include "pg_table.h"
 #include "table_id.h"
@@ -22,10 +25,8 @@ namespace ksink::postgres {
 
 class PgTableCache {
  public:
-  PgTableCache(std::string table_name_format, bool auto_create, bool auto_evolve)
-      : table_name_format_(std::move(table_name_format)),
-        auto_create_(auto_create),
-        auto_evolve_(auto_evolve) {}
+  PgTableCache(std::string table_name_format, TablePolicy policy)
+      : table_name_format_(std::move(table_name_format)), policy_(policy) {}
 
   struct Resolved {
     const PgTable* table = nullptr;    // nullptr: a table to delete from that does not exist
@@ -33,7 +34,7 @@ class PgTableCache {
   };
 
   // The table for `layout`'s rows, with the columns they need (key columns only for deletes).
-  // Throws std::runtime_error when the table does not exist and auto.create is off, PgError for
+  // Throws ConfigException when the table does not exist and auto.create is off, PgError for
   // database failures.
   Resolved resolve(PgConnection& connection, const RecordMapper::Layout& layout, bool for_delete);
 
@@ -42,6 +43,9 @@ class PgTableCache {
   // The table for `layout`'s rows if it exists with every column they need; nullptr otherwise.
   // Never runs DDL, so it may be called inside a transaction.
   const PgTable* ready(PgConnection& connection, const RecordMapper::Layout& layout);
+  // At start: the tables of `topics` exist unless auto.create (TablePolicy::checkTablesAtStart).
+  void checkTablesAtStart(PgConnection& connection, const TableSinkConfig& config,
+                          const std::vector<std::string>& topics);
 
   TableId tableId(const std::string& table) const {
     return TableId::parse(table, table_name_format_);
@@ -53,8 +57,9 @@ class PgTableCache {
   void runDdl(PgConnection& connection, const std::string& sql);
 
   std::string table_name_format_;
-  bool auto_create_;
-  bool auto_evolve_;
+  class Catalog;
+
+  TablePolicy policy_;
   std::map<std::string, std::optional<PgTable>> tables_;  // by TableSinkConfig::tableName()
 };
 

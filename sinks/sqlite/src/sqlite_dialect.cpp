@@ -197,6 +197,43 @@ std::string SqliteDialect::createOffsetsTable() {
       quote(TransactionalSinkTask::kOffsetsTable));
 }
 
+std::string SqliteDialect::selectOffset() {
+  return fmt::format(
+      "SELECT \"next_offset\" FROM {} WHERE \"connector\" = ?1 AND \"topic\" = ?2 AND "
+      "\"partition\" = ?3",
+      quote(TransactionalSinkTask::kOffsetsTable));
+}
+
+std::string SqliteDialect::compareAndSetOffset() {
+  return fmt::format(
+      "UPDATE {} SET \"next_offset\" = ?4 WHERE \"connector\" = ?1 AND \"topic\" = ?2 AND "
+      "\"partition\" = ?3 AND \"next_offset\" = ?5",
+      quote(TransactionalSinkTask::kOffsetsTable));
+}
+
+std::string SqliteDialect::insertOffsetIfAbsent() {
+  return fmt::format(
+      "INSERT INTO {} (\"connector\", \"topic\", \"partition\", \"next_offset\") "
+      "VALUES (?1, ?2, ?3, ?4) ON CONFLICT DO NOTHING",
+      quote(TransactionalSinkTask::kOffsetsTable));
+}
+
+std::string SqliteDialect::tableInfo() {
+  return "SELECT \"name\", \"type\" FROM pragma_table_info(?1)";
+}
+
+std::string SqliteDialect::truncate(std::string_view table) {
+  return "DELETE FROM " + quote(table);
+}
+
+std::string SqliteDialect::journalModeWal() {
+  return "PRAGMA journal_mode=WAL";
+}
+
+std::string SqliteDialect::synchronous(std::string_view mode) {
+  return "PRAGMA synchronous=" + upper(mode);
+}
+
 std::string SqliteDialect::offsetsTableExists() {
   return fmt::format("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = '{}'",
                      TransactionalSinkTask::kOffsetsTable);

@@ -38,6 +38,17 @@ class SqliteDialect {
   static std::string remove(const RecordMapper::Layout& layout);
 
   static std::string createOffsetsTable();
+  // The sink's compare-and-set on ksink_offsets: ?1 connector, ?2 topic, ?3 partition, ?4 new
+  // next_offset, ?5 expected next_offset (selectOffset: ?1..?3; insertOffsetIfAbsent: ?1..?4).
+  static std::string selectOffset();
+  static std::string compareAndSetOffset();
+  static std::string insertOffsetIfAbsent();
+  // name, declared type of every column of table ?1.
+  static std::string tableInfo();
+  // Empties `table` (a truncate event).
+  static std::string truncate(std::string_view table);
+  static std::string journalModeWal();
+  static std::string synchronous(std::string_view mode);  // OFF, NORMAL, FULL or EXTRA
   // For `ksink offsets` on a stopped connector (KIP-875's alterOffsets), no compare-and-set:
   // one row when the offsets table exists; delete every row of connector ?1; set the row
   // (?1 connector, ?2 topic, ?3 partition) to next offset ?4, whatever it held.

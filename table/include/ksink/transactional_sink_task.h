@@ -29,14 +29,19 @@
 // again; the next batch's compare-and-set expects the pending one's offsets, so it can never be
 // written past an uncommitted one.
 //
-// A subclass implements start()/stop() and the two hooks; it must not override put() or
-// preCommit(). Failure taxonomy: a hook throws RetriableError for a transient failure (the worker
-// redelivers the batch; records already committed are dropped by the stored-offset check) and
-// anything else for a fatal one. Bad records go through reportBadRecord().
+// A subclass implements start()/stop(), offsetStore() (its SQL for load and compare-and-set, see
+// offset_store.h) and writeBatch(), which calls storeOffsets() inside its transaction; it must not
+// override put() or preCommit(). (A sink may instead override loadOffsets() and apply the updates
+// itself, as sinks written before OffsetStore do.)
+// Failure taxonomy (write_failure.h): a sink classifies its driver's failures once into
+// WriteFailure; failWrite() turns a batch's failure into RetriableError (the worker redelivers the
+// batch; records already committed are dropped by the stored-offset check) or a fatal error, and
+// bad records go through reportBadRecord(). Missing tables and columns: TablePolicy.
 //
 // Thread-safety: like every SinkTask, called only from its worker task thread.
 #pragma once
 
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <exception>
@@ -47,9 +52,11 @@
 #include <string_view>
 #include <vector>
 
+#include "ksink/offset_store.h"
 #include "ksink/sink_record.h"
 #include "ksink/sink_task.h"
 #include "ksink/topic_partition.h"
+#include "ksink/write_failure.h"
 
 namespace ksink {
 
@@ -58,11 +65,9 @@ class TransactionalSinkTask : public SinkTask {
   // The destination table both reference sinks keep their offsets in.
   static constexpr std::string_view kOffsetsTable = "ksink_offsets";
 
-  struct OffsetUpdate {
-    TopicPartition partition;
-    std::optional<int64_t> expected;  // stored value this task last saw; nullopt = no row
-    int64_t next_offset = 0;          // value to store: last written offset + 1
-  };
+  // expected: the stored value this task last saw (nullopt = no row); next_offset: the value to
+  // store, last written offset + 1.
+  using OffsetUpdate = OffsetStore::Update;
 
   void open(const std::vector<TopicPartition>& partitions) override;
   void put(std::span<const SinkRecord> records) final;
@@ -73,17 +78,34 @@ class TransactionalSinkTask : public SinkTask {
   OffsetMap committedOffsets() const;
 
  protected:
-  // The stored next offsets of these partitions; partitions without a row are left out.
-  virtual OffsetMap loadOffsets(const std::vector<TopicPartition>& partitions) = 0;
+  // The sink's offsets table (its SQL); nullptr only for a sink that overrides loadOffsets() and
+  // applies the compare-and-set itself.
+  virtual OffsetStore* offsetStore() { return nullptr; }
+  // The stored next offsets of these partitions; partitions without a row are left out. The
+  // default asks offsetStore().
+  virtual OffsetMap loadOffsets(const std::vector<TopicPartition>& partitions);
 
   // In ONE transaction: write `records` (all non-empty batches; possibly only records the sink
   // reports as bad), call awaitReportedRecords() right before COMMIT when it reported any, and
-  // apply every update as a compare-and-set:
+  // apply every update as a compare-and-set (storeOffsets()):
   //   expected set:     UPDATE … SET next_offset = :next WHERE key AND next_offset = :expected
   //   expected nullopt: INSERT … unless a row exists
   // If any update changes no row, roll back and return false; else commit and return true.
   virtual bool writeBatch(std::span<const SinkRecord> records,
                           std::span<const OffsetUpdate> offsets) = 0;
+
+  // The compare-and-set of every update through offsetStore(), inside the sink's open
+  // transaction. false = fenced: a stored value was not the expected one (logged); the sink rolls
+  // back and writeBatch() returns false.
+  bool storeOffsets(std::span<const OffsetUpdate> offsets);
+
+  // The one place a batch's classified failure becomes what the worker understands: kRetriable →
+  // RetriableError (the batch comes again after the backoff; `backoff`, when set, is passed to
+  // context().timeout()), kBadRecord (data rejected without a record to blame) and kFatal →
+  // std::runtime_error (the task fails). `destination` names the database in the message.
+  [[noreturn]] void failWrite(WriteFailure failure, std::string_view destination,
+                              std::string_view what, size_t records,
+                              std::optional<std::chrono::milliseconds> backoff = std::nullopt);
 
   // Pipelining (see above): called inside writeBatch(), which then returns true with the
   // transaction's outcome still to be read by awaitOutcome().

@@ -3,10 +3,17 @@
 
 #include <gtest/gtest.h>
 
+#include <type_traits>
+
+#include "ksink/write_failure.h"
+
 namespace ksink::postgres {
 namespace {
 
 using Kind = PgError::Kind;
+
+// The shared code (TransactionalSinkTask::failWrite) reads a PgError's kind without translation.
+static_assert(std::is_same_v<Kind, WriteFailure>);
 
 TEST(PgErrorClassify, ConnectionLossIsRetriableWhateverTheServerSaid) {
   EXPECT_EQ(PgError::classify("", true), Kind::kRetriable);

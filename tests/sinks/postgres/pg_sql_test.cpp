@@ -12,6 +12,20 @@ namespace {
 const TableId kOrders{std::nullopt, "Orders"};
 const TableId kQualified{"sales", "order\"lines"};
 
+TEST(PgSql, SavepointsAreNamedAndARollbackToOneReleasesIt) {
+  EXPECT_EQ(PgSql::savepoint("ksink_isolate"), "SAVEPOINT ksink_isolate");
+  EXPECT_EQ(PgSql::rollbackToSavepoint("ksink_upsert"),
+            "ROLLBACK TO SAVEPOINT ksink_upsert; RELEASE SAVEPOINT ksink_upsert");
+}
+
+TEST(PgSql, SessionSettingsBoundLockWaitsAndQuoteTheTimeZoneAsALiteral) {
+  EXPECT_EQ(PgSql::sessionSettings("Europe/Paris"),
+            "SET idle_in_transaction_session_timeout = '20s'; SET lock_timeout = '10s'; "
+            "SET TimeZone = 'Europe/Paris'");
+  EXPECT_NE(PgSql::sessionSettings("x'; DROP TABLE t; --").find("'x''; DROP TABLE t; --'"),
+            std::string::npos);
+}
+
 TEST(TableId, QuotesEveryPartAndDoublesEmbeddedQuotes) {
   EXPECT_EQ(kOrders.quoted(), R"("Orders")");
   EXPECT_EQ(kQualified.quoted(), R"("sales"."order""lines")");

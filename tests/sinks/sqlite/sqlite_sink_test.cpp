@@ -3,6 +3,7 @@
 #include <SQLiteCpp/Database.h>
 #include <SQLiteCpp/Transaction.h>
 #include <gtest/gtest.h>
+#include <sqlite3.h>
 
 #include <filesystem>
 #include <fstream>
@@ -11,6 +12,7 @@
 #include "ksink/retriable_error.h"
 #include "ksink/sqlite/sqlite_sink_task.h"
 #include "sqlite_dialect.h"
+#include "sqlite_failure.h"
 #include "sqlite_query.h"
 
 namespace ksink::sqlite {
@@ -117,6 +119,19 @@ TEST(SqliteDialectTest, TypesAndAffinities) {
   EXPECT_EQ(SqliteDialect::affinity("DOUBLE"), SqliteDialect::Affinity::kReal);
   EXPECT_EQ(SqliteDialect::affinity(""), SqliteDialect::Affinity::kBlob);
   EXPECT_EQ(SqliteDialect::affinity("DATE"), SqliteDialect::Affinity::kNumeric);
+}
+
+TEST(SqliteFailureTest, ResultCodesSortIntoRetriableBadRecordAndFatal) {
+  EXPECT_EQ(sqliteFailure(SQLITE_BUSY), WriteFailure::kRetriable);
+  EXPECT_EQ(sqliteFailure(SQLITE_BUSY_SNAPSHOT), WriteFailure::kRetriable);  // extended
+  EXPECT_EQ(sqliteFailure(SQLITE_LOCKED), WriteFailure::kRetriable);
+  EXPECT_EQ(sqliteFailure(SQLITE_FULL), WriteFailure::kRetriable);
+  EXPECT_EQ(sqliteFailure(SQLITE_CONSTRAINT_UNIQUE), WriteFailure::kBadRecord);
+  EXPECT_EQ(sqliteFailure(SQLITE_MISMATCH), WriteFailure::kBadRecord);
+  EXPECT_EQ(sqliteFailure(SQLITE_TOOBIG), WriteFailure::kBadRecord);
+  EXPECT_EQ(sqliteFailure(SQLITE_IOERR_WRITE), WriteFailure::kFatal);
+  EXPECT_EQ(sqliteFailure(SQLITE_CORRUPT), WriteFailure::kFatal);
+  EXPECT_EQ(sqliteFailure(SQLITE_NOTADB), WriteFailure::kFatal);
 }
 
 TEST(SqliteSinkUrlTest, AcceptsSqliteJdbcAndPlainPaths) {

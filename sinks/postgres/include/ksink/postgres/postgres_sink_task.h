@@ -10,10 +10,15 @@
 // of one table is pipelined: put() returns with its COMMIT sent, and awaitOutcome() reads the
 // answer before the next batch (TransactionalSinkTask). See docs/postgres-sink.md.
 //
-// Failures are classified once, by SQLSTATE (PgError::classify): a lost connection, serialization
-// failure, deadlock or server shutdown → RetriableError (reconnect, the worker redelivers); a data
-// error in some record → that record is isolated (the batch is retried in halves under savepoints)
-// and handed to the errant record reporter, or the task fails naming it; anything else is fatal.
+// Failures are classified once, by SQLSTATE (PgError::classify, into the toolkit's WriteFailure): a
+// lost connection, serialization failure, deadlock or server shutdown → RetriableError (reconnect,
+// the worker redelivers); a data error in some record → that record is isolated (the batch is
+// retried in halves under savepoints) and handed to the errant record reporter, or the task fails
+// naming it; anything else is fatal. Missing tables and columns: TablePolicy.
+//
+// Parts (sinks/postgres/src): PgSession (the connection), PgOffsetStore (ksink_offsets),
+// PgStreamWriter (the streamed, pipelined path), PgBatchWriter (the general path), PgTableCache
+// (the catalog), PgSql (every statement's text).
 //
 // Called only from its worker task thread, like every SinkTask. libpq types stay inside the
 // implementation.
@@ -46,7 +51,7 @@ class PostgresSinkTask final : public TransactionalSinkTask {
   static const ConfigDef& configDef();
 
  protected:
-  OffsetMap loadOffsets(const std::vector<TopicPartition>& partitions) override;
+  OffsetStore* offsetStore() override;
   bool writeBatch(std::span<const SinkRecord> records,
                   std::span<const OffsetUpdate> offsets) override;
   bool awaitOutcome() override;

@@ -8,11 +8,17 @@
 // The file is opened in WAL mode; several processes may write the same file (SQLite serialises
 // them; waiting for the lock is bounded by the busy timeout, then the batch is retried).
 //
-// Failure taxonomy, decided in one place (sqlite_sink_task.cpp, classify()):
+// Failure taxonomy, decided in one place (sqlite_failure.h, sqliteFailure(), into the toolkit's
+// WriteFailure):
 //   SQLITE_BUSY / SQLITE_LOCKED / SQLITE_FULL      → RetriableError (batch redelivered)
-//   constraint or type violation of one row        → errant record reporter, else the task fails
-//                                                    naming topic/partition/offset
+//   constraint or type violation of one row, or a  → errant record reporter, else the task fails
+//   table lacking its columns (auto.evolve=false)    naming topic/partition/offset
 //   anything else (I/O error, corrupt file, missing table without auto.create) → task fails
+// Missing tables and columns are decided by the toolkit's TablePolicy.
+//
+// Parts (sinks/sqlite/src): SqliteSinkConfig, SqliteOffsetStore (ksink_offsets), SqliteTables
+// (the catalog), SqliteRowWriter (the bulk path), SqliteBinder (the type mapping), SqliteDialect
+// (every statement's text).
 //
 // Thread-safety: a SinkTask; the worker calls it from one thread. One SQLite connection per task.
 #pragma once
@@ -29,23 +35,24 @@ namespace ksink::sqlite {
 
 class SqliteSinkTask final : public TransactionalSinkTask {
  public:
+  // The sink's own keys plus TableSinkConfig's (SqliteSinkConfig).
+  static const ConfigDef& configDef();
+  // The file path a connection.url names; throws ConfigException for an unsupported URL.
+  static std::string pathFromUrl(const std::string& url);
+
   SqliteSinkTask();
   ~SqliteSinkTask() override;
+  std::string version() const override;
 
   // Opens the database (clear error when the file cannot be opened or is not a database), sets
   // WAL, synchronous and the busy timeout, creates ksink_offsets, and checks that the tables of
   // the configured `topics` exist unless auto.create=true.
   void start(const Config& config) override;
+  // Closes the database.
   void stop() override;
-  std::string version() const override;
-
-  // The sink's own keys plus TableSinkConfig's.
-  static const ConfigDef& configDef();
-  // The file path a connection.url names; throws ConfigException for an unsupported URL.
-  static std::string pathFromUrl(const std::string& url);
 
  protected:
-  OffsetMap loadOffsets(const std::vector<TopicPartition>& partitions) override;
+  OffsetStore* offsetStore() override;
   bool writeBatch(std::span<const SinkRecord> records,
                   std::span<const OffsetUpdate> offsets) override;
 

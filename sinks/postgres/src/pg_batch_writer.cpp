@@ -1,0 +1,160 @@
+#include "pg_batch_writer.h"
+
+#include <fmt/format.h>
+#include <spdlog/spdlog.h>
+
+#include "ksink/table_policy.h"
+#include "pg_error.h"
+#include "pg_sql.h"
+#include "pg_transaction.h"
+
+namespace ksink::postgres {
+namespace {
+
+using Op = PgRowWriter::Op;
+using InsertMode = TableSinkConfig::InsertMode;
+
+constexpr std::string_view kIsolate = "ksink_isolate";  // bad-record isolation's savepoint
+
+}  // namespace
+
+bool PgBatchWriter::write(PgConnection& connection, const RecordMapper::Batch& batch,
+                          std::span<const OffsetStore::Update> offsets) {
+  const auto rows = prepare(connection, batch);
+  try {
+    return transaction(connection, rows, offsets, /*isolating=*/false);
+  } catch (const PgError& e) {
+    if (e.kind() != WriteFailure::kBadRecord) throw;
+    spdlog::info("batch of {} rows rejected ({}); isolating the bad record(s)", rows.size(),
+                 e.what());
+  }
+  return transaction(connection, rows, offsets, /*isolating=*/true);
+}
+
+// Maps every layout to its table (creating / evolving as configured) and reports the rows that
+// cannot be written at all; returns the rest, in record order.
+std::vector<const PgBatchWriter::Row*> PgBatchWriter::prepare(PgConnection& connection,
+                                                              const RecordMapper::Batch& batch) {
+  batch_tables_.clear();
+  std::vector<const Row*> rows;
+  rows.reserve(batch.rows.size());
+  std::map<const Layout*, std::vector<std::string>> missing;
+  for (const auto& row : batch.rows) {
+    const Layout* layout = row.layout.get();
+    if (row.is_truncate) {  // a table that does not exist has nothing to empty
+      const PgTable* table = tables_.find(connection, layout->table);
+      batch_tables_[layout] = table;
+      if (table) rows.push_back(&row);
+      continue;
+    }
+    auto known = batch_tables_.find(layout);
+    if (known == batch_tables_.end()) {
+      auto resolved = tables_.resolve(connection, *layout, row.is_delete);
+      if (!resolved.missing.empty()) missing[layout] = std::move(resolved.missing);
+      known = batch_tables_.emplace(layout, resolved.table).first;
+    }
+    if (auto m = missing.find(layout); m != missing.end()) {
+      task_.report_bad(*row.record, TablePolicy::missingColumns(
+                                        tables_.tableId(layout->table).display(), m->second));
+      continue;
+    }
+    if (!known->second) continue;  // a delete from a table that does not exist: nothing to do
+    rows.push_back(&row);
+  }
+  // Resolving a later layout may have re-read a table an earlier one resolved to: look every
+  // table up again now that the catalog work is done.
+  for (auto& [layout, table] : batch_tables_)
+    if (table) table = tables_.find(connection, layout->table);
+  return rows;
+}
+
+// Rows of one layout and operation form a segment, written with one COPY. In insert mode a delete
+// must stay between the inserts around it; otherwise (rows reduced to one per key) order between
+// segments does not matter. Truncates go first: the mapper left no row of a truncated table
+// before its truncate.
+std::vector<PgRowWriter::Segment> PgBatchWriter::segmentsOf(
+    std::span<const Row* const> rows) const {
+  const auto mode = config_.table.insert_mode;
+  const Op write_op = mode == InsertMode::kUpsert   ? Op::kUpsert
+                      : mode == InsertMode::kUpdate ? Op::kUpdate
+                                                    : Op::kInsert;
+  std::vector<PgRowWriter::Segment> segments;
+  std::map<std::pair<const Layout*, bool>, size_t> open;
+  size_t truncates = 0;
+  for (const Row* row : rows) {
+    if (row->is_truncate) {
+      segments.insert(segments.begin() + static_cast<std::ptrdiff_t>(truncates++),
+                      {row->layout.get(), Op::kTruncate, {row}});
+      for (auto& [_, index] : open) ++index;
+      continue;
+    }
+    const auto key = std::make_pair(row->layout.get(), row->is_delete);
+    if (mode == InsertMode::kInsert && row->is_delete) {
+      const bool extend = !segments.empty() && segments.back().op == Op::kDelete &&
+                          segments.back().layout == row->layout.get();
+      if (!extend) {
+        open.clear();
+        segments.push_back({row->layout.get(), Op::kDelete, {}});
+      }
+      segments.back().rows.push_back(row);
+      continue;
+    }
+    auto it = open.find(key);
+    if (it == open.end()) {
+      it = open.emplace(key, segments.size()).first;
+      segments.push_back({row->layout.get(), row->is_delete ? Op::kDelete : write_op, {}});
+    }
+    segments[it->second].rows.push_back(row);
+  }
+  return segments;
+}
+
+void PgBatchWriter::writeRows(PgConnection& connection, std::span<const Row* const> rows) {
+  for (const auto& segment : segmentsOf(rows))
+    writer_.write(connection, *batch_tables_.at(segment.layout), segment);
+}
+
+// Bad-record isolation: write `rows` under a savepoint; when the server rejects the data, undo
+// and retry each half, down to the single record, which is reported.
+void PgBatchWriter::isolate(PgConnection& connection, std::span<const Row* const> rows) {
+  if (rows.empty()) return;
+  connection.exec(PgSql::savepoint(kIsolate));
+  try {
+    writeRows(connection, rows);
+    connection.exec(PgSql::releaseSavepoint(kIsolate));
+    return;
+  } catch (const PgError& e) {
+    if (e.kind() != WriteFailure::kBadRecord) throw;
+    connection.exec(PgSql::rollbackToSavepoint(kIsolate));
+    if (rows.size() == 1) {
+      task_.report_bad(*rows.front()->record, e);
+      return;
+    }
+  }
+  const size_t half = rows.size() / 2;
+  isolate(connection, rows.subspan(0, half));
+  isolate(connection, rows.subspan(half));
+}
+
+// One destination transaction: rows, then the offsets compare-and-set last, so the offsets rows
+// stay locked only for the instant before COMMIT.
+bool PgBatchWriter::transaction(PgConnection& connection, std::span<const Row* const> rows,
+                                std::span<const OffsetStore::Update> offsets, bool isolating) {
+  PgTransaction tx(connection);
+  writer_.beginTransaction();
+  if (isolating) {
+    // Deferred constraints would otherwise fail only at COMMIT, outside every savepoint.
+    connection.exec(PgSql::constraintsImmediate());
+    isolate(connection, rows);
+  } else {
+    writeRows(connection, rows);
+  }
+  // The records this transaction skips are in the DLQ first (waited for before the offsets rows
+  // are locked).
+  task_.await_reported();
+  if (!task_.store_offsets(offsets)) return false;  // tx rolls back
+  tx.commit();
+  return true;
+}
+
+}  // namespace ksink::postgres

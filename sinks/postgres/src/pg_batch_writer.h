@@ -1,0 +1,64 @@
+// PgBatchWriter: the PostgreSQL sink's general write path, for every batch the stream path
+// (PgStreamWriter) does not take: converted rows are mapped to their tables (created / evolved as
+// TablePolicy decides), grouped into segments of one table and operation each written by one COPY
+// (PgRowWriter), and committed with the offsets' compare-and-set in one transaction. When the
+// server rejects the data, the transaction is redone under savepoints, halving the rows down to
+// the bad record, which is reported.
+//
+// Calls into its task only through Task (reporting, the DLQ wait before COMMIT, the offsets'
+// compare-and-set). Throws PgError for database failures, which the task classifies.
+// Single-threaded: the task's thread.
+#pragma once
+
+#include <exception>
+#include <functional>
+#include <map>
+#include <span>
+#include <vector>
+
+#include "ksink/record_mapper.h"
+#include "ksink/transactional_sink_task.h"
+#include "pg_connection.h"
+#include "pg_row_writer.h"
+#include "pg_table_cache.h"
+#include "postgres_sink_config.h"
+
+namespace ksink::postgres {
+
+class PgBatchWriter {
+ public:
+  struct Task {
+    std::function<void(const SinkRecord&, const std::exception&)> report_bad;
+    std::function<void()> await_reported;
+    std::function<bool(std::span<const OffsetStore::Update>)> store_offsets;  // false: fenced
+  };
+
+  PgBatchWriter(const PostgresSinkConfig& config, PgTableCache& tables, PgRowWriter& writer,
+                Task task)
+      : config_(config), tables_(tables), writer_(writer), task_(std::move(task)) {}
+
+  // Writes `batch` (its failures already reported) and stores `offsets` in one transaction;
+  // false when fenced (rolled back).
+  bool write(PgConnection& connection, const RecordMapper::Batch& batch,
+             std::span<const OffsetStore::Update> offsets);
+
+ private:
+  using Row = RecordMapper::Row;
+  using Layout = RecordMapper::Layout;
+
+  std::vector<const Row*> prepare(PgConnection& connection, const RecordMapper::Batch& batch);
+  std::vector<PgRowWriter::Segment> segmentsOf(std::span<const Row* const> rows) const;
+  void writeRows(PgConnection& connection, std::span<const Row* const> rows);
+  void isolate(PgConnection& connection, std::span<const Row* const> rows);
+  bool transaction(PgConnection& connection, std::span<const Row* const> rows,
+                   std::span<const OffsetStore::Update> offsets, bool isolating);
+
+  const PostgresSinkConfig& config_;
+  PgTableCache& tables_;
+  PgRowWriter& writer_;
+  Task task_;
+  // The table of each layout of the batch being written (valid during one write()).
+  std::map<const Layout*, const PgTable*> batch_tables_;
+};
+
+}  // namespace ksink::postgres
