@@ -10,12 +10,13 @@ namespace ksink {
 using std::chrono::milliseconds;
 
 WorkerSinkTask::WorkerSinkTask(int id, WorkerConfig settings, Config config,
-                               std::unique_ptr<SinkTask> task)
+                               std::unique_ptr<SinkTask> task, const Clock& clock)
     : settings_(std::move(settings)),
       config_(std::move(config)),
       task_(std::move(task)),
-      state_(id, settings_, *task_, metrics_),
-      stage_retry_(settings_.retry_timeout, settings_.retry_delay_max, metrics_.total_retries),
+      state_(id, settings_, *task_, metrics_, clock),
+      stage_retry_(settings_.retry_timeout, settings_.retry_delay_max, metrics_.total_retries,
+                   clock),
       delivery_(state_),
       commits_(state_, delivery_, cancelled_, stop_deadline_ns_),
       rebalance_(state_, delivery_, commits_),
@@ -72,7 +73,7 @@ void WorkerSinkTask::run() {
 // stop() → consumer close. No preCommit after stop(); the revocations the consumer close
 // triggers are ignored.
 std::exception_ptr WorkerSinkTask::finish(std::exception_ptr failure) {
-  if (stop_deadline_ns_ == 0) stop(Clock::now() + settings_.shutdown_graceful_timeout);
+  if (stop_deadline_ns_ == 0) stop(state_.now() + settings_.shutdown_graceful_timeout);
   const Clock::time_point deadline{Clock::duration(stop_deadline_ns_.load())};
   // Rewinds the task asked for but the loop did not apply: the final commit must not cover them.
   for (const auto& [tp, offset] : std::exchange(state_.pending_rewinds, {}))

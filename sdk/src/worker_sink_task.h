@@ -20,6 +20,7 @@
 #include <mutex>
 #include <string>
 
+#include "clock.h"
 #include "ksink/connector_status.h"
 #include "ksink/sink_task.h"
 #include "offset_ledger.h"
@@ -36,9 +37,9 @@ namespace ksink {
 
 class WorkerSinkTask final {
  public:
-  using Clock = std::chrono::steady_clock;
-
-  WorkerSinkTask(int id, WorkerConfig settings, Config config, std::unique_ptr<SinkTask> task);
+  // `clock`: where the task takes its time from (and waits on); it must outlive the task.
+  WorkerSinkTask(int id, WorkerConfig settings, Config config, std::unique_ptr<SinkTask> task,
+                 const Clock& clock = Clock::steady());
   ~WorkerSinkTask();
 
   // Runs the task until stop() or a fatal error; rethrows the task's fatal error.

@@ -17,6 +17,7 @@
 #include <set>
 #include <vector>
 
+#include "clock.h"
 #include "kafka_consumer.h"
 #include "ksink/sink_task.h"
 #include "offset_ledger.h"
@@ -39,23 +40,23 @@ struct WorkerBatch {
 };
 
 struct WorkerTaskState {
-  using time_point = std::chrono::steady_clock::time_point;
+  using time_point = Clock::time_point;
 
   WorkerTaskState(int task_id, const WorkerConfig& worker_settings, SinkTask& sink_task,
-                  TaskMetrics& task_metrics)
-      : id(task_id), settings(worker_settings), task(sink_task), metrics(task_metrics) {
+                  TaskMetrics& task_metrics, const Clock& task_clock)
+      : id(task_id),
+        settings(worker_settings),
+        task(sink_task),
+        metrics(task_metrics),
+        clock(task_clock) {
     if (settings.errors.reporterEnabled())
       reporter = std::make_unique<WorkerErrantRecordReporter>(settings.errors, settings.name,
                                                               settings.sink_name, id);
   }
 
-  time_point now() const { return std::chrono::steady_clock::now(); }
-  // The wait until `t` in whole milliseconds, rounded up: a wait truncated wakes just before `t`,
-  // and the loop would then spin with zero-timeout polls (and empty put() calls) until `t`.
-  std::chrono::milliseconds until(time_point t) const {
-    return std::max(std::chrono::milliseconds(0),
-                    std::chrono::ceil<std::chrono::milliseconds>(t - now()));
-  }
+  time_point now() const { return clock.now(); }
+  // The timeout of a wait until `t` (see Clock::timeoutUntil).
+  std::chrono::milliseconds until(time_point t) const { return clock.timeoutUntil(t); }
   std::vector<TopicPartition> assignedPartitions() const {
     return {assigned.begin(), assigned.end()};
   }
@@ -65,6 +66,7 @@ struct WorkerTaskState {
   const WorkerConfig& settings;
   SinkTask& task;
   TaskMetrics& metrics;
+  const Clock& clock;  // all the task's time: its loop, commit cycle and backoff
   std::shared_ptr<KafkaConsumer> consumer;  // set by run(), reset once closed
 
   OffsetLedger ledger;
