@@ -1,6 +1,7 @@
 // Failures on the embedded broker: RetriableError from put() and its pacing, fatal task errors,
 // exceptions from open()/close(), and a group coordinator that goes away
 // (Connect sink acceptance scenarios 20 and 24–29).
+#include <algorithm>
 #include <thread>
 
 #include "support/worker_scenario.h"
@@ -49,6 +50,34 @@ class RetriablePut : public WorkerScenarios {
     auto p = props();
     p["consumer.max.poll.records"] = "3";
     return p;
+  }
+
+  // With the task on `clock` and its first put() failed: moves the clock to each retry in turn and
+  // expects it exactly `delays[k]` after the attempt before it — none a millisecond earlier.
+  void expectRetriesAfter(ManualClock& clock, const std::vector<milliseconds>& delays) {
+    auto begun = [](const std::vector<Call>& c) { return select(c, CallKind::kPut).size(); };
+    auto finished = [](const std::vector<Call>& c) {
+      return static_cast<size_t>(std::ranges::count_if(
+          c, [](const Call& call) { return call.kind == CallKind::kPut && call.finished; }));
+    };
+    ASSERT_TRUE(waitFor([](const auto& c) { return failedPuts(c).size() == 1; }))
+        << describe(calls());
+    for (size_t k = 0; k < delays.size(); ++k) {
+      // The worker reads the clock after put() threw, to schedule the retry: let it finish first.
+      advanceAndSettle(clock, 0ms);
+      const auto before = begun(calls());
+      advanceAndSettle(clock, delays[k] - 1ms);
+      EXPECT_EQ(begun(calls()), before)
+          << "retry " << k + 1 << " came early: " << describe(calls());
+      clock.advance(1ms);
+      ASSERT_TRUE(waitFor([&](const auto& c) { return finished(c) > before; }))
+          << describe(calls());
+    }
+    ASSERT_TRUE(waitDelivered(tp0_, 10)) << describe(calls());
+    const auto attempts = putAttempts(calls(), delays.size());
+    ASSERT_EQ(attempts.size(), delays.size() + 1) << describe(calls());
+    for (size_t k = 1; k < attempts.size(); ++k)
+      EXPECT_EQ(attempts[k] - attempts[k - 1], delays[k - 1]) << "retry " << k;
   }
 };
 
@@ -122,15 +151,11 @@ TEST_F(RetriablePut, S26_NothingOfAFailingBatchIsCommittedWhileItFails) {
 TEST_F(RetriablePut, S27_RetryComesAfterTheTaskRequestedTimeout) {
   const auto p = retryProps();
   script_->retriableWhenPutContains(tp0_, 0, 3, 200ms);
-  WorkerRunner worker(p, factory());
+  ManualClock clock;
+  log_->useClock(clock);
+  TaskRunner task(p, sink(), clock);
 
-  ASSERT_TRUE(waitDelivered(tp0_, 10)) << describe(calls());
-  const auto attempts = putAttempts(calls(), 3);
-  ASSERT_EQ(attempts.size(), 4u) << describe(calls());
-  for (size_t k = 1; k < attempts.size(); ++k) {
-    EXPECT_GE(attempts[k] - attempts[k - 1], 190ms);
-    EXPECT_LE(attempts[k] - attempts[k - 1], 450ms);
-  }
+  expectRetriesAfter(clock, {200ms, 200ms, 200ms});
 }
 
 // Connect retries at the next commit time when the task sets no timeout; ksink backs off
@@ -139,16 +164,11 @@ TEST_F(RetriablePut, S27_RetryBacksOffExponentiallyUpToTheCap) {
   auto p = retryProps();
   p["errors.retry.delay.max.ms"] = "650";
   script_->retriableWhenPutContains(tp0_, 0, 3, std::nullopt);
-  WorkerRunner worker(p, factory());
+  ManualClock clock;
+  log_->useClock(clock);
+  TaskRunner task(p, sink(), clock);
 
-  ASSERT_TRUE(waitDelivered(tp0_, 10)) << describe(calls());
-  const auto attempts = putAttempts(calls(), 3);
-  ASSERT_EQ(attempts.size(), 4u) << describe(calls());
-  const std::vector<milliseconds> expected{300ms, 600ms, 650ms};
-  for (size_t k = 1; k < attempts.size(); ++k) {
-    EXPECT_GE(attempts[k] - attempts[k - 1], expected[k - 1] - 10ms) << "retry " << k;
-    EXPECT_LE(attempts[k] - attempts[k - 1], expected[k - 1] + 250ms) << "retry " << k;
-  }
+  expectRetriesAfter(clock, {300ms, 600ms, 650ms});
 }
 
 TEST_F(RetriablePut, S31_StopWhileRedeliveringCommitsOnlyWhatWasPutAndClosesPromptly) {
