@@ -7,17 +7,17 @@
 
 namespace ksink {
 
-using Clock = std::chrono::steady_clock;
 using std::chrono::milliseconds;
 
-StageRetry::StageRetry(milliseconds timeout, milliseconds delay_max, std::atomic<uint64_t>& retries)
-    : timeout_(timeout), delay_max_(delay_max), retries_(retries) {}
+StageRetry::StageRetry(milliseconds timeout, milliseconds delay_max, std::atomic<uint64_t>& retries,
+                       const Clock& clock)
+    : timeout_(timeout), delay_max_(delay_max), retries_(retries), clock_(clock) {}
 
 void StageRetry::run(std::exception_ptr failure, const std::function<void()>& step) {
   const bool forever = timeout_.count() < 0;
-  const auto deadline = Clock::now() + (forever ? milliseconds(0) : timeout_);
+  const auto deadline = clock_.now() + (forever ? milliseconds(0) : timeout_);
   for (int retries_made = 0;; ++retries_made) {
-    const auto now = Clock::now();
+    const auto now = clock_.now();
     if (!forever && now >= deadline) std::rethrow_exception(failure);
     auto delay = retryBackoff(retries_made, delay_max_);
     if (!forever) delay = std::min(delay, std::chrono::ceil<milliseconds>(deadline - now));
@@ -50,7 +50,8 @@ void StageRetry::cancel() {
 
 bool StageRetry::sleep(milliseconds delay) {
   std::unique_lock lock(mutex_);
-  return !cancelled_changed_.wait_for(lock, delay, [this] { return cancelled_; });
+  return !clock_.sleepUntil(lock, cancelled_changed_, clock_.now() + delay,
+                            [this] { return cancelled_; });
 }
 
 }  // namespace ksink

@@ -9,6 +9,8 @@
 // once: a ConversionError is a bad record, never retried. Every retry counts in `retries`
 // (Connect's total-retries).
 //
+// Time, and the waits between retries, come from the Clock given (the task's).
+//
 // Thread-safety: run() on the task's thread only; cancel() from any thread.
 #pragma once
 
@@ -20,6 +22,7 @@
 #include <functional>
 #include <mutex>
 
+#include "clock.h"
 #include "ksink/conversion_interrupted.h"
 
 namespace ksink {
@@ -30,7 +33,7 @@ class StageRetry {
   using Interrupted = ConversionInterrupted;
 
   StageRetry(std::chrono::milliseconds timeout, std::chrono::milliseconds delay_max,
-             std::atomic<uint64_t>& retries);
+             std::atomic<uint64_t>& retries, const Clock& clock = Clock::steady());
 
   // `failure`: what `step` threw on its first run (a RetriableError). Returns once a run of
   // `step` returns; else throws as described above.
@@ -47,6 +50,7 @@ class StageRetry {
   const std::chrono::milliseconds timeout_;
   const std::chrono::milliseconds delay_max_;
   std::atomic<uint64_t>& retries_;
+  const Clock& clock_;  // the deadline and the waits
   std::mutex mutex_;
   std::condition_variable cancelled_changed_;
   bool cancelled_ = false;

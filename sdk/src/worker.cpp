@@ -7,6 +7,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include "clock.h"
 #include "worker_config.h"
 #include "worker_sink_task.h"
 
@@ -34,14 +35,13 @@ class Worker::Impl {
   ConnectorStatus status();
 
  private:
-  void stopTasks(std::chrono::steady_clock::time_point deadline);
-
   const WorkerConfig settings_;
   const Config config_;
   TaskFactory factory_;
+  const Clock& clock_ = Clock::steady();  // the stop deadline and the wait for it
   std::mutex mutex_;  // guards tasks_, stop_deadline_
   std::vector<std::shared_ptr<WorkerSinkTask>> tasks_;
-  std::optional<std::chrono::steady_clock::time_point> stop_deadline_;
+  std::optional<Clock::time_point> stop_deadline_;
 };
 
 void Worker::Impl::run() {
@@ -57,7 +57,8 @@ void Worker::Impl::run() {
   for (int i = 0; i < settings_.tasks_max; ++i) {
     auto task = factory_();
     if (!task) throw std::runtime_error("the task factory returned no task");
-    created.push_back(std::make_shared<WorkerSinkTask>(i, settings_, config_, std::move(task)));
+    created.push_back(
+        std::make_shared<WorkerSinkTask>(i, settings_, config_, std::move(task), clock_));
   }
   {
     std::lock_guard lock(mutex_);
@@ -83,7 +84,7 @@ void Worker::Impl::run() {
   std::unique_lock lock(state->mutex);
   bool stopping_others = false;
   while (state->running > 0) {
-    std::optional<std::chrono::steady_clock::time_point> deadline;
+    std::optional<Clock::time_point> deadline;
     {
       std::lock_guard guard(mutex_);
       deadline = stop_deadline_;
@@ -102,7 +103,7 @@ void Worker::Impl::run() {
     }
     // Tasks bound their own teardown by the deadline; allow a little slack, then give up on them.
     const auto give_up = *deadline + std::chrono::milliseconds(500);
-    if (!state->changed.wait_until(lock, give_up, [&] { return state->running == 0; })) {
+    if (!clock_.sleepUntil(lock, state->changed, give_up, [&] { return state->running == 0; })) {
       spdlog::error("{} task(s) did not stop within task.shutdown.graceful.timeout.ms; abandoning",
                     state->running);
       for (auto& task : tasks_) task->cancel();
@@ -122,8 +123,7 @@ void Worker::Impl::run() {
 
 void Worker::Impl::stop() {
   std::lock_guard lock(mutex_);
-  if (!stop_deadline_)
-    stop_deadline_ = std::chrono::steady_clock::now() + settings_.shutdown_graceful_timeout;
+  if (!stop_deadline_) stop_deadline_ = clock_.now() + settings_.shutdown_graceful_timeout;
   for (auto& task : tasks_) task->stop(*stop_deadline_);
 }
 

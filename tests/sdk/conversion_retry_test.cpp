@@ -18,6 +18,7 @@
 #include "retry_backoff.h"
 #include "stage_retry.h"
 #include "status_server.h"
+#include "support/manual_clock.h"
 #include "support/mock_cluster.h"
 #include "support/topic_reader.h"
 #include "support/worker_runner.h"
@@ -52,15 +53,20 @@ TEST(RetryBackoff, StartsAt300MsAndDoublesUpToTheCap) {
   EXPECT_EQ(retryBackoff(500, 60000ms), 60000ms);
 }
 
+using test::ManualClock;
+using Waits = std::vector<std::chrono::milliseconds>;
+
 TEST(StageRetry, S36_RunsTheStepAgainUntilItSucceedsAndCountsEachRetry) {
   std::atomic<uint64_t> retries{0};
-  StageRetry retry(1000ms, 1ms, retries);
+  ManualClock clock(ManualClock::Sleeps::kPassAtOnce);
+  StageRetry retry(10000ms, 60000ms, retries, clock);
   int runs = 0;
   retry.run(retriable("first"), [&] {
     if (++runs < 3) throw RetriableError("again");
   });
   EXPECT_EQ(runs, 3);
   EXPECT_EQ(retries, 3u);
+  EXPECT_EQ(clock.sleeps(), (Waits{300ms, 600ms, 1200ms}));
 }
 
 TEST(StageRetry, S37_ZeroTimeoutRethrowsTheFailureWithoutRetrying) {
@@ -74,15 +80,18 @@ TEST(StageRetry, S37_ZeroTimeoutRethrowsTheFailureWithoutRetrying) {
 
 TEST(StageRetry, S37_GivesUpAfterTheTimeoutWithTheLastFailure) {
   std::atomic<uint64_t> retries{0};
-  StageRetry retry(60ms, 10ms, retries);
+  ManualClock clock(ManualClock::Sleeps::kPassAtOnce);
+  StageRetry retry(2000ms, 650ms, retries, clock);
   int runs = 0;
-  const auto started = Clock::now();
+  const auto started = clock.now();
   const auto last =
       givenUpWith(retry, [&] { throw RetriableError("run " + std::to_string(++runs)); });
-  EXPECT_EQ(last, "run " + std::to_string(runs));
-  EXPECT_GE(Clock::now() - started, 60ms);
-  EXPECT_GE(runs, 2);
-  EXPECT_EQ(retries, static_cast<uint64_t>(runs));
+  // Backing off to the cap, the last wait cut short by the deadline, then no further run.
+  EXPECT_EQ(clock.sleeps(), (Waits{300ms, 600ms, 650ms, 450ms}));
+  EXPECT_EQ(clock.now() - started, 2000ms);
+  EXPECT_EQ(runs, 4);
+  EXPECT_EQ(last, "run 4");
+  EXPECT_EQ(retries, 4u);
 }
 
 TEST(StageRetry, ANonRetriableErrorEndsTheRetriesAtOnce) {
@@ -100,28 +109,32 @@ TEST(StageRetry, ANonRetriableErrorEndsTheRetriesAtOnce) {
 
 TEST(StageRetry, CancelEndsAnUnboundedWaitWithInterrupted) {
   std::atomic<uint64_t> retries{0};
-  StageRetry retry(-1ms, 60000ms, retries);
+  // Time never moves here: only cancel() can end the first wait.
+  ManualClock clock;
+  StageRetry retry(-1ms, 60000ms, retries, clock);
   std::thread canceller([&] {
-    std::this_thread::sleep_for(100ms);
+    ASSERT_TRUE(clock.awaitWaits(1, 10s));
     retry.cancel();
   });
-  const auto started = Clock::now();
-  EXPECT_THROW(retry.run(retriable("first"), [] { throw RetriableError("again"); }),
-               StageRetry::Interrupted);
+  int runs = 0;
+  EXPECT_THROW(retry.run(retriable("first"), [&] { ++runs; }), StageRetry::Interrupted);
   canceller.join();
-  EXPECT_LT(Clock::now() - started, 5s);
+  EXPECT_EQ(clock.sleeps(), (Waits{300ms}));
+  EXPECT_EQ(runs, 0);
   // Once cancelled, a later failure is not retried either.
   EXPECT_THROW(retry.run(retriable("later"), [] {}), StageRetry::Interrupted);
 }
 
-// A context whose retryConversion is the worker's, with short waits.
+// A context whose retryConversion is the worker's, on a clock whose waits pass at once.
 class RetryingContext : public testing::FakeSinkTaskContext {
  public:
-  explicit RetryingContext(std::chrono::milliseconds timeout) : retry(timeout, 1ms, retries) {}
+  explicit RetryingContext(std::chrono::milliseconds timeout)
+      : retry(timeout, 100ms, retries, clock) {}
   void retryConversion(std::exception_ptr failure, const std::function<void()>& convert) override {
     retry.run(std::move(failure), convert);
   }
   std::atomic<uint64_t> retries{0};
+  ManualClock clock{ManualClock::Sleeps::kPassAtOnce};
   StageRetry retry;
 };
 
@@ -156,14 +169,16 @@ TEST(RecordMapperRetry, S36_ARetriableConversionIsRetriedAndTheRowKept) {
 
 TEST(RecordMapperRetry, S37_ExhaustedRetriesMakeTheRecordAFailureAndTheRestIsMapped) {
   auto mapper = flakyMapper(0);
-  RetryingContext context(20ms);
+  RetryingContext context(250ms);
   const auto in = records({"a", "stuck", "b"});
   const auto batch = mapper.map(in, context);
   ASSERT_EQ(batch.failures.size(), 1u);
   EXPECT_EQ(batch.failures[0].record, &in[1]);
   EXPECT_THROW(std::rethrow_exception(batch.failures[0].error), RetriableError);
   EXPECT_EQ(batch.rows.size(), 2u);
-  EXPECT_GE(context.retries, 1u);
+  // errors.retry.timeout=250 with waits capped at 100 ms: three retries, the last after 50 ms.
+  EXPECT_EQ(context.clock.sleeps(), (Waits{100ms, 100ms, 50ms}));
+  EXPECT_EQ(context.retries, 3u);
 }
 
 TEST(RecordMapperRetry, ConversionErrorsAreNeverRetried) {

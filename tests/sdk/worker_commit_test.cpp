@@ -300,29 +300,44 @@ TEST_F(WorkerScenarios, S15_LateResultOfATimedOutCommitIsIgnored) {
 
 TEST_F(WorkerScenarios, S16_RequestCommitCommitsRightAfterPutAndRearmsTheTimer) {
   mock().createTopic(topic_, 1);
-  mock().produceValues(topic_, 0, 3);
-  // The first periodic cycle (2 s after start) finds no partitions; the assignment comes at ~3 s,
-  // so without a request the records would be committed at ~4 s.
   auto p = props();
   p["offset.flush.interval.ms"] = "2000";
   script_->requestCommitWhenPutContains(tp0_, 2);
-  WorkerRunner worker(p, factory());
-
-  ASSERT_TRUE(waitFor([](const auto& c) { return select(c, CallKind::kPreCommit).size() >= 2; }))
+  ManualClock clock;
+  log_->useClock(clock);
+  TaskRunner task(p, sink(), clock);
+  ASSERT_TRUE(waitFor([](const auto& c) { return select(c, CallKind::kOpen).size() == 1; }))
       << describe(calls());
-  const auto log = calls();
+  // A periodic cycle at 2 s arms the next for 4 s; the records come half an interval later.
+  advanceAndSettle(clock, 2000ms);
+  advanceAndSettle(clock, 500ms);
+  mock().produceValues(topic_, 0, 3);
+
+  auto requestedAfter = [&](const std::vector<Call>& c) -> std::optional<size_t> {
+    const auto put = findCall(c, [&](const Call& call) { return contains(call, tp0_, 2); });
+    if (!put) return std::nullopt;
+    return findKind(c, CallKind::kPreCommit, *put + 1);
+  };
+  ASSERT_TRUE(waitFor([&](const auto& c) { return requestedAfter(c).has_value(); }))
+      << describe(calls());
+  advanceAndSettle(clock, 0ms);  // the commit is sent before the clock moves on
+  auto log = calls();
   const auto put = findCall(log, [&](const Call& c) { return contains(c, tp0_, 2); });
-  ASSERT_TRUE(put);
-  const auto requested = findKind(log, CallKind::kPreCommit);
-  ASSERT_TRUE(requested);
-  ASSERT_GT(*requested, *put);
+  const auto requested = requestedAfter(log);
   EXPECT_EQ(log[*requested].offsets, (OffsetMap{{tp0_, 3}}));
-  EXPECT_LT(log[*requested].at - log[*put].at, 200ms);
-  // The periodic timer restarted from the requested commit (KAFKA-8229).
+  EXPECT_EQ(log[*requested].at, log[*put].at);  // right after the put(), at the same time
+  // The periodic timer restarted from the requested commit (KAFKA-8229): nothing at 4 s, the next
+  // cycle exactly one interval after the request.
+  advanceAndSettle(clock, 1999ms);
+  EXPECT_FALSE(findKind(calls(), CallKind::kPreCommit, *requested + 1)) << describe(calls());
+  clock.advance(1ms);
+  ASSERT_TRUE(waitFor([&](const auto& c) {
+    return findKind(c, CallKind::kPreCommit, *requested + 1).has_value();
+  })) << describe(calls());
+  log = calls();
   const auto next = findKind(log, CallKind::kPreCommit, *requested + 1);
-  ASSERT_TRUE(next);
-  EXPECT_GE(log[*next].at - log[*requested].at, 1900ms);
-  EXPECT_EQ(mock().committed(group_, tp0_), 3);
+  EXPECT_EQ(log[*next].at - log[*requested].at, 2000ms);
+  EXPECT_EQ(waitCommitted(tp0_, 3), 3);
 }
 
 TEST_F(WorkerScenarios, S31_GracefulStopCommitsFinalOffsetsBeforeStop) {

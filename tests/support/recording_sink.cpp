@@ -315,7 +315,7 @@ Call RecordingSink::newCall(CallKind kind) const {
   Call call;
   call.kind = kind;
   call.task = id_;
-  call.at = Clock::now();
+  call.at = log_->now();
   return call;
 }
 

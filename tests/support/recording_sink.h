@@ -23,6 +23,7 @@
 #include <utility>
 #include <vector>
 
+#include "clock.h"
 #include "ksink/sink_task.h"
 #include "ksink/worker.h"
 
@@ -52,7 +53,7 @@ enum class CallKind { kStart, kOpen, kPut, kFlush, kPreCommit, kClose, kStop };
 struct Call {
   CallKind kind = CallKind::kStart;
   int task = 0;                            // which RecordingSink (the factory numbers them)
-  Clock::time_point at;                    // when the call began
+  Clock::time_point at;                    // when the call began, on the log's clock
   std::vector<TopicPartition> partitions;  // open, close
   std::vector<RecordedRecord> records;     // put
   OffsetMap offsets;                       // flush, preCommit: the argument
@@ -71,6 +72,10 @@ std::vector<TopicPartition> sorted(std::vector<TopicPartition> partitions);
 
 class CallLog {
  public:
+  // The clock calls are timed with (the steady clock unless set); set it before the tasks start.
+  void useClock(const ksink::Clock& clock) { clock_ = &clock; }
+  Clock::time_point now() const { return clock_->now(); }
+
   // Appends a call that has begun; returns its index for end().
   size_t begin(Call call);
   void end(size_t index, bool threw, OffsetMap returned = {});
@@ -84,6 +89,7 @@ class CallLog {
   mutable std::mutex mutex_;
   mutable std::condition_variable changed_;
   std::vector<Call> calls_;
+  const ksink::Clock* clock_ = &ksink::Clock::steady();
 };
 
 // Queries over a log snapshot. `task` = nullopt means every task.

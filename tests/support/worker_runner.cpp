@@ -107,11 +107,13 @@ std::optional<std::chrono::milliseconds> WorkerRunner::stopAndMeasure(
                                                                started);
 }
 
-TaskRunner::TaskRunner(const Properties& properties, std::unique_ptr<SinkTask> task) {
+TaskRunner::TaskRunner(const Properties& properties, std::unique_ptr<SinkTask> task,
+                       const ksink::Clock& clock)
+    : clock_(clock) {
   const Config config(properties);
   auto settings = WorkerConfig::parse(config);
   graceful_timeout_ = settings.shutdown_graceful_timeout;
-  task_ = std::make_shared<WorkerSinkTask>(0, std::move(settings), config, std::move(task));
+  task_ = std::make_shared<WorkerSinkTask>(0, std::move(settings), config, std::move(task), clock_);
   run_ = std::make_unique<BackgroundRun>([task = task_] { task->run(); });
 }
 
@@ -121,7 +123,7 @@ TaskRunner::~TaskRunner() {
 }
 
 void TaskRunner::stop() {
-  task_->stop(std::chrono::steady_clock::now() + graceful_timeout_);
+  task_->stop(clock_.now() + graceful_timeout_);
 }
 
 const TaskMetrics& TaskRunner::metrics() const {

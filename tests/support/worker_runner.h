@@ -17,6 +17,7 @@
 #include <string>
 #include <thread>
 
+#include "clock.h"
 #include "ksink/worker.h"
 #include "offset_ledger.h"
 #include "task_metrics.h"
@@ -78,7 +79,9 @@ class WorkerRunner {
 
 class TaskRunner {
  public:
-  TaskRunner(const Properties& properties, std::unique_ptr<SinkTask> task);
+  // `clock`: the task's time (and the stop deadline's); it must outlive the runner.
+  TaskRunner(const Properties& properties, std::unique_ptr<SinkTask> task,
+             const ksink::Clock& clock = ksink::Clock::steady());
   ~TaskRunner();
 
   // Graceful stop with task.shutdown.graceful.timeout.ms from the properties.
@@ -88,6 +91,7 @@ class TaskRunner {
   std::map<TopicPartition, PartitionOffsets> ledger() const;
 
  private:
+  const ksink::Clock& clock_;
   std::chrono::milliseconds graceful_timeout_;
   std::shared_ptr<WorkerSinkTask> task_;
   std::unique_ptr<BackgroundRun> run_;

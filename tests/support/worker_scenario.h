@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "support/manual_clock.h"
 #include "support/mock_cluster.h"
 #include "support/recording_sink.h"
 #include "support/worker_runner.h"
@@ -20,6 +21,13 @@ namespace ksink::test {
 // Long enough for a first join (3 s on the mock) plus a rebalance on a busy 2-core machine; waits
 // return as soon as their condition holds, so this bounds only failing tests.
 inline constexpr milliseconds kWait{20000};
+
+// Moves `clock` on by `by`, then waits until the task's loop, which waits on `clock` at least once
+// per iteration, has begun two more waits: a whole iteration has run at the new time.
+inline void advanceAndSettle(ManualClock& clock, milliseconds by) {
+  clock.advance(by);
+  ASSERT_TRUE(clock.awaitWaits(clock.waits() + 2, kWait)) << "the task's loop stopped waiting";
+}
 
 class WorkerScenarios : public ::testing::Test {
  protected:

@@ -1,0 +1,232 @@
+#include "worker_batch_delivery.h"
+
+#include <fmt/format.h>
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+#include <map>
+
+#include "ksink/retriable_error.h"
+#include "retry_backoff.h"
+
+namespace ksink {
+namespace {
+
+using std::chrono::milliseconds;
+
+SinkRecord toRecord(const rd_kafka_message_t* m) {
+  rd_kafka_timestamp_type_t ts_type;
+  const int64_t ts = rd_kafka_message_timestamp(m, &ts_type);
+  std::optional<std::string_view> key, value;
+  if (m->key) key = std::string_view(static_cast<const char*>(m->key), m->key_len);
+  if (m->payload) value = std::string_view(static_cast<const char*>(m->payload), m->len);
+  std::vector<Header> headers;
+  rd_kafka_headers_t* hdrs = nullptr;
+  if (rd_kafka_message_headers(m, &hdrs) == RD_KAFKA_RESP_ERR_NO_ERROR && hdrs) {
+    const char* name;
+    const void* val;
+    size_t size;
+    for (size_t i = 0; rd_kafka_header_get_all(hdrs, i, &name, &val, &size) == 0; ++i) {
+      std::optional<std::string_view> hv;
+      if (val) hv = std::string_view(static_cast<const char*>(val), size);
+      headers.push_back({name, hv});
+    }
+  }
+  return SinkRecord(rd_kafka_topic_name(m->rkt), m->partition, m->offset,
+                    ts >= 0 ? std::optional<int64_t>(ts) : std::nullopt, key, value,
+                    std::move(headers));
+}
+
+}  // namespace
+
+void WorkerBatch::dropPartitions(const std::set<TopicPartition>& partitions) {
+  if (partitions.empty() || messages.empty()) return;
+  std::vector<MessagePtr> kept_messages;
+  std::vector<SinkRecord> kept_records;
+  for (size_t i = 0; i < messages.size(); ++i) {
+    if (partitions.contains(partitionOf(messages[i].get()))) continue;
+    kept_messages.push_back(std::move(messages[i]));
+    kept_records.push_back(std::move(records[i]));
+  }
+  messages = std::move(kept_messages);
+  records = std::move(kept_records);
+}
+
+void WorkerBatchDelivery::pollBatch(time_point deadline) {
+  auto& s = state_;
+  // Messages parked while their partition was paused go first, once it is not paused any more.
+  if (!paused_for_redelivery_ && !s.parked.empty()) {
+    std::deque<MessagePtr> still_parked;
+    while (!s.parked.empty()) {
+      auto m = std::move(s.parked.front());
+      s.parked.pop_front();
+      if (s.isPaused(partitionOf(m.get())) ||
+          static_cast<int>(s.batch.messages.size()) >= s.settings.max_poll_records)
+        still_parked.push_back(std::move(m));
+      else
+        accept(std::move(m));
+    }
+    s.parked = std::move(still_parked);
+  }
+  // Wait for the first message up to the deadline, then take what is already fetched. While a
+  // batch waits for redelivery, keep polling (it serves rebalances and keeps the group membership)
+  // but park whatever still arrives.
+  bool wait = s.batch.empty() || paused_for_redelivery_;
+  struct {
+    rd_kafka_topic_t* rkt = nullptr;
+    int32_t partition = -1;
+    uint64_t epoch = 0;
+    bool assigned = false;
+    bool paused = false;
+  } run;
+  while (paused_for_redelivery_ ||
+         static_cast<int>(s.batch.messages.size()) < s.settings.max_poll_records) {
+    auto message = s.consumer->poll(wait ? s.until(deadline) : milliseconds(0));
+    if (!message) break;
+    if (message->err) {
+      if (message->err == RD_KAFKA_RESP_ERR__PARTITION_EOF) continue;
+      if (message->err == RD_KAFKA_RESP_ERR__FATAL)
+        throw std::runtime_error(
+            fmt::format("fatal consumer error: {}", rd_kafka_message_errstr(message.get())));
+      // Unreachable brokers, unknown topics and the like: librdkafka retries; keep going.
+      spdlog::warn("task {}-{}: consumer: {}", s.settings.name, s.id,
+                   rd_kafka_message_errstr(message.get()));
+      if (s.now() >= deadline) break;
+      continue;
+    }
+    s.metrics.sink_record_read_total++;
+    // Records come in runs from one partition: decide once per run rather than per record
+    // (a rebalance inside poll() bumps the epoch and so ends the run).
+    if (message->rkt != run.rkt || message->partition != run.partition ||
+        run.epoch != s.assignment_epoch) {
+      const auto tp = partitionOf(message.get());
+      run = {message->rkt, message->partition, s.assignment_epoch, s.assigned.contains(tp),
+             s.isPaused(tp)};
+    }
+    if (!run.assigned) continue;  // stale: fetched before a revoke
+    if (paused_for_redelivery_ || run.paused) {
+      s.parked.push_back(std::move(message));
+      if (s.now() >= deadline) break;
+      continue;
+    }
+    accept(std::move(message));
+    wait = false;
+  }
+}
+
+void WorkerBatchDelivery::accept(MessagePtr message) {
+  state_.batch.records.push_back(toRecord(message.get()));
+  state_.batch.messages.push_back(std::move(message));
+}
+
+void WorkerBatchDelivery::deliver() {
+  auto& s = state_;
+  // Rewinds asked for since the top of the iteration (in preCommit(), or in open() for a
+  // partition assigned earlier) come before put(): the batch must not carry records from the old
+  // position past them.
+  applyRewinds();
+  if (paused_for_redelivery_ && s.now() < retry_at_) return;
+  const auto started = s.now();
+  try {
+    s.task.put(std::span<const SinkRecord>(s.batch.records));
+  } catch (const RetriableError& e) {
+    s.metrics.retriable_put_failures++;
+    if (!paused_for_redelivery_) {
+      first_retry_failure_ = started;
+      retry_attempt_ = 0;
+    }
+    if (s.settings.retry_timeout.count() > 0 &&
+        started - first_retry_failure_ >= s.settings.retry_timeout) {
+      throw std::runtime_error(fmt::format(
+          "put() kept failing with retriable errors for longer than errors.retry.timeout={} ms: {}",
+          s.settings.retry_timeout.count(), e.what()));
+    }
+    const auto delay = retryDelay();
+    retry_at_ = s.now() + delay;
+    ++retry_attempt_;
+    s.metrics.total_retries++;
+    spdlog::warn("task {}-{}: retriable error from put() ({} records), retrying in {} ms: {}",
+                 s.settings.name, s.id, s.batch.records.size(), delay.count(), e.what());
+    pauseForRedelivery();
+    return;
+  }
+  const auto took =
+      std::chrono::duration_cast<std::chrono::microseconds>(s.now() - started).count();
+  markDelivered();
+  s.metrics.sink_record_send_total += s.batch.records.size();
+  s.metrics.put_batch_count++;
+  s.metrics.put_batch_total_time_us += static_cast<uint64_t>(took);
+  if (static_cast<uint64_t>(took) > s.metrics.put_batch_max_time_us)
+    s.metrics.put_batch_max_time_us = static_cast<uint64_t>(took);
+  s.batch.records.clear();  // keeps the capacity for the next batch
+  s.batch.messages.clear();
+  if (paused_for_redelivery_) resumeAfterRedelivery();
+}
+
+// Offsets advance only once put() returned normally; one ledger update per run of records from
+// the same partition, not one per record.
+void WorkerBatchDelivery::markDelivered() {
+  std::map<TopicPartition, int64_t> next;
+  const rd_kafka_message_t* run_start = nullptr;
+  int64_t run_next = 0;
+  auto endRun = [&] {
+    if (!run_start) return;
+    auto& n = next[partitionOf(run_start)];
+    n = std::max(n, run_next);
+  };
+  for (const auto& m : state_.batch.messages) {
+    if (!run_start || m->rkt != run_start->rkt || m->partition != run_start->partition) {
+      endRun();
+      run_start = m.get();
+      run_next = 0;
+    }
+    run_next = std::max(run_next, m->offset + 1);
+  }
+  endRun();
+  for (const auto& [tp, offset] : next) state_.ledger.markDelivered(tp, offset);
+}
+
+milliseconds WorkerBatchDelivery::retryDelay() const {
+  if (state_.context_timeout) return *state_.context_timeout;
+  return retryBackoff(retry_attempt_, state_.settings.retry_delay_max);
+}
+
+void WorkerBatchDelivery::pauseForRedelivery() {
+  if (paused_for_redelivery_) return;
+  paused_for_redelivery_ = true;
+  state_.consumer->pause(state_.assignedPartitions());
+}
+
+void WorkerBatchDelivery::resumeAfterRedelivery() {
+  paused_for_redelivery_ = false;
+  retry_attempt_ = 0;
+  std::vector<TopicPartition> to_resume;
+  for (const auto& tp : state_.assigned)
+    if (!state_.isPaused(tp)) to_resume.push_back(tp);
+  state_.consumer->resume(to_resume);
+}
+
+void WorkerBatchDelivery::resumeIfNothingToRedeliver() {
+  if (paused_for_redelivery_ && state_.batch.empty()) resumeAfterRedelivery();
+}
+
+void WorkerBatchDelivery::applyRewinds() {
+  if (state_.pending_rewinds.empty()) return;
+  rewindTo(std::exchange(state_.pending_rewinds, {}));
+}
+
+void WorkerBatchDelivery::rewindTo(const OffsetMap& offsets) {
+  if (offsets.empty()) return;
+  std::set<TopicPartition> rewound;
+  for (const auto& [tp, offset] : offsets) {
+    state_.ledger.rewind(tp, offset);
+    rewound.insert(tp);
+  }
+  state_.consumer->seek(offsets, state_.settings.offset_flush_timeout);
+  state_.batch.dropPartitions(rewound);
+  std::erase_if(state_.parked,
+                [&](const MessagePtr& m) { return rewound.contains(partitionOf(m.get())); });
+  resumeIfNothingToRedeliver();
+}
+
+}  // namespace ksink

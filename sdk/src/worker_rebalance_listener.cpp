@@ -1,0 +1,144 @@
+#include "worker_rebalance_listener.h"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+#include <thread>
+
+namespace ksink {
+namespace {
+
+using std::chrono::milliseconds;
+
+// A committed-offset or watermark lookup inside the assign callback blocks the poll loop; keep it
+// short enough to stay far below max.poll.interval.ms.
+constexpr milliseconds kLookupTimeout{10000};
+
+}  // namespace
+
+OffsetMap WorkerRebalanceListener::onPartitionsAssigned(
+    const std::vector<TopicPartition>& partitions) {
+  auto& s = state_;
+  ++s.assignment_epoch;
+  // Where each partition starts: its committed offset, else auto.offset.reset's end.
+  OffsetMap start = committedOffsets(partitions);
+  const auto reset = s.settings.consumer_properties.count("auto.offset.reset")
+                         ? s.settings.consumer_properties.at("auto.offset.reset")
+                         : std::string("earliest");
+  for (const auto& tp : partitions) {
+    s.assigned.insert(tp);
+    if (!start.contains(tp)) {
+      // Unanswered: the partition is assigned without a start, and librdkafka applies
+      // auto.offset.reset itself.
+      if (auto marks =
+              s.consumer->watermarks(tp, std::min(kLookupTimeout, s.settings.lookup_timeout))) {
+        if (reset == "earliest" || reset == "smallest" || reset == "beginning")
+          start[tp] = marks->first;
+        else if (reset == "latest" || reset == "largest" || reset == "end")
+          start[tp] = marks->second;
+      }
+    }
+    const auto it = start.find(tp);
+    s.ledger.assign(tp, it == start.end() ? std::nullopt : std::optional<int64_t>(it->second));
+  }
+  s.metrics.partition_count = static_cast<int64_t>(s.assigned.size());
+  // Rewinds requested inside open() are applied as the start offsets: before the first fetch.
+  s.assign_rewinds.emplace();
+  try {
+    s.task.open(partitions);
+  } catch (...) {
+    s.assign_rewinds.reset();
+    throw;
+  }
+  OffsetMap rewinds = std::move(*s.assign_rewinds);
+  s.assign_rewinds.reset();
+  const std::set<TopicPartition> opened(partitions.begin(), partitions.end());
+  for (const auto& [tp, offset] : rewinds) {
+    if (!opened.contains(tp)) {
+      // Assigned before (cooperative assignment): its fetch position moves by a seek, which the
+      // loop does before its next commit.
+      s.pending_rewinds[tp] = offset;
+      continue;
+    }
+    s.ledger.rewind(tp, offset);
+    start[tp] = offset;
+  }
+  return start;
+}
+
+OffsetMap WorkerRebalanceListener::committedOffsets(const std::vector<TopicPartition>& partitions) {
+  auto& s = state_;
+  // Guessing a start would replay the partition (earliest) or skip records (latest): retry the
+  // lookup for default.api.timeout.ms, then fail the task.
+  constexpr milliseconds kRetryDelay{500};
+  const auto deadline = s.now() + s.settings.lookup_timeout;
+  while (true) {
+    if (auto found = s.consumer->committed(partitions, std::min(kLookupTimeout, s.until(deadline))))
+      return *found;
+    if (s.now() + kRetryDelay >= deadline)
+      throw std::runtime_error(fmt::format(
+          "cannot read the committed offsets of {} within default.api.timeout.ms ({} ms); not "
+          "guessing where to start them",
+          fmt::join(partitions, ","), s.settings.lookup_timeout.count()));
+    std::this_thread::sleep_for(kRetryDelay);
+  }
+}
+
+void WorkerRebalanceListener::afterAssigned(const std::vector<TopicPartition>& partitions) {
+  std::vector<TopicPartition> to_pause;
+  for (const auto& tp : partitions)
+    if (delivery_.pausedForRedelivery() || state_.isPaused(tp)) to_pause.push_back(tp);
+  state_.consumer->pause(to_pause);
+}
+
+void WorkerRebalanceListener::onPartitionsRevoked(const std::vector<TopicPartition>& partitions,
+                                                  bool lost) {
+  auto& s = state_;
+  ++s.assignment_epoch;
+  if (s.task_stopped) return;  // KAFKA-10188: nothing reaches the task after stop()
+  // The partitions are gone whatever close() does: forget them even when it throws, or the
+  // shutdown that the failure starts would preCommit, close and commit them once more (for lost
+  // partitions: commit offsets another member may own by now).
+  try {
+    if (lost) {
+      spdlog::warn("task {}-{}: partitions lost: {}", s.settings.name, s.id,
+                   fmt::join(partitions, ","));
+      s.task.close(partitions);
+    } else {
+      // A rewind not applied yet: the revocation commit must not cover what it gives back.
+      for (const auto& tp : partitions)
+        if (auto it = s.pending_rewinds.find(tp); it != s.pending_rewinds.end())
+          s.ledger.rewind(tp, it->second);
+      commits_.commit(WorkerCommitCycle::Mode::kRevoke, partitions);
+    }
+  } catch (...) {
+    forgetPartitions(partitions);
+    throw;
+  }
+  forgetPartitions(partitions);
+}
+
+void WorkerRebalanceListener::forgetPartitions(const std::vector<TopicPartition>& partitions) {
+  auto& s = state_;
+  const std::set<TopicPartition> removed(partitions.begin(), partitions.end());
+  // librdkafka keeps an application pause across unassign/assign: clear ours now.
+  std::vector<TopicPartition> paused;
+  for (const auto& tp : partitions)
+    if (delivery_.pausedForRedelivery() || s.isPaused(tp)) paused.push_back(tp);
+  s.consumer->resume(paused);
+  for (const auto& tp : partitions) {
+    s.ledger.remove(tp);
+    s.assigned.erase(tp);
+    s.paused_by_task.erase(tp);
+    s.pending_rewinds.erase(tp);
+  }
+  s.batch.dropPartitions(removed);
+  std::erase_if(s.parked,
+                [&](const MessagePtr& m) { return removed.contains(partitionOf(m.get())); });
+  delivery_.resumeIfNothingToRedeliver();
+  s.metrics.partition_count = static_cast<int64_t>(s.assigned.size());
+}
+
+}  // namespace ksink

@@ -1,0 +1,86 @@
+// WorkerTaskState: what the parts of one WorkerSinkTask share — the consumer, the assignment, the
+// offset ledger, the records polled but not yet put, the rewinds the task asked for. The parts
+// (WorkerTaskContext, WorkerBatchDelivery, WorkerCommitCycle, WorkerRebalanceListener) each say
+// which of these they change; WorkerSinkTask owns the state and the parts.
+//
+// Thread-safety: the task's thread only (the rebalance callbacks run inside KafkaConsumer::poll()
+// on that thread). The reporter is created with the state, so status() may read it from any
+// thread.
+#pragma once
+
+#include <algorithm>
+#include <chrono>
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <optional>
+#include <set>
+#include <vector>
+
+#include "clock.h"
+#include "kafka_consumer.h"
+#include "ksink/sink_task.h"
+#include "offset_ledger.h"
+#include "task_metrics.h"
+#include "worker_config.h"
+#include "worker_errant_record_reporter.h"
+
+namespace ksink {
+
+inline TopicPartition partitionOf(const rd_kafka_message_t* m) {
+  return {rd_kafka_topic_name(m->rkt), m->partition};
+}
+
+// Records polled but not yet put successfully; the messages own the bytes the records view.
+struct WorkerBatch {
+  std::vector<MessagePtr> messages;
+  std::vector<SinkRecord> records;
+  bool empty() const { return messages.empty(); }
+  void dropPartitions(const std::set<TopicPartition>& partitions);
+};
+
+struct WorkerTaskState {
+  using time_point = Clock::time_point;
+
+  WorkerTaskState(int task_id, const WorkerConfig& worker_settings, SinkTask& sink_task,
+                  TaskMetrics& task_metrics, const Clock& task_clock)
+      : id(task_id),
+        settings(worker_settings),
+        task(sink_task),
+        metrics(task_metrics),
+        clock(task_clock) {
+    if (settings.errors.reporterEnabled())
+      reporter = std::make_unique<WorkerErrantRecordReporter>(settings.errors, settings.name,
+                                                              settings.sink_name, id);
+  }
+
+  time_point now() const { return clock.now(); }
+  // The timeout of a wait until `t` (see Clock::timeoutUntil).
+  std::chrono::milliseconds until(time_point t) const { return clock.timeoutUntil(t); }
+  std::vector<TopicPartition> assignedPartitions() const {
+    return {assigned.begin(), assigned.end()};
+  }
+  bool isPaused(const TopicPartition& tp) const { return paused_by_task.contains(tp); }
+
+  const int id;
+  const WorkerConfig& settings;
+  SinkTask& task;
+  TaskMetrics& metrics;
+  const Clock& clock;  // all the task's time: its loop, commit cycle and backoff
+  std::shared_ptr<KafkaConsumer> consumer;  // set by run(), reset once closed
+
+  OffsetLedger ledger;
+  std::set<TopicPartition> assigned;
+  std::set<TopicPartition> paused_by_task;
+  uint64_t assignment_epoch = 1;  // bumped whenever assigned or paused_by_task change
+  WorkerBatch batch;
+  std::deque<MessagePtr> parked;  // fetched for partitions that were paused at the time
+  OffsetMap pending_rewinds;
+  std::optional<OffsetMap> assign_rewinds;  // set while open() runs inside the assign callback
+  std::optional<std::chrono::milliseconds> context_timeout;
+  bool task_stopped = false;
+
+  std::unique_ptr<WorkerErrantRecordReporter> reporter;  // null: no tolerance, DLQ or log
+};
+
+}  // namespace ksink
