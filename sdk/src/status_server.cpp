@@ -134,8 +134,8 @@ std::string renderStatusJson(const std::vector<ConnectorStatus>& connectors) {
   for (size_t ci = 0; ci < connectors.size(); ++ci) {
     const auto& c = connectors[ci];
     if (ci) out += ",";
-    out += fmt::format("{{\"name\":{},\"sink\":{},\"tasks\":[", jsonString(c.name),
-                       jsonString(c.sink));
+    out += fmt::format("{{\"name\":{},\"type\":{},\"sink\":{},\"tasks\":[", jsonString(c.name),
+                       jsonString(c.type), jsonString(c.sink));
     for (size_t ti = 0; ti < c.tasks.size(); ++ti) {
       const auto& t = c.tasks[ti];
       if (ti) out += ",";

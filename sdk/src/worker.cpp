@@ -40,7 +40,7 @@ class Worker::Impl {
   TaskFactory factory_;
   const Clock& clock_ = Clock::steady();  // the stop deadline and the wait for it
   std::mutex mutex_;  // guards tasks_, stop_deadline_
-  std::vector<std::shared_ptr<WorkerSinkTask>> tasks_;
+  std::vector<std::shared_ptr<WorkerTask>> tasks_;  // a sink connector's: WorkerSinkTasks
   std::optional<Clock::time_point> stop_deadline_;
 };
 
@@ -53,7 +53,7 @@ void Worker::Impl::run() {
     std::lock_guard lock(mutex_);
     if (stop_deadline_) return;  // stopped before it started
   }
-  std::vector<std::shared_ptr<WorkerSinkTask>> created;
+  std::vector<std::shared_ptr<WorkerTask>> created;
   for (int i = 0; i < settings_.tasks_max; ++i) {
     auto task = factory_();
     if (!task) throw std::runtime_error("the task factory returned no task");

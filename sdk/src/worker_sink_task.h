@@ -30,32 +30,33 @@
 #include "worker_commit_cycle.h"
 #include "worker_config.h"
 #include "worker_rebalance_listener.h"
+#include "worker_task.h"
 #include "worker_task_context.h"
 #include "worker_task_state.h"
 
 namespace ksink {
 
-class WorkerSinkTask final {
+class WorkerSinkTask final : public WorkerTask {
  public:
   // `clock`: where the task takes its time from (and waits on); it must outlive the task.
   WorkerSinkTask(int id, WorkerConfig settings, Config config, std::unique_ptr<SinkTask> task,
                  const Clock& clock = Clock::steady());
-  ~WorkerSinkTask();
+  ~WorkerSinkTask() override;
 
   // Runs the task until stop() or a fatal error; rethrows the task's fatal error.
-  void run();
+  void run() override;
   // Graceful stop: the loop ends after the current put(); final commit and teardown must be done
   // by `deadline`.
-  void stop(Clock::time_point deadline);
+  void stop(Clock::time_point deadline) override;
   // The graceful stop ran out of time: skip the final commit (close() and stop() still run).
-  void cancel() { cancelled_ = true; }
+  void cancel() override { cancelled_ = true; }
 
-  int id() const { return state_.id; }
+  int id() const override { return state_.id; }
   const TaskMetrics& metrics() const { return metrics_; }
   // A copy of the ledger, refreshed at every loop iteration.
   std::map<TopicPartition, PartitionOffsets> ledgerSnapshot() const;
   // What /status and /metrics show; refreshed at every loop iteration. Any thread.
-  TaskStatus status() const;
+  TaskStatus status() const override;
 
  private:
   void iteration();

@@ -174,6 +174,8 @@ TEST(WorkerMetrics, S40_MetricsEndpointServesConnectSinkTaskMetrics) {
   auto status = client.Get("/status");
   ASSERT_TRUE(status);
   EXPECT_NE(status->body.find("\"state\":\"RUNNING\""), std::string::npos) << status->body;
+  EXPECT_NE(status->body.find("\"name\":\"" + name + "\",\"type\":\"sink\""), std::string::npos)
+      << status->body;
   EXPECT_NE(status->body.find("\"partition\":0,\"delivered\":3,\"confirmed\":3,\"committed\":3"),
             std::string::npos)
       << status->body;

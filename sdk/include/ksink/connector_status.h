@@ -80,7 +80,8 @@ struct TaskStatus {
 
 struct ConnectorStatus {
   std::string name;
-  std::string sink;
+  std::string type = "sink";  // Connect's connector type, as its REST status shows it
+  std::string sink;           // the connector's class (connector.class)
   std::vector<TaskStatus> tasks;
 };
 

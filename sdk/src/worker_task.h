@@ -1,0 +1,33 @@
+// WorkerTask: what a Worker, /status and /metrics need of one task, whatever its kind — the task
+// thread's loop, a bounded stop, and a status snapshot. WorkerSinkTask is the only kind today; a
+// source task (Kafka Connect's WorkerSourceTask, with its own offset commit cycle and
+// OffsetStorageReader) would be a second, beside it, without the Worker or the status server
+// changing.
+//
+// run() is called on the task's own thread and holds it until the task ends; stop(), cancel(),
+// id() and status() may be called from any thread.
+#pragma once
+
+#include "clock.h"
+#include "ksink/connector_status.h"
+
+namespace ksink {
+
+class WorkerTask {
+ public:
+  virtual ~WorkerTask() = default;
+
+  // Runs the task until stop() or a fatal error; rethrows the task's fatal error.
+  virtual void run() = 0;
+  // Graceful stop: the loop ends after the current step; the final commit and the teardown must
+  // be done by `deadline`.
+  virtual void stop(Clock::time_point deadline) = 0;
+  // The graceful stop ran out of time: skip the final commit (the teardown still runs).
+  virtual void cancel() = 0;
+
+  virtual int id() const = 0;
+  // What /status and /metrics show of the task.
+  virtual TaskStatus status() const = 0;
+};
+
+}  // namespace ksink
