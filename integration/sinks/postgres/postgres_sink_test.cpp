@@ -500,6 +500,46 @@ TEST_F(PostgresSinkTest, MalformedJsonFailsTheTaskNamingTheRecord) {
   EXPECT_EQ(tableExists(topic_) ? schema_->count(topic_, "id > 1") : 0, 0);
 }
 
+// Counts the records that reach the chain: one per successful conversion.
+class CountConversions : public Transformation {
+ public:
+  static inline std::atomic<int> count{0};
+  const ConfigDef& configDef() const override {
+    static const ConfigDef def;
+    return def;
+  }
+  void configure(const Config&) override {}
+  std::optional<ConnectRecord> apply(ConnectRecord record) override {
+    ++count;
+    return record;
+  }
+};
+
+// The stream path converts records one by one and gives up part-way (here at the first record,
+// whose table the general path must create, and at the malformed last one); the general path then
+// takes the rows it converted instead of converting them again. A transform counts conversions:
+// without that, the first record is converted twice (41).
+TEST_F(PostgresSinkTest, ARecordIsConvertedOnceWhenTheStreamPathGivesUp) {
+  TransformationRegistry::global().addTransformation(
+      {"CountConversions"}, [] { return std::make_unique<CountConversions>(); });
+  CountConversions::count = 0;
+  auto& kafka = RealKafka::shared();
+  kafka.createTopic(topic_, 1);
+  std::vector<RealKafka::Message> messages;
+  for (int i = 0; i < 40; ++i)
+    messages.push_back({0, std::nullopt, fmt::format(R"({{"id":{},"v":"x"}})", i)});
+  messages.push_back({0, std::nullopt, R"({"id":40,)"});  // malformed: the stream path gives up
+  kafka.produce(topic_, messages);
+  RunningSink sink(props({{"errors.tolerance", "all"},
+                          {"transforms", "count"},
+                          {"transforms.count.type", "CountConversions"}}));
+  ASSERT_TRUE(waitUntil([&] { return storedOffsets() == std::map<int, int64_t>{{0, 41}}; }, 60s));
+  sink.stop();
+  EXPECT_EQ(sink.error(), "");
+  EXPECT_EQ(schema_->count(topic_), 40);
+  EXPECT_EQ(CountConversions::count.load(), 40);
+}
+
 // With errors.tolerance=all and a dead-letter queue, bad records (type mismatch, constraint
 // violation, oversized value, malformed JSON, missing key field) go there; every good record is
 // written, and the offsets cover everything.

@@ -22,22 +22,36 @@ using InsertMode = TableSinkConfig::InsertMode;
 PgStreamWriter::Outcome PgStreamWriter::write(PgConnection& connection,
                                               std::span<const SinkRecord> records,
                                               std::span<const OffsetStore::Update> offsets,
-                                              bool pipelined) {
+                                              bool pipelined, RecordMapper::Mapped& mapped) {
   const bool upsert = config_.table.insert_mode == InsertMode::kUpsert;
   PgTransaction tx(connection);
   if (pipelined && !store_offsets_(offsets)) return Outcome::kFenced;  // rolls back
   std::optional<PgCopyStream> stream;
   std::shared_ptr<const RecordMapper::Layout> layout;
   std::unordered_set<size_t> keys;  // upsert: a key hash seen twice sends the batch to reduction
+  mapped.rows.reserve(records.size());
+  size_t next_mapped = 0;  // the first of `mapped.rows` not yet met again (a second write())
   try {
-    for (const auto& record : records) {
-      std::optional<RecordMapper::Row> row;
-      try {
-        row = mapper_.map(record);
-      } catch (const std::exception&) {
-        return Outcome::kGaveUp;  // a bad or unconvertible record: the general path decides
+    for (size_t i = 0; i < records.size(); ++i) {
+      const auto& record = records[i];
+      const RecordMapper::Row* row = nullptr;
+      if (i < mapped.records) {  // converted by an earlier write() of this batch
+        if (next_mapped == mapped.rows.size() || mapped.rows[next_mapped].record != &record)
+          continue;  // a tombstone skipped
+        row = &mapped.rows[next_mapped++];
+      } else {
+        std::optional<RecordMapper::Row> converted;
+        try {
+          converted = mapper_.map(record);
+        } catch (const std::exception&) {
+          return Outcome::kGaveUp;  // a bad or unconvertible record: the general path decides
+        }
+        mapped.records = i + 1;
+        if (!converted) continue;  // a tombstone skipped (delete.enabled=false)
+        mapped.rows.push_back(std::move(*converted));
+        next_mapped = mapped.rows.size();
+        row = &mapped.rows.back();
       }
-      if (!row) continue;  // a tombstone skipped (delete.enabled=false)
       if (row->is_delete || row->is_truncate) return Outcome::kGaveUp;
       if (upsert &&
           (row->layout->key_count == 0 || !keys.insert(RecordMapper::keyHash(*row)).second))

@@ -3,7 +3,8 @@
 // covers the common batch — every table and column in place, no tombstone, no bad record, every
 // value with a binary form, and in upsert mode keys that are all new (none twice in the batch,
 // none in the table: the server's 23505 says otherwise) — and gives up (everything rolled back) on
-// anything else, which the general path (PgBatchWriter) then handles from scratch. It converts
+// anything else, which the general path (PgBatchWriter) then handles with the rows converted so
+// far (a record is converted once). It converts
 // without retries: a conversion that throws (RetriableError included) sends the batch to the
 // general path, which retries it under errors.retry.timeout.
 //
@@ -44,8 +45,11 @@ class PgStreamWriter {
   // What write() did with a batch. kGaveUp: nothing (the general path takes it); kSecondTable:
   // nothing, because the batch spans tables and `pipelined` was asked.
   enum class Outcome { kCommitted, kPending, kFenced, kGaveUp, kSecondTable };
+  // `mapped` holds the rows converted so far, whatever the outcome: the general path (or a second
+  // write() of the same batch) takes them instead of converting those records again.
   Outcome write(PgConnection& connection, std::span<const SinkRecord> records,
-                std::span<const OffsetStore::Update> offsets, bool pipelined);
+                std::span<const OffsetStore::Update> offsets, bool pipelined,
+                RecordMapper::Mapped& mapped);
   // Whether write() may take the batch: inserts, and upserts while their keys are new.
   bool streamable(std::span<const SinkRecord> records) const;
 

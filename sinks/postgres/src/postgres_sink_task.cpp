@@ -42,7 +42,10 @@ class PostgresSinkTask::Impl {
              [this] { task_.awaitReportedRecords(); }, storeOffsets()}) {}
 
   void start(const Config& config);
-  bool writeBatch(std::span<const SinkRecord> records, std::span<const OffsetUpdate> offsets);
+  // What writeBatch() did; the task settles it (TransactionalSinkTask's writeBatch() contract).
+  enum class Written { kCommitted, kPending, kFenced };
+  Written writeBatch(std::span<const SinkRecord> records, std::span<const OffsetUpdate> offsets,
+                     SinkTaskContext& context);
   bool awaitOutcome();
   void stop();
   OffsetStore& offsetStore() { return offsets_; }
@@ -104,26 +107,27 @@ void PostgresSinkTask::Impl::start(const Config& config) {
                config.getString("pk.mode"));
 }
 
-bool PostgresSinkTask::Impl::writeBatch(std::span<const SinkRecord> records,
-                                        std::span<const OffsetUpdate> offsets) {
+PostgresSinkTask::Impl::Written PostgresSinkTask::Impl::writeBatch(
+    std::span<const SinkRecord> records, std::span<const OffsetUpdate> offsets,
+    SinkTaskContext& context) {
   auto& c = session_.connection();
+  RecordMapper::Mapped mapped;  // what the stream path converted before it gave up
   if (!std::exchange(isolate_next_, false) && stream_.streamable(records)) {
     try {
       const bool pipelined = unpipelined_batches_ == 0;
       if (!pipelined) --unpipelined_batches_;
-      auto outcome = stream_.write(c, records, offsets, pipelined);
+      auto outcome = stream_.write(c, records, offsets, pipelined, mapped);
       if (outcome == PgStreamWriter::Outcome::kSecondTable) {
         unpipelined_batches_ = 63;
-        outcome = stream_.write(c, records, offsets, /*pipelined=*/false);
+        outcome = stream_.write(c, records, offsets, /*pipelined=*/false, mapped);
       }
       switch (outcome) {
         case PgStreamWriter::Outcome::kCommitted:
-          return true;
+          return Written::kCommitted;
         case PgStreamWriter::Outcome::kPending:
-          task_.outcomePending();
-          return true;
+          return Written::kPending;
         case PgStreamWriter::Outcome::kFenced:
-          return false;
+          return Written::kFenced;
         case PgStreamWriter::Outcome::kGaveUp:
         case PgStreamWriter::Outcome::kSecondTable:
           break;
@@ -132,13 +136,13 @@ bool PostgresSinkTask::Impl::writeBatch(std::span<const SinkRecord> records,
       fail(e, records.size());
     }
   }
-  auto batch = mapper_.map(records, task_.context());
+  auto batch = mapper_.map(records, context, std::move(mapped));
   // Records that cannot even be converted (a conversion that still fails after the retries of
   // errors.retry.timeout included) are decided first; under errors.tolerance=none the first one
   // fails the task here, before anything is written.
   for (const auto& f : batch.failures) task_.reportBadRecord(*f.record, f.error);
   try {
-    return batches_.write(c, batch, offsets);
+    return batches_.write(c, batch, offsets) ? Written::kCommitted : Written::kFenced;
   } catch (const PgError& e) {
     fail(e, records.size());
   }
@@ -200,9 +204,20 @@ OffsetStore* PostgresSinkTask::offsetStore() {
   return impl_ ? &impl_->offsetStore() : nullptr;
 }
 
+// A batch's outcome is settled here, once: committed, fenced, or pending (pipelined: its outcome
+// is read by awaitOutcome() before the next write).
 bool PostgresSinkTask::writeBatch(std::span<const SinkRecord> records,
                                   std::span<const OffsetUpdate> offsets) {
-  return impl_->writeBatch(records, offsets);
+  switch (impl_->writeBatch(records, offsets, context())) {
+    case Impl::Written::kCommitted:
+      return true;
+    case Impl::Written::kPending:
+      outcomePending();
+      return true;
+    case Impl::Written::kFenced:
+      return false;
+  }
+  return false;
 }
 
 bool PostgresSinkTask::awaitOutcome() {

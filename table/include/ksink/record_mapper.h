@@ -104,6 +104,16 @@ class RecordMapper {
   // The same without retries: a RetriableError from a converter is a failure at once.
   Batch map(std::span<const SinkRecord> records);
 
+  // Rows already mapped from the head of a batch, e.g. by a sink's fast path that gave up
+  // part-way: the rows (in order) of its first `records` records; a skipped tombstone gave none.
+  struct Mapped {
+    size_t records = 0;
+    std::vector<Row> rows;
+  };
+  // As map(records, context), taking the first `mapped.records` records' rows from `mapped`, so
+  // no record is converted (and transformed) twice.
+  Batch map(std::span<const SinkRecord> records, SinkTaskContext& context, Mapped mapped);
+
   // Keeps only the last row per (table, primary key), in their original relative order.
   static void reduceToLastPerKey(std::vector<Row>& rows);
   // Removes the rows of a table that come before a later truncate of it (and earlier truncates).
@@ -115,7 +125,7 @@ class RecordMapper {
 
  private:
   struct MappedLayout;
-  Batch mapAll(std::span<const SinkRecord> records, SinkTaskContext* context);
+  Batch mapAll(std::span<const SinkRecord> records, SinkTaskContext* context, Mapped mapped);
   const std::string& tableFor(std::string_view topic);
   std::shared_ptr<const MappedLayout> layoutFor(const std::string& table, const SchemaAndValue& key,
                                                 const SchemaAndValue& value, bool is_delete);
