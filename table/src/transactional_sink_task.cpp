@@ -241,6 +241,14 @@ void TransactionalSinkTask::awaitReportedRecords() {
   }
 }
 
+RecordMapper::Batch TransactionalSinkTask::mapBatch(RecordMapper& mapper,
+                                                    std::span<const SinkRecord> records,
+                                                    RecordMapper::Mapped mapped) {
+  auto batch = mapper.map(records, context(), std::move(mapped));
+  for (const auto& failure : batch.failures) reportBadRecord(*failure.record, failure.error);
+  return batch;
+}
+
 void TransactionalSinkTask::reportBadRecord(const SinkRecord& record, std::exception_ptr error) {
   try {
     std::rethrow_exception(error);

@@ -44,8 +44,7 @@ class PostgresSinkTask::Impl {
   void start(const Config& config);
   // What writeBatch() did; the task settles it (TransactionalSinkTask's writeBatch() contract).
   enum class Written { kCommitted, kPending, kFenced };
-  Written writeBatch(std::span<const SinkRecord> records, std::span<const OffsetUpdate> offsets,
-                     SinkTaskContext& context);
+  Written writeBatch(std::span<const SinkRecord> records, std::span<const OffsetUpdate> offsets);
   bool awaitOutcome();
   void stop();
   OffsetStore& offsetStore() { return offsets_; }
@@ -108,8 +107,7 @@ void PostgresSinkTask::Impl::start(const Config& config) {
 }
 
 PostgresSinkTask::Impl::Written PostgresSinkTask::Impl::writeBatch(
-    std::span<const SinkRecord> records, std::span<const OffsetUpdate> offsets,
-    SinkTaskContext& context) {
+    std::span<const SinkRecord> records, std::span<const OffsetUpdate> offsets) {
   auto& c = session_.connection();
   RecordMapper::Mapped mapped;  // what the stream path converted before it gave up
   if (!std::exchange(isolate_next_, false) && stream_.streamable(records)) {
@@ -136,11 +134,7 @@ PostgresSinkTask::Impl::Written PostgresSinkTask::Impl::writeBatch(
       fail(e, records.size());
     }
   }
-  auto batch = mapper_.map(records, context, std::move(mapped));
-  // Records that cannot even be converted (a conversion that still fails after the retries of
-  // errors.retry.timeout included) are decided first; under errors.tolerance=none the first one
-  // fails the task here, before anything is written.
-  for (const auto& f : batch.failures) task_.reportBadRecord(*f.record, f.error);
+  auto batch = task_.mapBatch(mapper_, records, std::move(mapped));
   try {
     return batches_.write(c, batch, offsets) ? Written::kCommitted : Written::kFenced;
   } catch (const PgError& e) {
@@ -208,7 +202,7 @@ OffsetStore* PostgresSinkTask::offsetStore() {
 // is read by awaitOutcome() before the next write).
 bool PostgresSinkTask::writeBatch(std::span<const SinkRecord> records,
                                   std::span<const OffsetUpdate> offsets) {
-  switch (impl_->writeBatch(records, offsets, context())) {
+  switch (impl_->writeBatch(records, offsets)) {
     case Impl::Written::kCommitted:
       return true;
     case Impl::Written::kPending:

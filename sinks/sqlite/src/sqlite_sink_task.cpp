@@ -108,8 +108,7 @@ OffsetStore* SqliteSinkTask::offsetStore() {
 bool SqliteSinkTask::writeBatch(std::span<const SinkRecord> records,
                                 std::span<const OffsetUpdate> offsets) {
   auto& s = *impl_;
-  auto batch = s.mapper().map(records, context());
-  for (const auto& failure : batch.failures) reportBadRecord(*failure.record, failure.error);
+  auto batch = mapBatch(s.mapper(), records);
 
   bool committed = false;
   try {

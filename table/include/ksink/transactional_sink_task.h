@@ -53,6 +53,7 @@
 #include <vector>
 
 #include "ksink/offset_store.h"
+#include "ksink/record_mapper.h"
 #include "ksink/sink_record.h"
 #include "ksink/sink_task.h"
 #include "ksink/topic_partition.h"
@@ -126,6 +127,12 @@ class TransactionalSinkTask : public SinkTask {
   // else a fatal error naming the record's topic, partition and offset.
   void reportBadRecord(const SinkRecord& record, const std::exception& error);
   void reportBadRecord(const SinkRecord& record, std::exception_ptr error);
+  // A batch's rows, mapped in the task's context (conversions retried under errors.retry.timeout)
+  // with every record that cannot be converted reported before anything is written — under
+  // errors.tolerance=none the first one fails the task here. `mapped`: rows a sink's fast path
+  // already converted (RecordMapper::Mapped), which are not converted again.
+  RecordMapper::Batch mapBatch(RecordMapper& mapper, std::span<const SinkRecord> records,
+                               RecordMapper::Mapped mapped = {});
   // A transaction that skips reported records must not commit before they are safe in the
   // dead-letter queue: waits (offset.flush.timeout.ms) for every record reported since the last
   // call. Throws RetriableError when they are not acknowledged in time (the batch comes again)
