@@ -1,7 +1,9 @@
 // Clock: where the runtime takes time from — WorkerSinkTask's loop and commit cycle, the put()
 // redelivery backoff, StageRetry's conversion retries, the graceful-stop deadline — so a test
-// decides timing, not the machine. Clock::steady() is the process's steady clock with real waits;
-// a test passes its own (tests/support/manual_clock.h), whose time moves only when told to.
+// decides timing, not the machine. Clock::steady() is the process's steady clock with real waits
+// (what Worker gives its tasks); a test that drives a task itself passes its own
+// (tests/support/manual_clock.h), whose time moves only when told to. Broker request timeouts
+// (seek, watermarks, the committed-offset lookup's retry) stay in real time.
 //
 // Waiting goes through the clock too, in two forms:
 //  - timeoutUntil(deadline): the timeout for a call that blocks until `deadline` at the latest

@@ -169,7 +169,8 @@ TEST_F(RetriablePut, S27_RetryComesAfterTheTaskRequestedTimeout) {
 }
 
 // Connect retries at the next commit time when the task sets no timeout; ksink backs off
-// exponentially from 300 ms, capped by errors.retry.delay.max.ms (DESIGN.md, "does better").
+// exponentially from 300 ms, capped by errors.retry.delay.max.ms (README, "Choices where Kafka Connect is
+// silent or where ksink differs").
 TEST_F(RetriablePut, S27_RetryBacksOffExponentiallyUpToTheCap) {
   auto p = retryProps();
   p["errors.retry.delay.max.ms"] = "650";
