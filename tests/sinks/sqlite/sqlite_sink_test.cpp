@@ -334,6 +334,24 @@ TEST_F(SqliteSinkTest, MissingColumnWithoutAutoEvolveFailsAndWritesNothing) {
   EXPECT_EQ(storedOffset(), 1);
 }
 
+// With a reporter (errors.tolerance=all, a DLQ), a row whose column is missing and may not be
+// added is a bad record, as in the PostgreSQL sink: reported, the rest written, offsets covered.
+TEST_F(SqliteSinkTest, MissingColumnWithoutAutoEvolveIsABadRecordForTheReporter) {
+  execute(R"(CREATE TABLE "t" (a INTEGER))");
+  RecordingReporter reporter;
+  FakeContext ctx;
+  ctx.reporter = &reporter;
+  auto task = start({}, ctx);
+  task->put(std::vector<SinkRecord>{rec(0, std::nullopt, R"({"a":1})"),
+                                    rec(1, std::nullopt, R"({"a":2,"b":3})"),
+                                    rec(2, std::nullopt, R"({"a":4})")});
+  EXPECT_EQ(query(R"(SELECT a FROM "t" ORDER BY a)"),
+            (std::vector<std::vector<std::string>>{{"1"}, {"4"}}));
+  ASSERT_EQ(reporter.reported.size(), 1u);
+  EXPECT_EQ(reporter.reported[0].first, 1);
+  EXPECT_EQ(storedOffset(), 3);
+}
+
 TEST_F(SqliteSinkTest, MissingTableWithoutAutoCreateFailsAtStart) {
   FakeContext ctx;
   try {
