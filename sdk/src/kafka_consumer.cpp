@@ -1,11 +1,12 @@
 #include "kafka_consumer.h"
 
+#include <fmt/format.h>
+#include <spdlog/spdlog.h>
+
+#include <cstdlib>
 #include <future>
 #include <stdexcept>
 #include <thread>
-
-#include <fmt/format.h>
-#include <spdlog/spdlog.h>
 
 namespace ksink {
 namespace {
@@ -22,6 +23,14 @@ void logCallback(const rd_kafka_t* /*rk*/, int level, const char* facility, cons
 void errorCallback(rd_kafka_t* /*rk*/, int err, const char* reason, void* /*opaque*/) {
   // Broker connectivity problems are retried by librdkafka; report them, never crash.
   spdlog::warn("kafka: {} ({})", reason, rd_kafka_err2name(static_cast<rd_kafka_resp_err_t>(err)));
+}
+
+// A numeric property as librdkafka resolved it (its default when not set).
+int64_t confNumber(rd_kafka_conf_t* conf, const char* key) {
+  char buf[64];
+  size_t size = sizeof buf;
+  if (rd_kafka_conf_get(conf, key, buf, &size) != RD_KAFKA_CONF_OK) return 0;
+  return std::strtoll(buf, nullptr, 10);
 }
 
 int msOf(std::chrono::milliseconds d) {
@@ -48,19 +57,25 @@ std::shared_ptr<KafkaConsumer> KafkaConsumer::create(
   rd_kafka_conf_set_error_cb(conf.get(), errorCallback);
   rd_kafka_conf_set_rebalance_cb(conf.get(), &KafkaConsumer::rebalanceCallback);
   rd_kafka_conf_set_opaque(conf.get(), consumer.get());
+  consumer->prefetch_.emplace(confNumber(conf.get(), "queued.min.messages"),
+                              confNumber(conf.get(), "queued.max.messages.kbytes") * 1024);
   rd_kafka_t* rk = rd_kafka_new(RD_KAFKA_CONSUMER, conf.get(), errstr, sizeof errstr);
   if (!rk) throw std::runtime_error(fmt::format("cannot create the Kafka consumer: {}", errstr));
   conf.release();  // rd_kafka_new took ownership
   rd_kafka_poll_set_consumer(rk);
   consumer->rk_ = rk;
   consumer->commit_queue_.reset(rd_kafka_queue_new(rk));
+  consumer->consumer_queue_.reset(rd_kafka_queue_get_consumer(rk));
+  consumer->waker_ = std::make_unique<FetchWaker>(rk);
   return consumer;
 }
 
 KafkaConsumer::~KafkaConsumer() {
   if (rk_) {
     listener_ = nullptr;
+    waker_->stop();
     commit_queue_.reset();
+    consumer_queue_.reset();
     rd_kafka_destroy_flags(rk_, RD_KAFKA_DESTROY_F_NO_CONSUMER_CLOSE);
   }
 }
@@ -80,6 +95,13 @@ void KafkaConsumer::subscribeRegex(const std::string& regex) {
 
 MessagePtr KafkaConsumer::poll(std::chrono::milliseconds timeout) {
   MessagePtr message(rd_kafka_consumer_poll(rk_, msOf(timeout)));
+  if (!message) {
+    if (prefetch_->empty(std::chrono::steady_clock::now())) waker_->wake();
+  } else if (!message->err && prefetch_->polled(message->len + message->key_len) &&
+             prefetch_->observe(
+                 static_cast<int64_t>(rd_kafka_queue_length(consumer_queue_.get())))) {
+    waker_->wake();
+  }
   if (listener_error_) {
     auto error = std::exchange(listener_error_, nullptr);
     std::rethrow_exception(error);
@@ -252,6 +274,11 @@ void KafkaConsumer::resume(const std::vector<TopicPartition>& partitions) {
   if (partitions.empty()) return;
   auto list = toPartitionList(partitions);
   rd_kafka_resume_partitions(rk_, list.get());
+  waker_->wake();  // the broker thread would otherwise notice the resumed partitions on its tick
+}
+
+uint64_t KafkaConsumer::fetchWakeups() const {
+  return waker_ ? waker_->requestsSent() : 0;
 }
 
 void KafkaConsumer::close(std::chrono::milliseconds timeout) {
@@ -259,10 +286,14 @@ void KafkaConsumer::close(std::chrono::milliseconds timeout) {
   listener_ = nullptr;
   rd_kafka_t* rk = std::exchange(rk_, nullptr);
   auto queue = std::move(commit_queue_);
+  consumer_queue_.reset();
   auto self = shared_from_this();  // the rebalance callback's opaque must outlive the teardown
   std::promise<void> done;
   auto finished = done.get_future();
+  // The waker's request in flight is bounded by its own timeout; stopped on the teardown thread
+  // so that this one is bounded by `timeout` alone.
   std::thread([rk, queue = std::move(queue), self, done = std::move(done)]() mutable {
+    self->waker_->stop();
     queue.reset();
     rd_kafka_consumer_close(rk);
     rd_kafka_destroy(rk);

@@ -9,6 +9,9 @@
 // - close() is bounded: librdkafka's consumer close (and destroy) wait for an in-flight commit even
 //   when the coordinator never answers, so teardown runs on a helper thread that is abandoned at
 //   the deadline.
+// - A small prefetch does not stall: librdkafka 2.0.2 does not wake its fetcher when the
+//   application drains the queue, so the consumer watches the queue (PrefetchWatch) and wakes the
+//   fetcher (FetchWaker) when it has drained far enough, and after every resume().
 //
 // Thread-safety: one thread (the task's) calls everything; the listener is called on that thread.
 #pragma once
@@ -22,7 +25,9 @@
 #include <string>
 #include <vector>
 
+#include "fetch_waker.h"
 #include "ksink/topic_partition.h"
+#include "prefetch_watch.h"
 #include "rdkafka_handles.h"
 
 namespace ksink {
@@ -98,6 +103,9 @@ class KafkaConsumer : public std::enable_shared_from_this<KafkaConsumer> {
   // to a detached thread). The listener is not called any more once close() has started.
   void close(std::chrono::milliseconds timeout);
 
+  // Wake-up requests sent to the fetcher so far (see FetchWaker).
+  uint64_t fetchWakeups() const;
+
  private:
   KafkaConsumer() = default;
   static void rebalanceCallback(rd_kafka_t* rk, rd_kafka_resp_err_t err,
@@ -107,6 +115,9 @@ class KafkaConsumer : public std::enable_shared_from_this<KafkaConsumer> {
 
   rd_kafka_t* rk_ = nullptr;  // destroyed by close() or the destructor
   QueueHandle commit_queue_;
+  QueueHandle consumer_queue_;  // where every partition's fetched messages wait for poll()
+  std::optional<PrefetchWatch> prefetch_;
+  std::unique_ptr<FetchWaker> waker_;
   RebalanceListener* listener_ = nullptr;
   std::exception_ptr listener_error_;
 };

@@ -160,11 +160,13 @@ WorkerConfig WorkerConfig::parse(const Config& raw, const ConfigDef& sink_keys) 
   set("auto.offset.reset", "earliest", "auto.offset.reset");
   set("partition.assignment.strategy", "range", "partition.assignment.strategy");
   set("enable.partition.eof", "false", "enable.partition.eof");
-  // librdkafka 2.0.2 stops fetching once the consumer queue holds queued.min.messages (100000)
-  // and only looks again on its next one-second tick, so a sink faster than 100000 records a
-  // second drains the queue and then waits for up to a second. Bound the prefetch by bytes only
-  // (queued.max.messages.kbytes, 64 MiB) so the queue always holds more than that second.
-  set("queued.min.messages", "10000000", "queued.min.messages");
+  // The prefetch: a budget of bytes rather than librdkafka's 64 MiB / 100000 messages, so a
+  // process at full speed stays small. A stopped fetcher is woken as the queue drains (see
+  // fetch_waker.h), so the small budget costs no one-second stalls. One fetch response (at most
+  // fetch.max.bytes) can land on top of a full queue.
+  set("queued.max.messages.kbytes", "8192", "queued.max.messages.kbytes");
+  set("queued.min.messages", "20000", "queued.min.messages");
+  set("fetch.max.bytes", "4194304", "fetch.max.bytes");
   for (const auto& [key, v] : config.values())
     if (detail::isClientSecurityKey(key)) set(key, v, key);
   for (const auto& [key, v] : config.withPrefix("consumer."))

@@ -39,15 +39,18 @@ TEST(WorkerConfig, DefaultsFollowKafkaConnect) {
   EXPECT_EQ(wc.topics, (std::vector<std::string>{"a", "b"}));
 }
 
-TEST(WorkerConfig, PrefetchIsBoundedByBytesNotByTheMessageCount) {
-  // librdkafka's 100000-message cap stalls fetching for a second once a fast sink drains it.
+TEST(WorkerConfig, PrefetchIsASmallByteBudgetAndCanBeOverridden) {
+  // librdkafka's own 64 MiB / 100000 messages make a process of hundreds of MiB at full speed.
   auto wc = WorkerConfig::parse(Config(base()));
-  EXPECT_EQ(wc.consumer_properties.at("queued.min.messages"), "10000000");
-  EXPECT_FALSE(wc.consumer_properties.contains("queued.max.messages.kbytes"));
+  EXPECT_EQ(wc.consumer_properties.at("queued.max.messages.kbytes"), "8192");
+  EXPECT_EQ(wc.consumer_properties.at("queued.min.messages"), "20000");
+  EXPECT_EQ(wc.consumer_properties.at("fetch.max.bytes"), "4194304");
   auto values = base();
   values["consumer.override.queued.min.messages"] = "1000";
-  EXPECT_EQ(WorkerConfig::parse(Config(values)).consumer_properties.at("queued.min.messages"),
-            "1000");
+  values["consumer.queued.max.messages.kbytes"] = "65536";
+  wc = WorkerConfig::parse(Config(values));
+  EXPECT_EQ(wc.consumer_properties.at("queued.min.messages"), "1000");
+  EXPECT_EQ(wc.consumer_properties.at("queued.max.messages.kbytes"), "65536");
 }
 
 TEST(WorkerConfig, ConsumerOverridesPassThroughAndWinOverWorkerWide) {
