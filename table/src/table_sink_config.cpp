@@ -131,7 +131,7 @@ const ConfigDef& TableSinkConfig::configDef() {
                 "Create missing tables from the record schema")
         .define("auto.evolve", Type::kBoolean, "false", Importance::kMedium,
                 "Add missing columns (nullable) when records carry new fields")
-        .define("batch.size", Type::kInt, "3000", Importance::kMedium,
+        .define("batch.size", Type::kInt, "10000", Importance::kMedium,
                 "Most records written in one destination transaction", ConfigDef::atLeast(1));
     d.include(Converter::configDef());
     d.include(TransformationChain::configDef());  // RecordMapper runs the chain

@@ -31,7 +31,7 @@ TEST(WorkerConfig, DefaultsFollowKafkaConnect) {
   EXPECT_EQ(wc.offset_flush_interval.count(), 60000);
   EXPECT_EQ(wc.offset_flush_timeout.count(), 5000);
   EXPECT_EQ(wc.shutdown_graceful_timeout.count(), 5000);
-  EXPECT_EQ(wc.max_poll_records, 500);
+  EXPECT_EQ(wc.max_poll_records, 10000);
   EXPECT_EQ(wc.consumer_properties.at("enable.auto.commit"), "false");
   EXPECT_EQ(wc.consumer_properties.at("enable.auto.offset.store"), "false");
   EXPECT_EQ(wc.consumer_properties.at("auto.offset.reset"), "earliest");
