@@ -82,7 +82,8 @@ LatencyResult measureLatency(const SinkCase& sink, const SinkSettings& settings,
                              const LatencySettings& load, it::RealKafka& kafka,
                              it::PgTestSchema& schema) {
   const auto topic = it::uniqueName("bench-latency");
-  const std::string table = "latency_" + std::string(sink.kind == SinkKind::kPeer ? "peer" : "ksink");
+  const std::string table =
+      sink.kind == SinkKind::kPeer ? peerTable(schema, "latency") : std::string("latency_ksink");
   kafka.createTopic(topic, load.partitions);
   schema.exec(fmt::format("DROP TABLE IF EXISTS {0}; CREATE TABLE {0} ({1}); "
                           "CREATE INDEX ON {0} ((id % {2}), id)",

@@ -151,7 +151,8 @@ Measurement runSinkCase(SinkCase c, const SinkSettings& settings, const Data& da
                         ksink::it::PgTestSchema& schema, int64_t records) {
   if (settings.commit_interval_ms && c.kind != SinkKind::kPeer)
     c.name += fmt::format("@flush={}ms", *settings.commit_interval_ms);
-  Destination to{&schema, {}, tableOf(c.name)};
+  Destination to{&schema, {},
+                 c.kind == SinkKind::kPeer ? peerTable(schema, tableOf(c.name)) : tableOf(c.name)};
   if (c.kind == SinkKind::kSqlite) {
     to.sqlite_file = settings.dir / (to.table + ".db");
     createSqliteTable(to.sqlite_file, to.table);

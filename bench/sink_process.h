@@ -36,7 +36,8 @@ struct SinkSettings {
   int peer_max_poll_records = 0;  // consumer.override.max.poll.records; 0: Connect's 500
 };
 
-// Where a case's rows land: a table in `schema` (PostgreSQL, the peer) or in `sqlite_file`.
+// Where a case's rows land: a table in `schema` (ksink's PostgreSQL sink), in public (the peer:
+// peerTable()) or in `sqlite_file`. `table` is as SQL names it (schema-qualified for the peer).
 struct Destination {
   it::PgTestSchema* schema = nullptr;
   std::filesystem::path sqlite_file;
@@ -50,6 +51,9 @@ struct RunningSink {
   std::chrono::milliseconds poll_every;
   std::chrono::milliseconds timeout;  // for all rows to be committed, from launch
 };
+
+// The peer's table for `name`: public.<schema>_<name>.
+std::string peerTable(const it::PgTestSchema& schema, const std::string& name);
 
 RunningSink launchSink(const SinkCase& sink, const SinkSettings& settings,
                        const std::string& topic, const Destination& to, int64_t records);
