@@ -5,10 +5,11 @@
 namespace ksink::bench {
 
 OrderRow orderRow(int64_t i) {
-  return {i, fmt::format("SKU-{:06}-{:02}", i % 250000, i % 89), static_cast<int32_t>(1 + i % 40),
-          static_cast<double>(i % 900000) / 100.0,
-          fmt::format("order {:08} for store {:03}, packed in crate {:05}, left at dock {:02} by noon",
-                      i, i % 512, i % 65536, i % 12)};
+  return {
+      i, fmt::format("SKU-{:06}-{:02}", i % 250000, i % 89), static_cast<int32_t>(1 + i % 40),
+      static_cast<double>(i % 900000) / 100.0,
+      fmt::format("order {:08} for store {:03}, packed in crate {:05}, left at dock {:02} by noon",
+                  i, i % 512, i % 65536, i % 12)};
 }
 
 std::vector<OrderRow> orderRows(int64_t count) {
@@ -18,18 +19,19 @@ std::vector<OrderRow> orderRows(int64_t count) {
   return rows;
 }
 
-size_t rowBytes(const OrderRow& row) { return 20 + row.sku.size() + row.comment.size(); }
+size_t rowBytes(const OrderRow& row) {
+  return 20 + row.sku.size() + row.comment.size();
+}
 
 std::string envelopeJson(const OrderRow& row) {
-  return fmt::format(
-      R"({{"schema":{{"type":"struct","fields":[)"
-      R"({{"type":"int64","optional":false,"field":"id"}},)"
-      R"({{"type":"string","optional":false,"field":"sku"}},)"
-      R"({{"type":"int32","optional":false,"field":"qty"}},)"
-      R"({{"type":"double","optional":false,"field":"price"}},)"
-      R"({{"type":"string","optional":false,"field":"comment"}}],)"
-      R"("optional":false,"name":"orders"}},"payload":{}}})",
-      schemalessJson(row));
+  return fmt::format(R"({{"schema":{{"type":"struct","fields":[)"
+                     R"({{"type":"int64","optional":false,"field":"id"}},)"
+                     R"({{"type":"string","optional":false,"field":"sku"}},)"
+                     R"({{"type":"int32","optional":false,"field":"qty"}},)"
+                     R"({{"type":"double","optional":false,"field":"price"}},)"
+                     R"({{"type":"string","optional":false,"field":"comment"}}],)"
+                     R"("optional":false,"name":"orders"}},"payload":{}}})",
+                     schemalessJson(row));
 }
 
 std::string schemalessJson(const OrderRow& row) {

@@ -40,7 +40,8 @@ class CommitWatcher {
     for (int p = 0; p < partitions_; ++p) {
       const int64_t max = std::stoll(*rows[static_cast<size_t>(p)][0]);
       auto& seen = seen_[static_cast<size_t>(p)];
-      for (int64_t id = seen < 0 ? p : seen + partitions_; id <= max; id += partitions_) on_seen(id);
+      for (int64_t id = seen < 0 ? p : seen + partitions_; id <= max; id += partitions_)
+        on_seen(id);
       seen = std::max(seen, max);
     }
   }
@@ -73,7 +74,10 @@ void produceRows(it::RealKafka& kafka, const std::string& topic, int64_t begin, 
 }
 
 double percentile(const std::vector<double>& sorted, double q) {
-  return sorted.empty() ? 0 : sorted[std::min(sorted.size() - 1, static_cast<size_t>(q * static_cast<double>(sorted.size())))];
+  return sorted.empty()
+             ? 0
+             : sorted[std::min(sorted.size() - 1,
+                               static_cast<size_t>(q * static_cast<double>(sorted.size())))];
 }
 
 }  // namespace
@@ -85,9 +89,10 @@ LatencyResult measureLatency(const SinkCase& sink, const SinkSettings& settings,
   const std::string table =
       sink.kind == SinkKind::kPeer ? peerTable(schema, "latency") : std::string("latency_ksink");
   kafka.createTopic(topic, load.partitions);
-  schema.exec(fmt::format("DROP TABLE IF EXISTS {0}; CREATE TABLE {0} ({1}); "
-                          "CREATE INDEX ON {0} ((id % {2}), id)",
-                          table, kPgColumns, load.partitions));
+  schema.exec(
+      fmt::format("DROP TABLE IF EXISTS {0}; CREATE TABLE {0} ({1}); "
+                  "CREATE INDEX ON {0} ((id % {2}), id)",
+                  table, kPgColumns, load.partitions));
   const int64_t warmup = load.partitions;  // one row per partition: the sink is assigned and up
   const int64_t end = warmup + static_cast<int64_t>(load.rate) * load.seconds;
   std::vector<std::atomic<int64_t>> produced_ns(static_cast<size_t>(end));
@@ -102,8 +107,8 @@ LatencyResult measureLatency(const SinkCase& sink, const SinkSettings& settings,
           },
           std::chrono::minutes(3), std::chrono::milliseconds(20)) ||
       !running.process->running())
-    throw std::runtime_error(fmt::format("{}: warm-up rows never committed:\n{}", sink.name,
-                                         running.process->log()));
+    throw std::runtime_error(
+        fmt::format("{}: warm-up rows never committed:\n{}", sink.name, running.process->log()));
 
   std::vector<double> latencies_ms;
   std::atomic<bool> produced_all{false};
@@ -112,7 +117,8 @@ LatencyResult measureLatency(const SinkCase& sink, const SinkSettings& settings,
     Clock::time_point last_produced{};
     while (true) {
       watcher.poll([&](int64_t id) {
-        latencies_ms.push_back(static_cast<double>(nowNs() - produced_ns[static_cast<size_t>(id)]) / 1e6);
+        latencies_ms.push_back(static_cast<double>(nowNs() - produced_ns[static_cast<size_t>(id)]) /
+                               1e6);
       });
       if (produced_all) {
         if (last_produced == Clock::time_point{}) last_produced = Clock::now();

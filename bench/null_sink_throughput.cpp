@@ -8,18 +8,17 @@
 //   bench/null_sink_throughput [--records N] [--partitions P] [--value-bytes B] [--rounds R]
 //
 // The broker is KSINK_BENCH_BOOTSTRAP, or one started for the run with integration/kafka/start.sh.
+#include <fmt/format.h>
+#include <spdlog/spdlog.h>
 #include <unistd.h>
 
+#include <CLI/CLI.hpp>
 #include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstdlib>
 #include <fstream>
 #include <thread>
-
-#include <CLI/CLI.hpp>
-#include <fmt/format.h>
-#include <spdlog/spdlog.h>
 
 #include "ksink/ksink.h"
 #include "physical_limits.h"
@@ -137,10 +136,11 @@ int main(int argc, char** argv) {
     raw.push_back(rawConsume(bootstrap, topic, records, false));
     tuned.push_back(rawConsume(bootstrap, topic, records, true));
     sdk.push_back(workerConsume(bootstrap, topic, records));
-    fmt::print("round {}: raw {:.0f} rec/s, raw with the worker's prefetch {:.0f} rec/s, ksink null "
-               "sink {:.0f} rec/s\n",
-               r + 1, records / raw.back().seconds, records / tuned.back().seconds,
-               records / sdk.back().seconds);
+    fmt::print(
+        "round {}: raw {:.0f} rec/s, raw with the worker's prefetch {:.0f} rec/s, ksink null "
+        "sink {:.0f} rec/s\n",
+        r + 1, records / raw.back().seconds, records / tuned.back().seconds,
+        records / sdk.back().seconds);
   }
   const Run raw_m = median(raw), tuned_m = median(tuned), sdk_m = median(sdk);
   auto row = [&](const char* name, const Run& run) {

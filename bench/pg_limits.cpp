@@ -1,4 +1,5 @@
-// The PostgreSQL limits of physical_limits.h: a minimal binary COPY client, one thread per connection.
+// The PostgreSQL limits of physical_limits.h: a minimal binary COPY client, one thread per
+// connection.
 #include <endian.h>
 #include <fmt/format.h>
 #include <libpq-fe.h>
@@ -89,7 +90,8 @@ void copyIn(PGconn* conn, const std::string& table, const std::string& data) {
   exec(conn, fmt::format("COPY {} FROM STDIN (FORMAT binary)", table), PGRES_COPY_IN);
   constexpr size_t kChunk = 1 << 20;
   for (size_t at = 0; at < data.size(); at += kChunk)
-    if (PQputCopyData(conn, data.data() + at, static_cast<int>(std::min(kChunk, data.size() - at))) != 1)
+    if (PQputCopyData(conn, data.data() + at,
+                      static_cast<int>(std::min(kChunk, data.size() - at))) != 1)
       throw std::runtime_error(fmt::format("COPY data: {}", PQerrorMessage(conn)));
   if (PQputCopyEnd(conn, nullptr) != 1)
     throw std::runtime_error(fmt::format("COPY end: {}", PQerrorMessage(conn)));

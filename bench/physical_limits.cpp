@@ -1,4 +1,6 @@
 // The Kafka and SQLite limits of physical_limits.h.
+#include "physical_limits.h"
+
 #include <fmt/format.h>
 #include <librdkafka/rdkafka.h>
 #include <sqlite3.h>
@@ -8,7 +10,6 @@
 #include <memory>
 #include <stdexcept>
 
-#include "physical_limits.h"
 #include "process_usage.h"
 
 namespace ksink::bench {
@@ -70,9 +71,16 @@ Measurement kafkaRaw(const std::string& bootstrap, const BenchTopic& topic, int6
   const auto last = Clock::now();
   const auto after = usageOf(::getpid());
   rd_kafka_consumer_close(rk.get());
-  return {"kafka-raw",         records,     bytes,
-          since(subscribed, first), since(subscribed, last), since(first, last),
-          records - 1,         after.cpu_s - before.cpu_s, after.peak_rss_kb, ""};
+  return {"kafka-raw",
+          records,
+          bytes,
+          since(subscribed, first),
+          since(subscribed, last),
+          since(first, last),
+          records - 1,
+          after.cpu_s - before.cpu_s,
+          after.peak_rss_kb,
+          ""};
 }
 
 Measurement sqliteRaw(const std::filesystem::path& file, const std::vector<OrderRow>& rows) {
@@ -110,7 +118,7 @@ Measurement sqliteRaw(const std::filesystem::path& file, const std::vector<Order
   const double secs = since(start);
   const auto after = usageOf(::getpid());
   const auto n = static_cast<int64_t>(rows.size());
-  return {"sqlite-raw", n, bytes, -1, secs, secs, n, after.cpu_s - before.cpu_s,
+  return {"sqlite-raw",      n, bytes, -1, secs, secs, n, after.cpu_s - before.cpu_s,
           after.peak_rss_kb, ""};
 }
 

@@ -11,7 +11,8 @@
 // produced once into two 6-partition topics, Kafka Connect's JSON envelope with schemas and
 // schemaless JSON. Tables have no key for insert, PRIMARY KEY (id) for upsert.
 // Cases (--only takes these names; "limits", "ksink", "peer" select groups):
-//   limits (physical_limits.h)  pg-binary-copy (the insert limit), pg-staging-upsert (the upsert limit),
+//   limits (physical_limits.h)  pg-binary-copy (the insert limit), pg-staging-upsert (the upsert
+//   limit),
 //                      kafka-raw (librdkafka defaults, envelope topic), sqlite-raw;
 //   ksink              a real `ksink run` process with default settings except tasks.max, the
 //                      converter and the mode: ksink-pg-{insert,upsert}-{envelope,schemaless},
@@ -93,10 +94,12 @@ void createPgTable(ksink::it::PgTestSchema& schema, const std::string& table, bo
 void createSqliteTable(const fs::path& file, const std::string& table) {
   sqlite3* db = nullptr;
   sqlite3_open(file.c_str(), &db);
-  const int rc = sqlite3_exec(db, fmt::format("CREATE TABLE \"{}\" ({})", table, kSqliteColumns).c_str(),
-                              nullptr, nullptr, nullptr);
+  const int rc =
+      sqlite3_exec(db, fmt::format("CREATE TABLE \"{}\" ({})", table, kSqliteColumns).c_str(),
+                   nullptr, nullptr, nullptr);
   sqlite3_close(db);
-  if (rc != SQLITE_OK) throw std::runtime_error("cannot create the SQLite table in " + file.string());
+  if (rc != SQLITE_OK)
+    throw std::runtime_error("cannot create the SQLite table in " + file.string());
 }
 
 void removeSqlite(const fs::path& file) {
@@ -116,7 +119,8 @@ void runLimits(const Options& opt, const Selection& sel, const Data& data,
     schema.exec("DROP TABLE limit_upsert");
   }
   if (sel.wants("limits", "kafka-raw"))
-    round.push_back(kafkaRaw(ksink::it::RealKafka::shared().bootstrap(), data.envelope, opt.records));
+    round.push_back(
+        kafkaRaw(ksink::it::RealKafka::shared().bootstrap(), data.envelope, opt.records));
   if (sel.wants("limits", "sqlite-raw")) {
     const auto file = dir / "limit.db";
     round.push_back(sqliteRaw(file, data.rows));
@@ -125,15 +129,14 @@ void runLimits(const Options& opt, const Selection& sel, const Data& data,
 }
 
 std::vector<SinkCase> sinkCases(const Options& opt, const Selection& sel) {
-  std::vector<SinkCase> all{
-      {"ksink-pg-insert-envelope", SinkKind::kPostgres, false, true},
-      {"ksink-pg-insert-schemaless", SinkKind::kPostgres, false, false},
-      {"ksink-pg-upsert-envelope", SinkKind::kPostgres, true, true},
-      {"ksink-pg-upsert-schemaless", SinkKind::kPostgres, true, false},
-      {"ksink-sqlite-insert-envelope", SinkKind::kSqlite, false, true},
-      {"ksink-sqlite-insert-schemaless", SinkKind::kSqlite, false, false},
-      {"peer-pg-insert-envelope", SinkKind::kPeer, false, true},
-      {"peer-pg-upsert-envelope", SinkKind::kPeer, true, true}};
+  std::vector<SinkCase> all{{"ksink-pg-insert-envelope", SinkKind::kPostgres, false, true},
+                            {"ksink-pg-insert-schemaless", SinkKind::kPostgres, false, false},
+                            {"ksink-pg-upsert-envelope", SinkKind::kPostgres, true, true},
+                            {"ksink-pg-upsert-schemaless", SinkKind::kPostgres, true, false},
+                            {"ksink-sqlite-insert-envelope", SinkKind::kSqlite, false, true},
+                            {"ksink-sqlite-insert-schemaless", SinkKind::kSqlite, false, false},
+                            {"peer-pg-insert-envelope", SinkKind::kPeer, false, true},
+                            {"peer-pg-upsert-envelope", SinkKind::kPeer, true, true}};
   std::vector<SinkCase> chosen;
   for (auto& c : all) {
     const bool peer = c.kind == SinkKind::kPeer;
@@ -151,7 +154,8 @@ Measurement runSinkCase(SinkCase c, const SinkSettings& settings, const Data& da
                         ksink::it::PgTestSchema& schema, int64_t records) {
   if (settings.commit_interval_ms && c.kind != SinkKind::kPeer)
     c.name += fmt::format("@flush={}ms", *settings.commit_interval_ms);
-  Destination to{&schema, {},
+  Destination to{&schema,
+                 {},
                  c.kind == SinkKind::kPeer ? peerTable(schema, tableOf(c.name)) : tableOf(c.name)};
   if (c.kind == SinkKind::kSqlite) {
     to.sqlite_file = settings.dir / (to.table + ".db");
@@ -170,8 +174,13 @@ Measurement runSinkCase(SinkCase c, const SinkSettings& settings, const Data& da
 }
 
 SinkSettings sinkSettings(const Options& opt, const fs::path& dir) {
-  return {ksink::it::RealKafka::shared().bootstrap(), dir, opt.tasks, std::nullopt,
-          opt.peer_script, opt.peer_batch_size, opt.peer_max_poll_records};
+  return {ksink::it::RealKafka::shared().bootstrap(),
+          dir,
+          opt.tasks,
+          std::nullopt,
+          opt.peer_script,
+          opt.peer_batch_size,
+          opt.peer_max_poll_records};
 }
 
 Round runRound(const Options& opt, const Selection& sel, const Data& data, const fs::path& dir) {
@@ -180,9 +189,12 @@ Round runRound(const Options& opt, const Selection& sel, const Data& data, const
   runLimits(opt, sel, data, *schema, dir, round);
   auto settings = sinkSettings(opt, dir);
   std::vector<std::optional<int64_t>> intervals{std::nullopt};
-  if (!opt.commit_intervals_ms.empty()) intervals.assign(opt.commit_intervals_ms.begin(), opt.commit_intervals_ms.end());
+  if (!opt.commit_intervals_ms.empty())
+    intervals.assign(opt.commit_intervals_ms.begin(), opt.commit_intervals_ms.end());
   for (const auto& c : sinkCases(opt, sel)) {
-    for (const auto& interval : c.kind == SinkKind::kPeer ? std::vector<std::optional<int64_t>>{std::nullopt} : intervals) {
+    for (const auto& interval : c.kind == SinkKind::kPeer
+                                    ? std::vector<std::optional<int64_t>>{std::nullopt}
+                                    : intervals) {
       settings.commit_interval_ms = interval;
       try {
         round.push_back(runSinkCase(c, settings, data, *schema, opt.records));
@@ -213,23 +225,30 @@ std::vector<LatencyResult> runLatency(const Options& opt, const fs::path& dir) {
 
 void printSettings(const Options& opt, const Data& data) {
   const auto n = static_cast<double>(opt.records);
-  fmt::print("{} records, {} partitions; values {:.0f} B with schemas, {:.0f} B schemaless; "
-             "row values {} B\n",
-             opt.records, opt.partitions, data.envelope.value_bytes / n,
-             data.schemaless.value_bytes / n, rowBytes(data.rows.front()));
-  fmt::print("limits: {} connections, one transaction each; kafka-raw with librdkafka's defaults; "
-             "sqlite-raw WAL + synchronous=FULL, one transaction\n", opt.tasks);
-  fmt::print("ksink: defaults (batch.size 3000, consumer settings ksink's own) except tasks.max={}, "
-             "JsonConverter, insert.mode/pk.mode; offset.flush.interval.ms {}\n", opt.tasks,
-             opt.commit_intervals_ms.empty() ? std::string("default (60000)")
-                                             : fmt::format("{}", fmt::join(opt.commit_intervals_ms, ", ")));
+  fmt::print(
+      "{} records, {} partitions; values {:.0f} B with schemas, {:.0f} B schemaless; "
+      "row values {} B\n",
+      opt.records, opt.partitions, data.envelope.value_bytes / n, data.schemaless.value_bytes / n,
+      rowBytes(data.rows.front()));
+  fmt::print(
+      "limits: {} connections, one transaction each; kafka-raw with librdkafka's defaults; "
+      "sqlite-raw WAL + synchronous=FULL, one transaction\n",
+      opt.tasks);
+  fmt::print(
+      "ksink: defaults (batch.size 3000, consumer settings ksink's own) except tasks.max={}, "
+      "JsonConverter, insert.mode/pk.mode; offset.flush.interval.ms {}\n",
+      opt.tasks,
+      opt.commit_intervals_ms.empty()
+          ? std::string("default (60000)")
+          : fmt::format("{}", fmt::join(opt.commit_intervals_ms, ", ")));
   if (opt.peer)
     fmt::print("peer: {} batch.size={}, tasks.max={}, max.poll.records={}\n", opt.peer_script,
                opt.peer_batch_size, opt.tasks,
                opt.peer_max_poll_records > 0 ? std::to_string(opt.peer_max_poll_records)
                                              : std::string("500 (Connect's default)"));
   else
-    fmt::print("peer: off ({})\n", fs::exists(opt.peer_script) ? "--no-peer" : opt.peer_script + " not found");
+    fmt::print("peer: off ({})\n",
+               fs::exists(opt.peer_script) ? "--no-peer" : opt.peer_script + " not found");
 }
 
 }  // namespace
@@ -240,7 +259,8 @@ int main(int argc, char** argv) {
   app.add_option("--records", opt.records, "rows per topic");
   app.add_option("--tasks", opt.tasks, "ksink/peer tasks.max, and the limits' connections");
   app.add_option("--rounds", opt.rounds, "repeat every case; prints each round and the median");
-  app.add_option("--only", opt.only, "cases or groups (limits, ksink, peer, latency)")->delimiter(',');
+  app.add_option("--only", opt.only, "cases or groups (limits, ksink, peer, latency)")
+      ->delimiter(',');
   app.add_option("--commit-interval-ms", opt.commit_intervals_ms,
                  "ksink offset.flush.interval.ms; a list runs the ksink cases once per value")
       ->delimiter(',');
@@ -257,8 +277,7 @@ int main(int argc, char** argv) {
   app.add_flag("--keep", opt.keep, "keep the work directory (configs, logs)");
   CLI11_PARSE(app, argc, argv);
   std::setvbuf(stdout, nullptr, _IOLBF, 0);  // each table line as it is measured
-  if (app.count("--peer-script") && !app.count("--peer"))
-    opt.peer = fs::exists(opt.peer_script);
+  if (app.count("--peer-script") && !app.count("--peer")) opt.peer = fs::exists(opt.peer_script);
   spdlog::set_level(spdlog::level::warn);
   const Selection sel(opt.only);
   const fs::path dir = ksink::it::freshDir("ksink-bench-pipeline");
@@ -266,7 +285,8 @@ int main(int argc, char** argv) {
   auto& kafka = ksink::it::RealKafka::shared();
   Data data{orderRows(opt.records), {}, {}};
   data.envelope = produceTopic(kafka, "bench-envelope", data.rows, opt.partitions, envelopeJson);
-  data.schemaless = produceTopic(kafka, "bench-schemaless", data.rows, opt.partitions, schemalessJson);
+  data.schemaless =
+      produceTopic(kafka, "bench-schemaless", data.rows, opt.partitions, schemalessJson);
   printSettings(opt, data);
 
   std::vector<Round> rounds;

@@ -39,8 +39,12 @@ int64_t peakRssKb(pid_t pid) {
 
 }  // namespace
 
-ProcessUsage usageOf(pid_t pid) { return {cpuSeconds(pid), peakRssKb(pid)}; }
+ProcessUsage usageOf(pid_t pid) {
+  return {cpuSeconds(pid), peakRssKb(pid)};
+}
 
-void resetSelfPeakRss() { std::ofstream("/proc/self/clear_refs") << "5"; }
+void resetSelfPeakRss() {
+  std::ofstream("/proc/self/clear_refs") << "5";
+}
 
 }  // namespace ksink::bench

@@ -23,7 +23,9 @@ std::optional<double> ratio(const Round& round, const Measurement& m, const std:
   return m.steadyRate() / l->steadyRate();
 }
 
-std::string ratioText(std::optional<double> r) { return r ? fmt::format("{:.2f}", *r) : "-"; }
+std::string ratioText(std::optional<double> r) {
+  return r ? fmt::format("{:.2f}", *r) : "-";
+}
 
 void printHeader() {
   fmt::print("{:<40}{:>12}{:>12}{:>9}{:>8}{:>9}{:>9}{:>26}{:>10}\n", "case", "rows/s", "steady",
@@ -73,12 +75,12 @@ void printSummary(const std::vector<Round>& rounds) {
         kafka_ratios.push_back(*r);
     }
     const auto [lo, hi] = std::minmax_element(ratios.begin(), ratios.end());
-    fmt::print("{:<40}{:>12.0f}{:>12.0f}{:>9.1f}{:>8.2f}{:>9}{:>9}{:>26}{:>10}\n", first.name,
-               median(launch), median(steady), median(mbs), median(cpu), rss / 1024,
-               median(to_first) < 0 ? "-" : fmt::format("{:.2f}s", median(to_first)),
-               ratios.empty() ? "-"
-                              : fmt::format("{:.2f} ({:.2f}-{:.2f})", median(ratios), *lo, *hi),
-               kafka_ratios.empty() ? "-" : fmt::format("{:.2f}", median(kafka_ratios)));
+    fmt::print(
+        "{:<40}{:>12.0f}{:>12.0f}{:>9.1f}{:>8.2f}{:>9}{:>9}{:>26}{:>10}\n", first.name,
+        median(launch), median(steady), median(mbs), median(cpu), rss / 1024,
+        median(to_first) < 0 ? "-" : fmt::format("{:.2f}s", median(to_first)),
+        ratios.empty() ? "-" : fmt::format("{:.2f} ({:.2f}-{:.2f})", median(ratios), *lo, *hi),
+        kafka_ratios.empty() ? "-" : fmt::format("{:.2f}", median(kafka_ratios)));
   }
 }
 

@@ -57,8 +57,8 @@ int64_t sqliteCommitted(const std::filesystem::path& file, const std::string& co
   sqlite3_busy_timeout(raw, 1000);
   sqlite3_stmt* st = nullptr;
   if (sqlite3_prepare_v2(
-          raw, "SELECT coalesce(sum(next_offset), 0) FROM ksink_offsets WHERE connector=?", -1,
-          &st, nullptr) != SQLITE_OK)
+          raw, "SELECT coalesce(sum(next_offset), 0) FROM ksink_offsets WHERE connector=?", -1, &st,
+          nullptr) != SQLITE_OK)
     return 0;  // no ksink_offsets table yet
   std::unique_ptr<sqlite3_stmt, decltype(&sqlite3_finalize)> stmt(st, &sqlite3_finalize);
   sqlite3_bind_text(st, 1, connector.c_str(), -1, SQLITE_TRANSIENT);
@@ -79,15 +79,16 @@ int64_t sqliteCount(const std::filesystem::path& file, const std::string& table)
 
 int64_t pgCommitted(it::PgTestSchema& schema, const std::string& connector) {
   if (schema.scalar("SELECT to_regclass('ksink_offsets') IS NULL") == "t") return 0;
-  return std::stoll(*schema.scalar(fmt::format(
-      "SELECT coalesce(sum(next_offset), 0) FROM ksink_offsets WHERE connector = '{}'",
-      connector)));
+  return std::stoll(*schema.scalar(
+      fmt::format("SELECT coalesce(sum(next_offset), 0) FROM ksink_offsets WHERE connector = '{}'",
+                  connector)));
 }
 
 RunningSink launchKsink(const SinkCase& sink, const SinkSettings& settings,
                         const std::string& topic, const Destination& to) {
   const auto name = it::uniqueName("bench-" + sink.name);
-  std::vector<std::pair<std::string, std::string>> worker{{"bootstrap.servers", settings.bootstrap}};
+  std::vector<std::pair<std::string, std::string>> worker{
+      {"bootstrap.servers", settings.bootstrap}};
   if (settings.commit_interval_ms)
     worker.emplace_back("offset.flush.interval.ms", std::to_string(*settings.commit_interval_ms));
   const bool pg = sink.kind == SinkKind::kPostgres;
@@ -99,13 +100,15 @@ RunningSink launchKsink(const SinkCase& sink, const SinkSettings& settings,
       {"connection.url", pg ? to.schema->url() : "sqlite://" + to.sqlite_file.string()},
       {"table.name.format", to.table},
       {"insert.mode", sink.upsert ? "upsert" : "insert"}};
-  if (sink.upsert) connector.insert(connector.end(), {{"pk.mode", "record_value"}, {"pk.fields", "id"}});
+  if (sink.upsert)
+    connector.insert(connector.end(), {{"pk.mode", "record_value"}, {"pk.fields", "id"}});
   for (auto& p : converterProps(sink.envelope)) connector.push_back(std::move(p));
   writeProperties(settings.dir / (name + "-worker.properties"), worker);
   writeProperties(settings.dir / (name + ".properties"), connector);
   RunningSink running;
   running.process = std::make_unique<it::ChildProcess>(
-      std::vector<std::string>{KSINK_BIN, "run", (settings.dir / (name + "-worker.properties")).string(),
+      std::vector<std::string>{KSINK_BIN, "run",
+                               (settings.dir / (name + "-worker.properties")).string(),
                                (settings.dir / (name + ".properties")).string()},
       settings.dir / (name + ".log"));
   if (pg)
@@ -118,8 +121,8 @@ RunningSink launchKsink(const SinkCase& sink, const SinkSettings& settings,
 }
 
 // The peer keeps no offsets beside its rows: progress is the table's row count, read less often.
-RunningSink launchPeer(const SinkCase& sink, const SinkSettings& settings,
-                       const std::string& topic, const Destination& to, int64_t records) {
+RunningSink launchPeer(const SinkCase& sink, const SinkSettings& settings, const std::string& topic,
+                       const Destination& to, int64_t records) {
   const auto name = it::uniqueName("bench-" + sink.name);
   const auto jdbc = jdbcTarget(it::TestPostgres::shared().url());
   std::vector<std::string> argv{settings.peer_script, (settings.dir / name).string(),
@@ -161,8 +164,8 @@ std::string peerTable(const it::PgTestSchema& schema, const std::string& name) {
   return fmt::format("public.{}_{}", schema.name(), name);
 }
 
-RunningSink launchSink(const SinkCase& sink, const SinkSettings& settings,
-                       const std::string& topic, const Destination& to, int64_t records) {
+RunningSink launchSink(const SinkCase& sink, const SinkSettings& settings, const std::string& topic,
+                       const Destination& to, int64_t records) {
   return sink.kind == SinkKind::kPeer ? launchPeer(sink, settings, topic, to, records)
                                       : launchKsink(sink, settings, topic, to);
 }
@@ -185,13 +188,18 @@ Measurement measureSink(const SinkCase& sink, const SinkSettings& settings,
   const int64_t rows = sink.kind == SinkKind::kSqlite ? sqliteCount(to.sqlite_file, to.table)
                                                       : pgCount(*to.schema, to.table);
   if (rows != records)
-    throw std::runtime_error(
-        fmt::format("{}: {} rows in {} after {} were committed", sink.name, rows, to.table, records));
-  return {sink.name,         records,
-          topic_bytes,       timing.to_first,
-          timing.to_first + timing.seconds, timing.seconds,
-          timing.units,      usage.cpu_s,
-          usage.peak_rss_kb, ""};
+    throw std::runtime_error(fmt::format("{}: {} rows in {} after {} were committed", sink.name,
+                                         rows, to.table, records));
+  return {sink.name,
+          records,
+          topic_bytes,
+          timing.to_first,
+          timing.to_first + timing.seconds,
+          timing.seconds,
+          timing.units,
+          usage.cpu_s,
+          usage.peak_rss_kb,
+          ""};
 }
 
 }  // namespace ksink::bench

@@ -55,8 +55,8 @@ struct RunningSink {
 // The peer's table for `name`: public.<schema>_<name>.
 std::string peerTable(const it::PgTestSchema& schema, const std::string& name);
 
-RunningSink launchSink(const SinkCase& sink, const SinkSettings& settings,
-                       const std::string& topic, const Destination& to, int64_t records);
+RunningSink launchSink(const SinkCase& sink, const SinkSettings& settings, const std::string& topic,
+                       const Destination& to, int64_t records);
 
 // Launches, waits until `records` rows are committed, measures, stops. Throws if the process
 // exits or stalls, or if the table then holds another number of rows.

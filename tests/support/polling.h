@@ -24,9 +24,9 @@ inline bool waitUntil(const std::function<bool()>& condition, std::chrono::milli
 }
 
 struct ProgressTiming {
-  double seconds = 0;  // from the first progress seen to reaching the target
-  int64_t units = 0;   // the progress made in that time
-  double to_first = 0; // from the call to the first progress seen (launch to first row)
+  double seconds = 0;   // from the first progress seen to reaching the target
+  int64_t units = 0;    // the progress made in that time
+  double to_first = 0;  // from the call to the first progress seen (launch to first row)
 };
 
 // Polls `progress` until it reaches `target` and times it from the first non-zero value, so
