@@ -8,8 +8,11 @@
 //   bench/null_sink_throughput [--records N] [--partitions P] [--value-bytes B] [--rounds R]
 //
 // The broker is KSINK_BENCH_BOOTSTRAP, or one started for the run with integration/kafka/start.sh.
-#include <librdkafka/rdkafka.h>
+#include <fmt/format.h>
+#include <spdlog/spdlog.h>
+#include <unistd.h>
 
+#include <CLI/CLI.hpp>
 #include <algorithm>
 #include <atomic>
 #include <chrono>
@@ -17,11 +20,9 @@
 #include <fstream>
 #include <thread>
 
-#include <CLI/CLI.hpp>
-#include <fmt/format.h>
-#include <spdlog/spdlog.h>
-
 #include "ksink/ksink.h"
+#include "physical_limits.h"
+#include "process_usage.h"
 #include "test_kafka.h"
 
 namespace {
@@ -33,49 +34,13 @@ struct Run {
   int64_t peak_rss_kb = 0;
 };
 
-// Linux: writing 5 to clear_refs resets VmHWM, the peak resident set size.
-void resetPeakRss() { std::ofstream("/proc/self/clear_refs") << "5"; }
-
-int64_t peakRssKb() {
-  std::ifstream status("/proc/self/status");
-  for (std::string line; std::getline(status, line);)
-    if (line.starts_with("VmHWM:")) return std::stoll(line.substr(6));
-  return 0;
-}
-
+// The raw consumer is kafkaRaw (physical_limits.h): its clock from the first record to the last.
 Run rawConsume(const std::string& bootstrap, const std::string& topic, int64_t records,
                bool worker_prefetch) {
-  resetPeakRss();
-  char err[512];
-  rd_kafka_conf_t* conf = rd_kafka_conf_new();
-  const auto group = ksink::it::uniqueName("bench-raw");
-  std::vector<std::pair<const char*, std::string>> props{
-      {"bootstrap.servers", bootstrap}, {"group.id", group}, {"auto.offset.reset", "earliest"},
-      {"enable.auto.commit", "false"}, {"enable.auto.offset.store", "false"}};
-  if (worker_prefetch) props.emplace_back("queued.min.messages", "10000000");
-  for (const auto& [k, v] : props) rd_kafka_conf_set(conf, k, v.c_str(), err, sizeof err);
-  rd_kafka_t* rk = rd_kafka_new(RD_KAFKA_CONSUMER, conf, err, sizeof err);
-  rd_kafka_poll_set_consumer(rk);
-  auto* list = rd_kafka_topic_partition_list_new(1);
-  rd_kafka_topic_partition_list_add(list, topic.c_str(), RD_KAFKA_PARTITION_UA);
-  rd_kafka_subscribe(rk, list);
-  rd_kafka_topic_partition_list_destroy(list);
-  int64_t seen = 0;
-  Clock::time_point first{};
-  size_t bytes = 0;
-  while (seen < records) {
-    rd_kafka_message_t* m = rd_kafka_consumer_poll(rk, 100);
-    if (!m) continue;
-    if (!m->err) {
-      if (seen++ == 0) first = Clock::now();
-      bytes += m->len;  // touch the payload as a sink would
-    }
-    rd_kafka_message_destroy(m);
-  }
-  const double secs = std::chrono::duration<double>(Clock::now() - first).count();
-  rd_kafka_consumer_close(rk);
-  rd_kafka_destroy(rk);
-  return {secs, peakRssKb()};
+  std::map<std::string, std::string> overrides;
+  if (worker_prefetch) overrides["queued.min.messages"] = "10000000";
+  const auto m = ksink::bench::kafkaRaw(bootstrap, {topic, 0}, records, overrides);
+  return {m.steady_s, m.peak_rss_kb};
 }
 
 class NullSink : public ksink::SinkTask {
@@ -101,7 +66,7 @@ class NullSink : public ksink::SinkTask {
 };
 
 Run workerConsume(const std::string& bootstrap, const std::string& topic, int64_t records) {
-  resetPeakRss();
+  ksink::bench::resetSelfPeakRss();
   std::atomic<int64_t> count{0}, first_ns{0};
   ksink::Worker worker(ksink::Config(std::map<std::string, std::string>{
                            {"name", ksink::it::uniqueName("bench-null")},
@@ -120,7 +85,8 @@ Run workerConsume(const std::string& bootstrap, const std::string& topic, int64_
   worker.stop();
   runner.join();
   const Clock::time_point first{Clock::duration(first_ns.load())};
-  return {std::chrono::duration<double>(last - first).count(), peakRssKb()};
+  return {std::chrono::duration<double>(last - first).count(),
+          ksink::bench::usageOf(::getpid()).peak_rss_kb};
 }
 
 // The median run by time, with the largest peak RSS seen in any round.
@@ -170,10 +136,11 @@ int main(int argc, char** argv) {
     raw.push_back(rawConsume(bootstrap, topic, records, false));
     tuned.push_back(rawConsume(bootstrap, topic, records, true));
     sdk.push_back(workerConsume(bootstrap, topic, records));
-    fmt::print("round {}: raw {:.0f} rec/s, raw with the worker's prefetch {:.0f} rec/s, ksink null "
-               "sink {:.0f} rec/s\n",
-               r + 1, records / raw.back().seconds, records / tuned.back().seconds,
-               records / sdk.back().seconds);
+    fmt::print(
+        "round {}: raw {:.0f} rec/s, raw with the worker's prefetch {:.0f} rec/s, ksink null "
+        "sink {:.0f} rec/s\n",
+        r + 1, records / raw.back().seconds, records / tuned.back().seconds,
+        records / sdk.back().seconds);
   }
   const Run raw_m = median(raw), tuned_m = median(tuned), sdk_m = median(sdk);
   auto row = [&](const char* name, const Run& run) {

@@ -24,8 +24,9 @@ inline bool waitUntil(const std::function<bool()>& condition, std::chrono::milli
 }
 
 struct ProgressTiming {
-  double seconds = 0;  // from the first progress seen to reaching the target
-  int64_t units = 0;   // the progress made in that time
+  double seconds = 0;   // from the first progress seen to reaching the target
+  int64_t units = 0;    // the progress made in that time
+  double to_first = 0;  // from the call to the first progress seen (launch to first row)
 };
 
 // Polls `progress` until it reaches `target` and times it from the first non-zero value, so
@@ -36,7 +37,8 @@ inline ProgressTiming timeProgress(
     const std::function<std::string()>& describe_failure, std::chrono::milliseconds timeout,
     std::chrono::milliseconds every = std::chrono::milliseconds(10)) {
   using Clock = std::chrono::steady_clock;
-  const auto deadline = Clock::now() + timeout;
+  const auto start = Clock::now();
+  const auto deadline = start + timeout;
   int64_t first_units = 0, done = 0;
   Clock::time_point first{};
   while ((done = progress()) < target) {
@@ -47,7 +49,10 @@ inline ProgressTiming timeProgress(
     }
     std::this_thread::sleep_for(every);
   }
-  return {std::chrono::duration<double>(Clock::now() - first).count(), target - first_units};
+  const auto last = Clock::now();
+  if (first_units == 0) first = last;  // all of it arrived before the first look
+  return {std::chrono::duration<double>(last - first).count(), target - first_units,
+          std::chrono::duration<double>(first - start).count()};
 }
 
 }  // namespace ksink::it
