@@ -61,6 +61,7 @@ struct Options {
   std::string peer_script = KSINK_SOURCE_DIR "/bench/peer/connect-sink.sh";
   int peer_batch_size = 3000;
   int peer_max_poll_records = 0;
+  std::vector<std::string> ksink_set;  // key=value worker settings for every ksink process
   LatencySettings load;
 };
 
@@ -174,13 +175,21 @@ Measurement runSinkCase(SinkCase c, const SinkSettings& settings, const Data& da
 }
 
 SinkSettings sinkSettings(const Options& opt, const fs::path& dir) {
-  return {ksink::it::RealKafka::shared().bootstrap(),
-          dir,
-          opt.tasks,
-          std::nullopt,
-          opt.peer_script,
-          opt.peer_batch_size,
-          opt.peer_max_poll_records};
+  SinkSettings settings{ksink::it::RealKafka::shared().bootstrap(),
+                        dir,
+                        opt.tasks,
+                        std::nullopt,
+                        opt.peer_script,
+                        opt.peer_batch_size,
+                        opt.peer_max_poll_records,
+                        {}};
+  for (const auto& kv : opt.ksink_set) {
+    const auto eq = kv.find('=');
+    if (eq == std::string::npos || eq == 0)
+      throw std::invalid_argument(fmt::format("--ksink-set {}: expected key=value", kv));
+    settings.ksink_worker.emplace_back(kv.substr(0, eq), kv.substr(eq + 1));
+  }
+  return settings;
 }
 
 Round runRound(const Options& opt, const Selection& sel, const Data& data, const fs::path& dir) {
@@ -235,9 +244,9 @@ void printSettings(const Options& opt, const Data& data) {
       "sqlite-raw WAL + synchronous=FULL, one transaction\n",
       opt.tasks);
   fmt::print(
-      "ksink: defaults (batch.size 3000, consumer settings ksink's own) except tasks.max={}, "
-      "JsonConverter, insert.mode/pk.mode; offset.flush.interval.ms {}\n",
-      opt.tasks,
+      "ksink: defaults (batch.size and max.poll.records 10000, a 4 MiB prefetch per task) except "
+      "tasks.max={}, JsonConverter, insert.mode/pk.mode{}; offset.flush.interval.ms {}\n",
+      opt.tasks, opt.ksink_set.empty() ? "" : fmt::format(", {}", fmt::join(opt.ksink_set, ", ")),
       opt.commit_intervals_ms.empty()
           ? std::string("default (60000)")
           : fmt::format("{}", fmt::join(opt.commit_intervals_ms, ", ")));
@@ -274,6 +283,8 @@ int main(int argc, char** argv) {
   app.add_flag("--latency,!--no-latency", opt.latency, "run the latency case (default on)");
   app.add_option("--rate", opt.load.rate, "latency: records per second");
   app.add_option("--latency-seconds", opt.load.seconds, "latency: how long to produce");
+  app.add_option("--ksink-set", opt.ksink_set,
+                 "key=value for every ksink worker (e.g. consumer.queued.max.messages.kbytes=4096)");
   app.add_flag("--keep", opt.keep, "keep the work directory (configs, logs)");
   CLI11_PARSE(app, argc, argv);
   std::setvbuf(stdout, nullptr, _IOLBF, 0);  // each table line as it is measured

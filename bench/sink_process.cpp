@@ -91,6 +91,7 @@ RunningSink launchKsink(const SinkCase& sink, const SinkSettings& settings,
       {"bootstrap.servers", settings.bootstrap}};
   if (settings.commit_interval_ms)
     worker.emplace_back("offset.flush.interval.ms", std::to_string(*settings.commit_interval_ms));
+  worker.insert(worker.end(), settings.ksink_worker.begin(), settings.ksink_worker.end());
   const bool pg = sink.kind == SinkKind::kPostgres;
   std::vector<std::pair<std::string, std::string>> connector{
       {"name", name},

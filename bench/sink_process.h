@@ -10,6 +10,8 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "child_process.h"
 #include "measurement.h"
@@ -34,6 +36,7 @@ struct SinkSettings {
   std::string peer_script;
   int peer_batch_size = 3000;
   int peer_max_poll_records = 0;  // consumer.override.max.poll.records; 0: Connect's 500
+  std::vector<std::pair<std::string, std::string>> ksink_worker;  // extra ksink worker settings
 };
 
 // Where a case's rows land: a table in `schema` (ksink's PostgreSQL sink), in public (the peer:

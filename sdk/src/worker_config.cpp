@@ -163,13 +163,14 @@ WorkerConfig WorkerConfig::parse(const Config& raw, const ConfigDef& sink_keys) 
   set("auto.offset.reset", "earliest", "auto.offset.reset");
   set("partition.assignment.strategy", "range", "partition.assignment.strategy");
   set("enable.partition.eof", "false", "enable.partition.eof");
-  // The prefetch: a budget of bytes rather than librdkafka's 64 MiB / 100000 messages, so a
-  // process at full speed stays small. A stopped fetcher is woken as the queue drains (see
+  // The prefetch: a budget of bytes per task rather than librdkafka's 64 MiB / 100000 messages,
+  // so a process at full speed stays small. A stopped fetcher is woken as the queue drains (see
   // fetch_waker.h), so the small budget costs no one-second stalls. One fetch response (at most
-  // fetch.max.bytes) can land on top of a full queue.
-  set("queued.max.messages.kbytes", "8192", "queued.max.messages.kbytes");
+  // fetch.max.bytes) can land on top of a full queue, and a batch in put() pins the responses
+  // its records came in.
+  set("queued.max.messages.kbytes", "4096", "queued.max.messages.kbytes");
   set("queued.min.messages", "20000", "queued.min.messages");
-  set("fetch.max.bytes", "4194304", "fetch.max.bytes");
+  set("fetch.max.bytes", "2097152", "fetch.max.bytes");
   for (const auto& [key, v] : config.values())
     if (detail::isClientSecurityKey(key)) set(key, v, key);
   for (const auto& [key, v] : config.withPrefix("consumer."))
