@@ -69,8 +69,8 @@ url="http://127.0.0.1:$port"
 
 # Quiet by default, but Debezium's INFO lines tell how far a start got (snapshot, streaming),
 # and the worker's lifecycle lines show in a failed start.
-connect_log4j2 "$wd/log4j2.properties" "$wd" "${KSINK_DEBEZIUM_LOG_LEVEL:-WARN}" io.debezium=INFO \
-  org.apache.kafka.connect.cli=INFO org.apache.kafka.connect.runtime.Worker=INFO
+log4j2_file_config "$wd/log4j2.properties" "$wd/connect.log" "${KSINK_DEBEZIUM_LOG_LEVEL:-WARN}" \
+  io.debezium=INFO org.apache.kafka.connect.cli=INFO org.apache.kafka.connect.runtime.Worker=INFO
 
 # JVM sized for a 2-core / shared CI box: small heap, SerialGC (no parallel GC threads competing
 # with the code under test), C1 only (a test worker lives for seconds: start-up beats peak speed).

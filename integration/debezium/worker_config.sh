@@ -3,6 +3,9 @@
 # (the Debezium JDBC sink, the benchmark's peer) write the same way. Each function either writes
 # one file or prints one value; none starts anything.
 # shellcheck shell=bash
+# The log4j2 configuration: log4j2_file_config in integration/log4j2.sh.
+# shellcheck source=../log4j2.sh
+source "$(dirname "${BASH_SOURCE[0]}")/../log4j2.sh"
 
 # A free loopback TCP port, not Connect's default 8083 (several workers may run at once). Small
 # race until the worker binds it; acceptable for tests and benchmarks.
@@ -56,25 +59,4 @@ plugin.path=$5
 # them): no reflective scan of every jar, which costs seconds of a 2-core box at each start.
 plugin.discovery=service_load
 PROPS
-}
-
-# connect_log4j2 <file> <workdir> <root level> [<logger>=<level>...]: log4j2 configuration
-# writing to <workdir>/connect.log at the root level, with the given loggers at their own level.
-connect_log4j2() {
-  local file="$1" wd="$2" level="$3" spec i=0
-  shift 3
-  cat >"$file" <<L4J
-appender.file.type = File
-appender.file.name = FILE
-appender.file.fileName = $wd/connect.log
-appender.file.layout.type = PatternLayout
-appender.file.layout.pattern = [%d] %p %m (%c)%n
-rootLogger.level = $level
-rootLogger.appenderRef.file.ref = FILE
-L4J
-  for spec in "$@"; do
-    i=$((i + 1))
-    printf "logger.l%d.name = %s\nlogger.l%d.level = %s\n" "$i" "${spec%=*}" "$i" "${spec##*=}" \
-      >>"$file"
-  done
 }
