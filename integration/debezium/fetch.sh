@@ -11,8 +11,8 @@
 # The connector: postgres (default) is the Debezium PostgreSQL source, for start.sh; jdbc is the
 # Debezium JDBC sink with the JDBC drivers it declares (PostgreSQL's among them), for the
 # benchmark's peer (bench/peer/connect-sink.sh), cached apart in debezium-jdbc-<v>-connect-<v>.
-# Env: KSINK_CACHE (default ~/.cache/ksink), KSINK_CONNECT_VERSION (default 4.1.1 for postgres:
-# Debezium 3.5's source needs a Connect 4.1 runtime; 4.4.0 for jdbc),
+# Env: KSINK_CACHE (default ~/.cache/ksink), KSINK_CONNECT_VERSION (default 4.1.1: Debezium
+# 3.5's source and its JDBC sink both fail on Connect 4.4.0, see pom.xml),
 # KSINK_DEBEZIUM_VERSION (default 3.5.0.Final).
 # Idempotent: a marker file is written only after a complete copy, so an interrupted run is
 # simply redone; flock serialises concurrent callers.
@@ -22,7 +22,7 @@ here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 connector="${1:-postgres}"
 case "$connector" in
   postgres) default_connect=4.1.1 tag="" ;;
-  jdbc) default_connect=4.4.0 tag="-jdbc" ;;
+  jdbc) default_connect=4.1.1 tag="-jdbc" ;;
   *) echo "usage: $0 [postgres|jdbc]" >&2; exit 2 ;;
 esac
 connect_version="${KSINK_CONNECT_VERSION:-$default_connect}"
