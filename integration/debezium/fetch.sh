@@ -1,24 +1,34 @@
 #!/usr/bin/env bash
-# Resolve a Kafka Connect runtime and the Debezium PostgreSQL source connector (plain jars from
-# Maven Central) into a cache directory outside the repo, and print two directories on stdout:
+# Resolve a Kafka Connect runtime and one Debezium connector (plain jars from Maven Central) into
+# a cache directory outside the repo, and print two directories on stdout:
 #
-#   integration/debezium/fetch.sh
+#   integration/debezium/fetch.sh [postgres|jdbc]
 #     -> line 1: the Connect runtime's jars, for the JVM classpath
 #        e.g. /root/.cache/ksink/debezium-3.5.0.Final-connect-4.1.1/dist/connect-libs
 #     -> line 2: the plugin.path directory; the connector is in its own folder under it
 #        e.g. /root/.cache/ksink/debezium-3.5.0.Final-connect-4.1.1/dist/plugins
 #
-# Env: KSINK_CACHE (default ~/.cache/ksink), KSINK_CONNECT_VERSION (default 4.1.1),
-# KSINK_DEBEZIUM_VERSION (default 3.5.0.Final; Debezium 3.5 needs a Connect 4.1 runtime).
+# The connector: postgres (default) is the Debezium PostgreSQL source, for start.sh; jdbc is the
+# Debezium JDBC sink with the JDBC drivers it declares (PostgreSQL's among them), for the
+# benchmark's peer (bench/peer/connect-sink.sh), cached apart in debezium-jdbc-<v>-connect-<v>.
+# Env: KSINK_CACHE (default ~/.cache/ksink), KSINK_CONNECT_VERSION (default 4.1.1: Debezium
+# 3.5's source and its JDBC sink both fail on Connect 4.4.0, see pom.xml),
+# KSINK_DEBEZIUM_VERSION (default 3.5.0.Final).
 # Idempotent: a marker file is written only after a complete copy, so an interrupted run is
 # simply redone; flock serialises concurrent callers.
 set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
-connect_version="${KSINK_CONNECT_VERSION:-4.1.1}"
+connector="${1:-postgres}"
+case "$connector" in
+  postgres) default_connect=4.1.1 tag="" ;;
+  jdbc) default_connect=4.1.1 tag="-jdbc" ;;
+  *) echo "usage: $0 [postgres|jdbc]" >&2; exit 2 ;;
+esac
+connect_version="${KSINK_CONNECT_VERSION:-$default_connect}"
 debezium_version="${KSINK_DEBEZIUM_VERSION:-3.5.0.Final}"
 cache="${KSINK_CACHE:-$HOME/.cache/ksink}"
-dest="$cache/debezium-$debezium_version-connect-$connect_version"
+dest="$cache/debezium$tag-$debezium_version-connect-$connect_version"
 dist="$dest/dist"
 marker="$dist/.ksink-complete"
 
@@ -34,11 +44,12 @@ flock 9
 if [[ ! -f "$marker" ]]; then   # another caller may have finished while we waited
   tmp="$dest/dist.tmp.$$"
   rm -rf "$tmp"
-  plugin="$tmp/plugins/debezium-connector-postgres"
+  plugin="$tmp/plugins/debezium-connector-$connector"
   # -B: batch mode (no prompts or progress bars); mvn output goes to stderr so stdout stays just
   # the paths. runtime scope = what runs (no test/provided jars).
   mvn=(mvn -B -q -Dstyle.color=never -f "$here/pom.xml" -Dconnect.version="$connect_version"
-       -Ddebezium.version="$debezium_version" dependency:copy-dependencies -DincludeScope=runtime)
+       -Ddebezium.version="$debezium_version" -Ddebezium.connector="debezium-connector-$connector"
+       dependency:copy-dependencies -DincludeScope=runtime)
   "${mvn[@]}" -P runtime -DoutputDirectory="$tmp/connect-libs" >&2
   # Connect loads org.apache.kafka.* (connect-api, kafka-clients) and slf4j from the worker's
   # classpath, never from a plugin; leaving them out also keeps the connector's slf4j 1.7 away.
@@ -49,7 +60,7 @@ if [[ ! -f "$marker" ]]; then   # another caller may have finished while we wait
   done
   # Fail loudly on an empty resolve.
   ls "$tmp/connect-libs/connect-runtime-$connect_version.jar" \
-     "$plugin/debezium-connector-postgres-$debezium_version.jar" >/dev/null
+     "$plugin/debezium-connector-$connector-$debezium_version.jar" >/dev/null
   touch "$tmp/.ksink-complete"
   rm -rf "$dist"
   mv "$tmp" "$dist"              # atomic publish: readers never see a half-filled dir

@@ -30,6 +30,9 @@ usage() {
 }
 [[ $# -ge 2 ]] || usage
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+# shellcheck source=worker_config.sh
+source "$here/worker_config.sh"
+log_tag=debezium
 mkdir -p "$1"
 wd="$(cd "$1" && pwd)"
 bootstrap="$2"
@@ -44,46 +47,18 @@ fi
 
 # The connector's configuration: file first, then key=value arguments.
 props="$wd/connector.properties"
-(
-  umask 077
-  : >"$props.tmp"
-  for arg in "$@"; do
-    if [[ $arg == *=* ]]; then printf "%s\n" "$arg" >>"$props.tmp"
-    elif [[ -f $arg ]]; then cat "$arg" >>"$props.tmp"; echo >>"$props.tmp"
-    else echo "debezium: '$arg' is neither key=value nor a file" >&2; exit 2; fi
-  done
-  mv "$props.tmp" "$props"
-)
-# The last `name=` wins, as in java.util.Properties.
-name="$(sed -n 's/^[[:space:]]*name[[:space:]]*[=:][[:space:]]*//p' "$props" | tail -n1)"
-[[ -n $name ]] || { echo "debezium: the connector configuration has no name=" >&2; exit 2; }
-grep -q '^[[:space:]]*connector\.class[[:space:]]*[=:]' "$props" \
-  || { echo "debezium: the connector configuration has no connector.class=" >&2; exit 2; }
+name="$(connect_connector_properties "$props" "$@")"
 echo "$name" >"$wd/name"
 
 { read -r libs; read -r plugins; } < <("$here/fetch.sh")
 [[ -d $libs && -d $plugins ]] || { echo "debezium: fetch.sh printed no directories" >&2; exit 1; }
 
 if [[ ! -f "$wd/worker.properties" ]]; then
-  # A free loopback port, not Connect's default 8083 (tests may run several workers). Small race
-  # until the worker binds it; acceptable for tests.
-  port="$(python3 -c '
-import socket
-s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')"
-  cat >"$wd/worker.properties" <<PROPS
-bootstrap.servers=$bootstrap
-key.converter=org.apache.kafka.connect.json.JsonConverter
-value.converter=org.apache.kafka.connect.json.JsonConverter
-key.converter.schemas.enable=true
-value.converter.schemas.enable=true
-offset.storage.file.filename=$wd/offsets.dat
+  port="$(connect_free_port)"
+  connect_worker_properties "$wd/worker.properties" "$bootstrap" "$wd" "$port" "$plugins"
+  cat >>"$wd/worker.properties" <<'PROPS'
 # Tests stop and restart workers: save source offsets every second, not every minute.
 offset.flush.interval.ms=1000
-listeners=http://127.0.0.1:$port
-plugin.path=$plugins
-# Plugins are found through their META-INF/services manifests (Kafka's and Debezium's jars have
-# them): no reflective scan of every jar, which costs seconds of a 2-core box at each start.
-plugin.discovery=service_load
 PROPS
 else
   port="$(sed -n 's#^listeners=http://127.0.0.1:\([0-9]*\)$#\1#p' "$wd/worker.properties")"
@@ -94,21 +69,8 @@ url="http://127.0.0.1:$port"
 
 # Quiet by default, but Debezium's INFO lines tell how far a start got (snapshot, streaming),
 # and the worker's lifecycle lines show in a failed start.
-cat >"$wd/log4j2.properties" <<L4J
-appender.file.type = File
-appender.file.name = FILE
-appender.file.fileName = $wd/connect.log
-appender.file.layout.type = PatternLayout
-appender.file.layout.pattern = [%d] %p %m (%c)%n
-rootLogger.level = ${KSINK_DEBEZIUM_LOG_LEVEL:-WARN}
-rootLogger.appenderRef.file.ref = FILE
-logger.debezium.name = io.debezium
-logger.debezium.level = INFO
-logger.standalone.name = org.apache.kafka.connect.cli
-logger.standalone.level = INFO
-logger.worker.name = org.apache.kafka.connect.runtime.Worker
-logger.worker.level = INFO
-L4J
+log4j2_file_config "$wd/log4j2.properties" "$wd/connect.log" "${KSINK_DEBEZIUM_LOG_LEVEL:-WARN}" \
+  io.debezium=INFO org.apache.kafka.connect.cli=INFO org.apache.kafka.connect.runtime.Worker=INFO
 
 # JVM sized for a 2-core / shared CI box: small heap, SerialGC (no parallel GC threads competing
 # with the code under test), C1 only (a test worker lives for seconds: start-up beats peak speed).

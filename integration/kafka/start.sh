@@ -16,6 +16,8 @@ set -euo pipefail
 
 [[ $# -eq 1 ]] || { echo "usage: $0 <workdir>" >&2; exit 2; }
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+# shellcheck source=../log4j2.sh
+source "$here/../log4j2.sh"
 mkdir -p "$1"
 wd="$(cd "$1" && pwd)"
 timeout_s="${KSINK_KAFKA_START_TIMEOUT:-60}"
@@ -110,21 +112,9 @@ fi
 
 # Broker log: quiet by default (WARN), but keep the lifecycle lines
 # ("Kafka Server started", shutdown) so a failed start shows how far it got.
-cat >"$wd/log4j2.properties" <<L4J
-appender.file.type = File
-appender.file.name = FILE
-appender.file.fileName = $wd/broker.log
-appender.file.layout.type = PatternLayout
-appender.file.layout.pattern = [%d] %p %m (%c)%n
-rootLogger.level = ${KSINK_KAFKA_LOG_LEVEL:-WARN}
-rootLogger.appenderRef.file.ref = FILE
-logger.raft.name = kafka.server.KafkaRaftServer
-logger.raft.level = INFO
-logger.broker.name = kafka.server.BrokerServer
-logger.broker.level = INFO
-logger.ctl.name = kafka.server.ControllerServer
-logger.ctl.level = INFO
-L4J
+log4j2_file_config "$wd/log4j2.properties" "$wd/broker.log" "${KSINK_KAFKA_LOG_LEVEL:-WARN}" \
+  kafka.server.KafkaRaftServer=INFO kafka.server.BrokerServer=INFO \
+  kafka.server.ControllerServer=INFO
 
 # JVM sized for a 2-core / shared CI box: small heap, SerialGC (no parallel GC
 # threads competing with the code under test), capped direct memory.
