@@ -79,6 +79,7 @@ class RunningWorker {
   bool waitFinished(std::chrono::milliseconds timeout) { return run_.waitFinished(timeout); }
   // What run() threw; "" while it runs or when it returned.
   std::string error() const { return run_.errorMessage(); }
+  ConnectorStatus status() const { return worker_.status(); }
   // Task 0's counters, all 0 until it exists.
   TaskCounters counters() const {
     const auto tasks = worker_.status().tasks;
@@ -363,6 +364,54 @@ TEST_F(WorkerRealBrokerErrors, S38_WithoutDlqOrErrorLogTheReporterIsNull) {
   std::lock_guard lock(seen->mutex);
   EXPECT_TRUE(seen->reporter_missing) << worker.error();
   EXPECT_EQ(committed(), std::nullopt);
+}
+
+// Two tasks that join at once cost librdkafka 2.0.2 two seconds on a broker that completes the
+// first join at once (as this one: group.initial.rebalance.delay.ms=0): the worker starts the first
+// task alone, so it gets every partition and works while the second one joins.
+class OpenRecordingSink : public SinkTask {
+ public:
+  struct Log {
+    std::mutex mutex;
+    std::vector<std::pair<int, size_t>> opens;  // (task, partitions) in the order open() came
+  };
+  OpenRecordingSink(std::shared_ptr<Log> log, int task) : log_(std::move(log)), task_(task) {}
+  void start(const Config&) override {}
+  void open(const std::vector<TopicPartition>& partitions) override {
+    std::lock_guard lock(log_->mutex);
+    log_->opens.emplace_back(task_, partitions.size());
+  }
+  void put(std::span<const SinkRecord>) override {}
+  void stop() override {}
+
+ private:
+  std::shared_ptr<Log> log_;
+  int task_;
+};
+
+TEST(WorkerRealBroker, TheFirstTaskJoinsAloneAndTakesEveryPartitionThenTheOthersShare) {
+  auto& kafka = RealKafka::shared();
+  const auto topic = uniqueName("stagger");
+  kafka.createTopic(topic, 6);
+  auto config = connectorConfig(uniqueName("conn"), topic);
+  config["tasks.max"] = "2";
+  config["consumer.override.heartbeat.interval.ms"] = "500";
+  auto log = std::make_shared<OpenRecordingSink::Log>();
+  auto created = std::make_shared<std::atomic<int>>(0);
+  RunningWorker worker(config, [log, created] {
+    return std::make_unique<OpenRecordingSink>(log, created->fetch_add(1));
+  });
+  // Then the second task's join rebalances the group: both end up with partitions.
+  ASSERT_TRUE(waitUntil(
+      [&] {
+        const auto tasks = worker.status().tasks;
+        return tasks.size() == 2 && !tasks[0].partitions.empty() && !tasks[1].partitions.empty();
+      },
+      60s));
+  worker.stop();
+  std::lock_guard lock(log->mutex);
+  ASSERT_FALSE(log->opens.empty());
+  EXPECT_EQ(log->opens.front(), (std::pair<int, size_t>{0, 6}));
 }
 
 }  // namespace

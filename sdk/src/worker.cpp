@@ -35,6 +35,8 @@ class Worker::Impl {
   ConnectorStatus status();
 
  private:
+  void awaitFirstAssignment(RunState& state);
+
   const WorkerConfig settings_;
   const Config config_;
   TaskFactory factory_;
@@ -60,25 +62,31 @@ void Worker::Impl::run() {
     created.push_back(
         std::make_shared<WorkerSinkTask>(i, settings_, config_, std::move(task), clock_));
   }
+  auto launch = [&threads, state](std::shared_ptr<WorkerTask> task) {
+    threads.emplace_back([task, state] {
+      std::exception_ptr failure;
+      try {
+        task->run();
+      } catch (...) {
+        failure = std::current_exception();
+      }
+      std::lock_guard lock(state->mutex);
+      if (failure && !state->first_failure) state->first_failure = failure;
+      --state->running;
+      state->changed.notify_all();
+    });
+  };
   {
     std::lock_guard lock(mutex_);
     if (stop_deadline_) return;  // stopped while the factory ran
     tasks_ = std::move(created);
     state->running = static_cast<int>(tasks_.size());
-    for (auto& task : tasks_) {
-      threads.emplace_back([task, state] {
-        std::exception_ptr failure;
-        try {
-          task->run();
-        } catch (...) {
-          failure = std::current_exception();
-        }
-        std::lock_guard lock(state->mutex);
-        if (failure && !state->first_failure) state->first_failure = failure;
-        --state->running;
-        state->changed.notify_all();
-      });
-    }
+    launch(tasks_.front());
+  }
+  if (tasks_.size() > 1) awaitFirstAssignment(*state);
+  {
+    std::lock_guard lock(mutex_);
+    for (size_t i = 1; i < tasks_.size(); ++i) launch(tasks_[i]);
   }
 
   std::unique_lock lock(state->mutex);
@@ -119,6 +127,30 @@ void Worker::Impl::run() {
   }
   std::lock_guard guard(state->mutex);
   if (state->first_failure) std::rethrow_exception(state->first_failure);
+}
+
+// Consumers of one group that join at once cost librdkafka 2.0.2 two seconds when the broker
+// completes the first join without waiting (group.initial.rebalance.delay.ms=0): the first
+// member's SyncGroup fails with REBALANCE_IN_PROGRESS and it may rejoin only a second after its
+// last JoinGroup, which its main thread, asleep for up to a second, notices a second later. So
+// the first task joins alone and starts working; the others follow once it has partitions (at
+// most a second later: on a broker that delays the first join they still make its first
+// generation), and one rebalance spreads the partitions.
+void Worker::Impl::awaitFirstAssignment(RunState& state) {
+  const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(1);
+  const auto& first = *tasks_.front();
+  while (std::chrono::steady_clock::now() < until) {
+    {
+      std::lock_guard lock(mutex_);
+      if (stop_deadline_) return;
+    }
+    {
+      std::lock_guard lock(state.mutex);
+      if (state.running < static_cast<int>(tasks_.size())) return;  // the first task ended
+    }
+    if (!first.status().partitions.empty()) return;
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
 }
 
 void Worker::Impl::stop() {
