@@ -4,9 +4,13 @@
 #include <SQLiteCpp/Transaction.h>
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
+#include <sqlite3.h>
 
+#include <algorithm>
+#include <chrono>
 #include <optional>
 #include <stdexcept>
+#include <thread>
 
 #include "ksink/record_mapper.h"
 #include "ksink/table_policy.h"
@@ -84,11 +88,25 @@ void SqliteSinkTask::start(const Config& config) {
   auto parsed = SqliteSinkConfig::parse(config);
   setMaxBatchSize(static_cast<size_t>(parsed.table.batch_size));
   const auto path = parsed.path;
-  try {
-    impl_ = std::make_unique<Impl>(*this, config, std::move(parsed));
-  } catch (const SQLite::Exception& e) {
-    throw std::runtime_error(
-        fmt::format("connection.url: cannot use '{}' as a SQLite database: {}", path, e.what()));
+  // Tasks starting at once on a fresh file race to switch it to WAL and create its tables; the
+  // loser can get SQLITE_BUSY without the busy handler being asked (a lock SQLite will not wait
+  // for, to avoid a deadlock). Starting again after a pause succeeds; give up after the busy
+  // timeout, as a statement would.
+  const auto give_up =
+      std::chrono::steady_clock::now() + std::chrono::milliseconds(parsed.busy_timeout_ms);
+  for (int attempt = 1;; ++attempt) {
+    try {
+      impl_ = std::make_unique<Impl>(*this, config, parsed);
+      break;
+    } catch (const SQLite::Exception& e) {
+      if (e.getErrorCode() == SQLITE_BUSY && std::chrono::steady_clock::now() < give_up) {
+        spdlog::debug("sqlite sink: {} busy at start (attempt {}): {}", path, attempt, e.what());
+        std::this_thread::sleep_for(std::chrono::milliseconds(std::min(10 * attempt, 200)));
+        continue;
+      }
+      throw std::runtime_error(
+          fmt::format("connection.url: cannot use '{}' as a SQLite database: {}", path, e.what()));
+    }
   }
   const auto& c = impl_->config();
   TablePolicy(c.table).checkTablesAtStart(impl_->tables(), c.table, config.getList("topics"),
