@@ -13,6 +13,13 @@ namespace {
 // Big enough that the per-write cost vanishes, small enough that the server starts early.
 constexpr size_t kSendAt = 256 * 1024;
 
+// A schema whose encoding follows the column's type and the value's kind only (ColumnEncoder
+// reads nothing else of it), as those inferred for schemaless JSON are.
+bool plain(const Schema& schema) {
+  return schema.name.empty() && schema.parameters.empty() && !schema.key_schema &&
+         !schema.value_schema && schema.fields.empty();
+}
+
 }  // namespace
 
 std::vector<ColumnEncoder> PgCopyStream::encoders(const PgTable& table,
@@ -48,6 +55,20 @@ bool PgCopyStream::add(const RecordMapper::Row& row) {
       out_.truncate(before);
       return false;
     }
+  }
+  return true;
+}
+
+bool PgCopyStream::accepts(const RecordMapper::Layout& other) const {
+  if (&other == layout_) return true;
+  if (other.table != layout_->table || other.key_count != layout_->key_count ||
+      other.columns.size() != layout_->columns.size())
+    return false;
+  for (size_t i = 0; i < other.columns.size(); ++i) {
+    const auto& a = layout_->columns[i];
+    const auto& b = other.columns[i];
+    if (a.name != b.name || a.primary_key != b.primary_key) return false;
+    if (a.schema != b.schema && !(plain(*a.schema) && plain(*b.schema))) return false;
   }
   return true;
 }

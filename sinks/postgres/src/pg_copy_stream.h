@@ -39,6 +39,13 @@ class PgCopyStream {
 
   [[nodiscard]] bool add(const RecordMapper::Row& row);
 
+  // Whether rows of `other` encode exactly as rows of this stream's layout and so may join it:
+  // the same table and key columns, the same columns in the same order, each with the same schema
+  // or with plain ones on both sides (no logical type, parameters or nested schemas: encoded by
+  // the column's type and the value alone). Schemaless records get a layout per shape of their
+  // values (a JSON number 5 among 5.25s is an int64), which must not cut the COPY.
+  bool accepts(const RecordMapper::Layout& other) const;
+
   // Streaming: COPY <target> (columns) FROM STDIN (FORMAT binary), then the rows as they come;
   // `then`: statements the server runs once the data ends (e.g. "COMMIT").
   void begin(PgConnection& connection, std::string_view target, std::string_view then = {});

@@ -56,7 +56,8 @@ PgStreamWriter::Outcome PgStreamWriter::write(PgConnection& connection,
       if (upsert &&
           (row->layout->key_count == 0 || !keys.insert(RecordMapper::keyHash(*row)).second))
         return Outcome::kGaveUp;
-      if (!stream || layout != row->layout) {
+      // A row of another layout that encodes alike (schemaless JSON) continues the COPY.
+      if (!stream || (layout != row->layout && !stream->accepts(*row->layout))) {
         if (stream && pipelined) return upsert ? Outcome::kGaveUp : Outcome::kSecondTable;
         if (stream) stream->finish(connection);  // before any other statement
         const PgTable* table = tables_.ready(connection, *row->layout);
