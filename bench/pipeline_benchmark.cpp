@@ -5,7 +5,7 @@
 //                            [--commit-interval-ms MS,...] [--peer|--no-peer] [--peer-script S]
 //                            [--peer-batch-size B] [--peer-max-poll-records M]
 //                            [--latency|--no-latency] [--rate R]
-//                            [--latency-seconds S] [--keep]
+//                            [--latency-seconds S] [--ksink-set key=value ...] [--keep]
 //
 // Data: N rows (id int64, sku string, qty int32, price double, comment of ~80 characters)
 // produced once into two 6-partition topics, Kafka Connect's JSON envelope with schemas and
