@@ -3,10 +3,11 @@
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
-#include <cstdlib>
 #include <future>
 #include <stdexcept>
 #include <thread>
+
+#include "ksink/detail/config_parse.h"
 
 namespace ksink {
 namespace {
@@ -30,7 +31,7 @@ int64_t confNumber(rd_kafka_conf_t* conf, const char* key) {
   char buf[64];
   size_t size = sizeof buf;
   if (rd_kafka_conf_get(conf, key, buf, &size) != RD_KAFKA_CONF_OK) return 0;
-  return std::strtoll(buf, nullptr, 10);
+  return detail::parseLong(buf).value_or(0);
 }
 
 int msOf(std::chrono::milliseconds d) {
@@ -278,7 +279,7 @@ void KafkaConsumer::resume(const std::vector<TopicPartition>& partitions) {
 }
 
 uint64_t KafkaConsumer::fetchWakeups() const {
-  return waker_ ? waker_->requestsSent() : 0;
+  return waker_->requestsSent();
 }
 
 void KafkaConsumer::close(std::chrono::milliseconds timeout) {
