@@ -31,7 +31,33 @@ SchemaAndValue JsonConverter::toConnectData(std::string_view topic,
     return {nullptr, parseWrapped(parser_, buffer_, *data,
                                   [](od::value v) { return convertSchemaless(v, Path{}); })};
   }
-  return parseWrapped(parser_, buffer_, *data, [this](od::value v) {
+  if (head_schema_ && data->starts_with(head_)) {
+    if (auto converted = convertAfterHead(*data)) return std::move(*converted);
+  }
+  return convertEnvelope(*data);
+}
+
+std::optional<SchemaAndValue> JsonConverter::convertAfterHead(std::string_view data) {
+  // What follows the head must be the payload and the envelope's closing brace, nothing else.
+  std::string_view payload = data.substr(head_.size());
+  const size_t last = payload.find_last_not_of(" \t\n\r");
+  if (last == std::string_view::npos || payload[last] != '}') return std::nullopt;
+  payload = payload.substr(0, last);
+  try {
+    json::checkDepth(data);  // the whole record nests as deep as the full parse would see
+    const Path payload_path{nullptr, "payload"};
+    Value value = parseWrapped(parser_, buffer_, payload, [&](od::value v) {
+      return convertWithSchema(v, *head_schema_, payload_path);
+    });
+    return SchemaAndValue{head_schema_, std::move(value)};
+  } catch (const ConversionError&) {
+    return std::nullopt;  // the full parse says what is wrong, and where
+  }
+}
+
+SchemaAndValue JsonConverter::convertEnvelope(std::string_view data) {
+  size_t head_size = std::string_view::npos;  // set when the schema comes before the payload
+  auto converted = parseWrapped(parser_, buffer_, data, [&](od::value v) {
     const Path root;
     od::object envelope;
     if (v.get_object().get(envelope))
@@ -44,11 +70,11 @@ SchemaAndValue JsonConverter::toConnectData(std::string_view topic,
            "no \"schema\" field: with schemas.enable=true the data must be an object "
            "{\"schema\": …, \"payload\": …} (set schemas.enable=false for plain JSON)");
     std::shared_ptr<const Schema> schema;
+    std::string_view raw;
     bool schema_null = false;
     if (schema_value.is_null().get(schema_null) || !schema_null) {
       od::object schema_object;
       if (schema_value.get_object().get(schema_object)) fail(root, "\"schema\" is not an object");
-      std::string_view raw;
       check(schema_object.raw_json().get(raw), root, "malformed schema");
       schema = cachedSchema(raw);
     }
@@ -56,10 +82,20 @@ SchemaAndValue JsonConverter::toConnectData(std::string_view topic,
     if (envelope.find_field_unordered("payload").get(payload))
       fail(root, "no \"payload\" field in the schema envelope");
     const Path payload_path{nullptr, "payload"};
-    Value value = schema ? convertWithSchema(payload, *schema, payload_path)
-                         : convertSchemaless(payload, payload_path);
+    if (!schema) return SchemaAndValue{nullptr, convertSchemaless(payload, payload_path)};
+    // The buffer holds "[" + data + "]": offsets in it are one past those in `data`.
+    const size_t schema_end = static_cast<size_t>(raw.data() + raw.size() - buffer_.data()) - 1;
+    const size_t payload_at =
+        static_cast<size_t>(payload.raw_json_token().data() - buffer_.data()) - 1;
+    if (schema_end <= payload_at) head_size = payload_at;
+    Value value = convertWithSchema(payload, *schema, payload_path);
     return SchemaAndValue{std::move(schema), std::move(value)};
   });
+  if (head_size != std::string_view::npos) {
+    head_.assign(data.substr(0, head_size));
+    head_schema_ = converted.schema;
+  }
+  return converted;
 }
 
 }  // namespace ksink

@@ -3,7 +3,9 @@
 // schemas.enable=true: the data is Connect's envelope {"schema": {...}, "payload": ...} and the
 // payload is converted against the schema (logical types Decimal — base64 bytes as Connect writes
 // them, or a JSON number —, Date, Time, Timestamp; defaults; optional fields). Identical schema
-// text is parsed once: records with the same schema share one Schema object.
+// text is parsed once: records with the same schema share one Schema object. A record that starts
+// with the same bytes, up to its payload, as the last envelope read in full ({"schema": …,
+// "payload": ) has only its payload parsed; whatever that shortcut does not accept is read in full.
 // schemas.enable=false: any JSON document, schemaless (objects keep their field order).
 //
 // Parsing uses simdjson's On Demand API over a private padded copy of the bytes. Every malformed or
@@ -13,7 +15,9 @@
 #include <simdjson.h>
 
 #include <memory>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 
 #include "ksink/converter.h"
@@ -32,6 +36,9 @@ class JsonConverter final : public Converter {
 
  private:
   std::shared_ptr<const Schema> cachedSchema(std::string_view raw);
+  SchemaAndValue convertEnvelope(std::string_view data);
+  // The payload of a record that starts with head_; nullopt when it is not just that.
+  std::optional<SchemaAndValue> convertAfterHead(std::string_view data);
 
   struct StringHash {
     using is_transparent = void;
@@ -41,6 +48,8 @@ class JsonConverter final : public Converter {
   bool schemas_enable_;
   simdjson::ondemand::parser parser_;
   std::string buffer_;  // "[" + data + "]" + simdjson padding
+  std::string head_;    // the last full envelope's bytes before its payload
+  std::shared_ptr<const Schema> head_schema_;
   std::unordered_map<std::string, std::shared_ptr<const Schema>, StringHash, std::equal_to<>>
       schemas_;
 };
