@@ -10,16 +10,20 @@
 #include "retry_backoff.h"
 
 namespace ksink {
-namespace {
 
 using std::chrono::milliseconds;
 
-SinkRecord toRecord(const rd_kafka_message_t* m) {
+void WorkerBatch::add(const rd_kafka_message_t* m) {
+  auto copy = [this](const void* data, size_t size) {
+    return bytes.copy(std::string_view(static_cast<const char*>(data), size));
+  };
+  if (const std::string_view topic = rd_kafka_topic_name(m->rkt); topic != topic_)
+    topic_ = bytes.copy(topic);
   rd_kafka_timestamp_type_t ts_type;
   const int64_t ts = rd_kafka_message_timestamp(m, &ts_type);
   std::optional<std::string_view> key, value;
-  if (m->key) key = std::string_view(static_cast<const char*>(m->key), m->key_len);
-  if (m->payload) value = std::string_view(static_cast<const char*>(m->payload), m->len);
+  if (m->key) key = copy(m->key, m->key_len);
+  if (m->payload) value = copy(m->payload, m->len);
   std::vector<Header> headers;
   rd_kafka_headers_t* hdrs = nullptr;
   if (rd_kafka_message_headers(m, &hdrs) == RD_KAFKA_RESP_ERR_NO_ERROR && hdrs) {
@@ -28,28 +32,25 @@ SinkRecord toRecord(const rd_kafka_message_t* m) {
     size_t size;
     for (size_t i = 0; rd_kafka_header_get_all(hdrs, i, &name, &val, &size) == 0; ++i) {
       std::optional<std::string_view> hv;
-      if (val) hv = std::string_view(static_cast<const char*>(val), size);
-      headers.push_back({name, hv});
+      if (val) hv = copy(val, size);
+      headers.push_back({bytes.copy(name), hv});
     }
   }
-  return SinkRecord(rd_kafka_topic_name(m->rkt), m->partition, m->offset,
-                    ts >= 0 ? std::optional<int64_t>(ts) : std::nullopt, key, value,
-                    std::move(headers));
+  records.emplace_back(topic_, m->partition, m->offset,
+                       ts >= 0 ? std::optional<int64_t>(ts) : std::nullopt, key, value,
+                       std::move(headers));
 }
 
-}  // namespace
+void WorkerBatch::clear() {
+  records.clear();  // keeps the capacity for the next batch
+  bytes.clear();
+  topic_ = {};
+}
 
 void WorkerBatch::dropPartitions(const std::set<TopicPartition>& partitions) {
-  if (partitions.empty() || messages.empty()) return;
-  std::vector<MessagePtr> kept_messages;
-  std::vector<SinkRecord> kept_records;
-  for (size_t i = 0; i < messages.size(); ++i) {
-    if (partitions.contains(partitionOf(messages[i].get()))) continue;
-    kept_messages.push_back(std::move(messages[i]));
-    kept_records.push_back(std::move(records[i]));
-  }
-  messages = std::move(kept_messages);
-  records = std::move(kept_records);
+  if (partitions.empty() || records.empty()) return;
+  std::erase_if(records,
+                [&](const SinkRecord& r) { return partitions.contains(r.topicPartition()); });
 }
 
 void WorkerBatchDelivery::pollBatch(time_point deadline) {
@@ -61,7 +62,7 @@ void WorkerBatchDelivery::pollBatch(time_point deadline) {
       auto m = std::move(s.parked.front());
       s.parked.pop_front();
       if (s.isPaused(partitionOf(m.get())) ||
-          static_cast<int>(s.batch.messages.size()) >= s.settings.max_poll_records)
+          static_cast<int>(s.batch.size()) >= s.settings.max_poll_records)
         still_parked.push_back(std::move(m));
       else
         accept(std::move(m));
@@ -79,8 +80,7 @@ void WorkerBatchDelivery::pollBatch(time_point deadline) {
     bool assigned = false;
     bool paused = false;
   } run;
-  while (paused_for_redelivery_ ||
-         static_cast<int>(s.batch.messages.size()) < s.settings.max_poll_records) {
+  while (paused_for_redelivery_ || static_cast<int>(s.batch.size()) < s.settings.max_poll_records) {
     auto message = s.consumer->poll(wait ? s.until(deadline) : milliseconds(0));
     if (!message) break;
     if (message->err) {
@@ -115,8 +115,7 @@ void WorkerBatchDelivery::pollBatch(time_point deadline) {
 }
 
 void WorkerBatchDelivery::accept(MessagePtr message) {
-  state_.batch.records.push_back(toRecord(message.get()));
-  state_.batch.messages.push_back(std::move(message));
+  state_.batch.add(message.get());  // copies it: the message is released here
 }
 
 void WorkerBatchDelivery::deliver() {
@@ -158,8 +157,7 @@ void WorkerBatchDelivery::deliver() {
   s.metrics.put_batch_total_time_us += static_cast<uint64_t>(took);
   if (static_cast<uint64_t>(took) > s.metrics.put_batch_max_time_us)
     s.metrics.put_batch_max_time_us = static_cast<uint64_t>(took);
-  s.batch.records.clear();  // keeps the capacity for the next batch
-  s.batch.messages.clear();
+  s.batch.clear();
   if (paused_for_redelivery_) resumeAfterRedelivery();
 }
 
@@ -167,20 +165,20 @@ void WorkerBatchDelivery::deliver() {
 // the same partition, not one per record.
 void WorkerBatchDelivery::markDelivered() {
   std::map<TopicPartition, int64_t> next;
-  const rd_kafka_message_t* run_start = nullptr;
+  const SinkRecord* run_start = nullptr;
   int64_t run_next = 0;
   auto endRun = [&] {
     if (!run_start) return;
-    auto& n = next[partitionOf(run_start)];
+    auto& n = next[run_start->topicPartition()];
     n = std::max(n, run_next);
   };
-  for (const auto& m : state_.batch.messages) {
-    if (!run_start || m->rkt != run_start->rkt || m->partition != run_start->partition) {
+  for (const auto& r : state_.batch.records) {
+    if (!run_start || r.partition() != run_start->partition() || r.topic() != run_start->topic()) {
       endRun();
-      run_start = m.get();
+      run_start = &r;
       run_next = 0;
     }
-    run_next = std::max(run_next, m->offset + 1);
+    run_next = std::max(run_next, r.offset() + 1);
   }
   endRun();
   for (const auto& [tp, offset] : next) state_.ledger.markDelivered(tp, offset);

@@ -15,12 +15,14 @@
 #include <memory>
 #include <optional>
 #include <set>
+#include <string_view>
 #include <vector>
 
 #include "clock.h"
 #include "kafka_consumer.h"
 #include "ksink/sink_task.h"
 #include "offset_ledger.h"
+#include "record_bytes.h"
 #include "task_metrics.h"
 #include "worker_config.h"
 #include "worker_errant_record_reporter.h"
@@ -31,12 +33,20 @@ inline TopicPartition partitionOf(const rd_kafka_message_t* m) {
   return {rd_kafka_topic_name(m->rkt), m->partition};
 }
 
-// Records polled but not yet put successfully; the messages own the bytes the records view.
+// Records polled but not yet put successfully, and the bytes they view (copied from the messages,
+// which are released as soon as they are added).
 struct WorkerBatch {
-  std::vector<MessagePtr> messages;
   std::vector<SinkRecord> records;
-  bool empty() const { return messages.empty(); }
+  RecordBytes bytes;
+
+  bool empty() const { return records.empty(); }
+  size_t size() const { return records.size(); }
+  void add(const rd_kafka_message_t* message);
+  void clear();
   void dropPartitions(const std::set<TopicPartition>& partitions);
+
+ private:
+  std::string_view topic_;  // the last added record's topic, copied once per run of them
 };
 
 struct WorkerTaskState {

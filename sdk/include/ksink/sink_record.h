@@ -1,8 +1,8 @@
 // SinkRecord: one Kafka record as handed to SinkTask::put().
 //
-// A record is a view: key, value and header values point into the consumer's buffers and stay valid
-// for the duration of the put() call that received them (and of a redelivery of the same batch).
-// A sink that keeps data past put() must copy it.
+// A record is a view: key, value and header values point into the worker's copy of the batch and
+// stay valid for the duration of the put() call that received them (and of a redelivery of the same
+// batch). A sink that keeps data past put() must copy it.
 #pragma once
 
 #include <cstdint>

@@ -1,0 +1,33 @@
+// RecordBytes: the bytes of a batch's records — keys, values, headers, topic names — copied out of
+// librdkafka's messages as they are polled, so that a message (and the fetch buffer it pins, and
+// librdkafka's per-message structures) is released at once rather than when its batch is put.
+// Copies share 256 KiB chunks, kept across clear(), so a steady stream of batches allocates
+// nothing; a record larger than a chunk gets an allocation of its own, freed at clear().
+//
+// Thread-safety: one owner (a task's batch).
+#pragma once
+
+#include <cstddef>
+#include <memory>
+#include <string_view>
+#include <vector>
+
+namespace ksink {
+
+class RecordBytes {
+ public:
+  // A copy of `bytes` that stays valid until clear().
+  std::string_view copy(std::string_view bytes);
+  // Forgets every copy; keeps the chunks for reuse.
+  void clear();
+
+ private:
+  static constexpr size_t kChunkSize = 256 * 1024;
+
+  std::vector<std::unique_ptr<char[]>> chunks_;
+  std::vector<std::unique_ptr<char[]>> outsized_;
+  size_t current_ = 0;  // the chunk being filled
+  size_t used_ = 0;     // bytes used in it
+};
+
+}  // namespace ksink
