@@ -244,7 +244,7 @@ void printSettings(const Options& opt, const Data& data) {
       "sqlite-raw WAL + synchronous=FULL, one transaction\n",
       opt.tasks);
   fmt::print(
-      "ksink: defaults (batch.size and max.poll.records 10000, a 4 MiB prefetch per task) except "
+      "ksink: defaults (batch.size and max.poll.records 10000, a 2 MiB prefetch per task) except "
       "tasks.max={}, JsonConverter, insert.mode/pk.mode{}; offset.flush.interval.ms {}\n",
       opt.tasks, opt.ksink_set.empty() ? "" : fmt::format(", {}", fmt::join(opt.ksink_set, ", ")),
       opt.commit_intervals_ms.empty()

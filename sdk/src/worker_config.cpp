@@ -166,9 +166,9 @@ WorkerConfig WorkerConfig::parse(const Config& raw, const ConfigDef& sink_keys) 
   // The prefetch: a budget of bytes per task rather than librdkafka's 64 MiB / 100000 messages,
   // so a process at full speed stays small. A stopped fetcher is woken as the queue drains (see
   // fetch_waker.h), so the small budget costs no one-second stalls. One fetch response (at most
-  // fetch.max.bytes) can land on top of a full queue, and a batch in put() pins the responses
-  // its records came in.
-  set("queued.max.messages.kbytes", "4096", "queued.max.messages.kbytes");
+  // fetch.max.bytes) can land on top of a full queue; a batch holds copies of its records, not
+  // the responses they came in.
+  set("queued.max.messages.kbytes", "2048", "queued.max.messages.kbytes");
   set("queued.min.messages", "20000", "queued.min.messages");
   set("fetch.max.bytes", "2097152", "fetch.max.bytes");
   for (const auto& [key, v] : config.values())

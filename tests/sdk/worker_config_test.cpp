@@ -42,7 +42,7 @@ TEST(WorkerConfig, DefaultsFollowKafkaConnect) {
 TEST(WorkerConfig, PrefetchIsASmallByteBudgetAndCanBeOverridden) {
   // librdkafka's own 64 MiB / 100000 messages make a process of hundreds of MiB at full speed.
   auto wc = WorkerConfig::parse(Config(base()));
-  EXPECT_EQ(wc.consumer_properties.at("queued.max.messages.kbytes"), "4096");
+  EXPECT_EQ(wc.consumer_properties.at("queued.max.messages.kbytes"), "2048");
   EXPECT_EQ(wc.consumer_properties.at("queued.min.messages"), "20000");
   EXPECT_EQ(wc.consumer_properties.at("fetch.max.bytes"), "2097152");
   auto values = base();
