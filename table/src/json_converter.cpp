@@ -18,7 +18,12 @@ std::shared_ptr<const Schema> JsonConverter::cachedSchema(std::string_view raw) 
   if (auto it = schemas_.find(raw); it != schemas_.end()) return it->second;
   auto schema = parseSchema(raw);
   // Bounded: a topic whose every record carries a new schema must not grow memory forever.
-  if (schemas_.size() >= 1024) schemas_.clear();
+  // The head goes with the cache, so one schema text never has two objects.
+  if (schemas_.size() >= 1024) {
+    schemas_.clear();
+    head_.clear();
+    head_schema_.reset();
+  }
   schemas_.emplace(std::string(raw), schema);
   return schema;
 }
@@ -31,10 +36,12 @@ SchemaAndValue JsonConverter::toConnectData(std::string_view topic,
     return {nullptr, parseWrapped(parser_, buffer_, *data,
                                   [](od::value v) { return convertSchemaless(v, Path{}); })};
   }
+  bool head_refused = false;
   if (head_schema_ && data->starts_with(head_)) {
     if (auto converted = convertAfterHead(*data)) return std::move(*converted);
+    head_refused = true;
   }
-  return convertEnvelope(*data);
+  return convertEnvelope(*data, head_refused);
 }
 
 std::optional<SchemaAndValue> JsonConverter::convertAfterHead(std::string_view data) {
@@ -55,7 +62,7 @@ std::optional<SchemaAndValue> JsonConverter::convertAfterHead(std::string_view d
   }
 }
 
-SchemaAndValue JsonConverter::convertEnvelope(std::string_view data) {
+SchemaAndValue JsonConverter::convertEnvelope(std::string_view data, bool head_refused) {
   size_t head_size = std::string_view::npos;  // set when the schema comes before the payload
   auto converted = parseWrapped(parser_, buffer_, data, [&](od::value v) {
     const Path root;
@@ -92,8 +99,15 @@ SchemaAndValue JsonConverter::convertEnvelope(std::string_view data) {
     return SchemaAndValue{std::move(schema), std::move(value)};
   });
   if (head_size != std::string_view::npos) {
-    head_.assign(data.substr(0, head_size));
-    head_schema_ = converted.schema;
+    const std::string_view head = data.substr(0, head_size);
+    if (head != head_) {
+      head_.assign(head);
+      head_schema_ = converted.schema;
+    } else if (head_refused) {
+      // Records of this shape ({"schema": …, "payload": …, "more": …}) do not suit the shortcut:
+      // read them in full until the head changes, rather than twice each.
+      head_schema_.reset();
+    }
   }
   return converted;
 }

@@ -36,7 +36,8 @@ class JsonConverter final : public Converter {
 
  private:
   std::shared_ptr<const Schema> cachedSchema(std::string_view raw);
-  SchemaAndValue convertEnvelope(std::string_view data);
+  // `head_refused`: the record starts with head_ but convertAfterHead() did not take it.
+  SchemaAndValue convertEnvelope(std::string_view data, bool head_refused);
   // The payload of a record that starts with head_; nullopt when it is not just that.
   std::optional<SchemaAndValue> convertAfterHead(std::string_view data);
 
@@ -49,6 +50,7 @@ class JsonConverter final : public Converter {
   simdjson::ondemand::parser parser_;
   std::string buffer_;  // "[" + data + "]" + simdjson padding
   std::string head_;    // the last full envelope's bytes before its payload
+  // Null: no shortcut — none yet, or records with head_ did not suit it (until the head changes).
   std::shared_ptr<const Schema> head_schema_;
   std::unordered_map<std::string, std::shared_ptr<const Schema>, StringHash, std::equal_to<>>
       schemas_;

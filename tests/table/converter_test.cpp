@@ -102,6 +102,8 @@ TEST(JsonConverterTest, EnvelopesWithTheSameHeadAgreeWithAFullRead) {
       head + R"({"id":"x","price":"MDk="})" + "}",
       head + R"([1,2],[3]})",
       head + "1,2}",
+      fmt::format(R"({{"payload":{},"schema":{}}})", payload, kOrderSchema),
+      fmt::format(R"({{"schema":{},"payload": {}}})", kOrderSchema, payload),
   };
   const std::string first = head + R"({"id":1,"price":"MDk="}})";
   JsonConverter warm(true);
@@ -116,6 +118,26 @@ TEST(JsonConverterTest, EnvelopesWithTheSameHeadAgreeWithAFullRead) {
   ASSERT_NE(a.value.find("id"), nullptr);
   EXPECT_EQ(*a.value.find("id"), Value::integer(2));
   EXPECT_EQ(a.schema.get(), warm.toConnectData("t", first).schema.get());
+}
+
+// Clearing the schema cache forgets the head too: the same schema text, read before and after
+// the clear in envelopes of either field order, gives one Schema object.
+TEST(JsonConverterTest, OneSchemaTextKeepsOneSchemaObjectAcrossACacheClear) {
+  const std::string payload = R"({"id":1,"price":"MDk="})";
+  const std::string schema_first =
+      fmt::format(R"({{"schema":{},"payload":{}}})", kOrderSchema, payload);
+  const std::string payload_first =
+      fmt::format(R"({{"payload":{},"schema":{}}})", payload, kOrderSchema);
+  JsonConverter c(true);
+  c.toConnectData("t", schema_first);
+  for (int i = 0; i < 1100; ++i) {  // other schemas, payloads that do not match them
+    const auto other =
+        fmt::format(R"({{"schema":{{"type":"int32","name":"n{}"}},"payload":"x"}})", i);
+    EXPECT_THROW(c.toConnectData("t", other), ConversionError);
+  }
+  const auto a = c.toConnectData("t", payload_first);
+  const auto b = c.toConnectData("t", schema_first);
+  EXPECT_EQ(a.schema.get(), b.schema.get());
 }
 
 TEST(JsonConverterTest, PrimitiveEnvelopeAndNullSchema) {
