@@ -6,10 +6,11 @@ namespace ksink {
 
 std::string_view RecordBytes::copy(std::string_view bytes) {
   if (bytes.empty()) return std::string_view("", 0);
-  if (bytes.size() > kChunkSize) {  // its own allocation, freed at clear()
-    auto& own = outsized_.emplace_back(std::make_unique_for_overwrite<char[]>(bytes.size()));
-    std::memcpy(own.get(), bytes.data(), bytes.size());
-    return {own.get(), bytes.size()};
+  if (bytes.size() > kOutsized) {  // its own allocation, freed at clear()
+    auto& [own, size] =
+        outsized_.emplace_back(std::make_unique_for_overwrite<char[]>(bytes.size()), bytes.size());
+    std::memcpy(own.get(), bytes.data(), size);
+    return {own.get(), size};
   }
   while (current_ < chunks_.size() && kChunkSize - used_ < bytes.size()) {
     ++current_;
@@ -25,8 +26,16 @@ std::string_view RecordBytes::copy(std::string_view bytes) {
   return {at, bytes.size()};
 }
 
+size_t RecordBytes::capacity() const {
+  size_t outsized = 0;
+  for (const auto& [data, size] : outsized_) outsized += size;
+  return chunks_.size() * kChunkSize + outsized;
+}
+
 void RecordBytes::clear() {
   outsized_.clear();
+  // A burst of large records does not stay allocated for the batches after it.
+  if (chunks_.size() > kKeptChunks) chunks_.resize(kKeptChunks);
   current_ = 0;
   used_ = 0;
 }

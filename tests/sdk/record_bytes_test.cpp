@@ -23,9 +23,9 @@ TEST(RecordBytesTest, EveryCopyKeepsItsBytesWhileLaterOnesFillNewChunks) {
   }
 }
 
-TEST(RecordBytesTest, ARecordLargerThanAChunkGetsOneOfItsOwn) {
+TEST(RecordBytesTest, ALargeRecordGetsAnAllocationOfItsOwn) {
   RecordBytes bytes;
-  const std::string small = "small", large(3 * 1024 * 1024, 'x');
+  const std::string small = "small", large(100 * 1024, 'x');
   const auto a = bytes.copy(small);
   const auto b = bytes.copy(large);
   const auto c = bytes.copy(small);
@@ -43,6 +43,21 @@ TEST(RecordBytesTest, ClearReusesTheChunksForTheNextBatch) {
   const auto again = bytes.copy("next batch");
   EXPECT_EQ(again, "next batch");
   EXPECT_EQ(again.data(), first.data());
+}
+
+TEST(RecordBytesTest, ABurstOfLargeBatchesDoesNotStayAllocated) {
+  RecordBytes bytes;
+  const std::string record(60 * 1024, 'b');          // four to a chunk
+  for (int i = 0; i < 400; ++i) bytes.copy(record);  // 100 chunks, 25 MiB
+  EXPECT_EQ(bytes.capacity(), 100u * 256 * 1024);
+  bytes.clear();
+  EXPECT_EQ(bytes.capacity(), 8u * 1024 * 1024);
+  for (int i = 0; i < 100; ++i) ASSERT_EQ(bytes.copy(record), record);  // fits what is kept
+  EXPECT_EQ(bytes.capacity(), 8u * 1024 * 1024);
+  bytes.copy(std::string(1024 * 1024, 'L'));
+  EXPECT_EQ(bytes.capacity(), 8u * 1024 * 1024 + 1024 * 1024);
+  bytes.clear();
+  EXPECT_EQ(bytes.capacity(), 8u * 1024 * 1024);
 }
 
 TEST(RecordBytesTest, EmptyBytesCopyToAnEmptyView) {

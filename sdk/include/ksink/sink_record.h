@@ -1,8 +1,8 @@
 // SinkRecord: one Kafka record as handed to SinkTask::put().
 //
-// A record is a view: key, value and header values point into the worker's copy of the batch and
-// stay valid for the duration of the put() call that received them (and of a redelivery of the same
-// batch). A sink that keeps data past put() must copy it.
+// A record is a view: its topic name, key, value and header names and values point into the
+// worker's copy of the batch and stay valid for the duration of the put() call that received them
+// (and of a redelivery of the same batch). A sink that keeps any of them past put() must copy it.
 #pragma once
 
 #include <cstdint>
