@@ -221,6 +221,15 @@ WorkerConfig WorkerConfig::parse(const Config& raw, const ConfigDef& sink_keys) 
       problems.push_back({origin, "cannot mix eager (range, roundrobin) and cooperative-sticky"});
     strategies = fmt::format("{}", fmt::join(names, ","));
   }
+  // Kafka refuses an empty group id or instance id; an empty instance id would also become the
+  // same "-<task>" in every process, which then fence each other.
+  for (const char* key : {"group.id", "group.instance.id"})
+    if (auto it = props.find(key); it != props.end() && detail::trim(it->second.first).empty())
+      problems.push_back(
+          {it->second.second, std::string_view(key) == "group.id"
+                                  ? "must not be empty"
+                                  : "must not be empty: name this process, or leave the key out "
+                                    "to run without static membership"});
   if (auto it = props.find("group.id"); it != props.end()) out.group_id = it->second.first;
 
   // librdkafka is the authority on its own property names and values: try each on a scratch conf.

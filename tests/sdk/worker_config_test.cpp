@@ -116,6 +116,22 @@ TEST(WorkerConfig, LibrdkafkaRejectsUnknownConsumerProperties) {
   EXPECT_EQ(rejectedKeys(values), (std::set<std::string>{"consumer.override.no.such.property"}));
 }
 
+TEST(WorkerConfig, RejectsAnEmptyGroupOrInstanceId) {
+  // An empty instance id would be "-0" in every process: each would fence the others.
+  auto values = base();
+  values["consumer.group.instance.id"] = "";
+  EXPECT_EQ(rejectedKeys(values), (std::set<std::string>{"consumer.group.instance.id"}));
+  values = base();
+  values["consumer.override.group.instance.id"] = "  ";
+  values["consumer.override.group.id"] = "";
+  EXPECT_EQ(rejectedKeys(values), (std::set<std::string>{"consumer.override.group.instance.id",
+                                                         "consumer.override.group.id"}));
+  values = base();
+  values["consumer.group.instance.id"] = "host-a";
+  EXPECT_EQ(WorkerConfig::parse(Config(values)).consumer_properties.at("group.instance.id"),
+            "host-a");
+}
+
 TEST(WorkerConfig, RejectsInvalidRegex) {
   auto values = base();
   values.erase("topics");
