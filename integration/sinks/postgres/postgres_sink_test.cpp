@@ -798,6 +798,46 @@ TEST_F(PostgresSinkTest, ATaskWhosePartitionWasWrittenByAnotherWritesNothingAndR
   b.stop();
 }
 
+// A batch of inserts into one table is one COPY, whatever its partitions and however its
+// schemaless values differ in JSON kind: a statement-level trigger counts the statements.
+TEST_F(PostgresSinkTest, ABatchOfInsertsIsOneCopyStatement) {
+  schema_->exec("CREATE TABLE statements (n int NOT NULL)");
+  schema_->exec("INSERT INTO statements VALUES (0)");
+  schema_->exec(
+      fmt::format("CREATE TABLE \"{0}\" (i bigint, price double precision);"
+                  "CREATE FUNCTION {1}.count_statement() RETURNS trigger LANGUAGE plpgsql AS "
+                  "$$BEGIN UPDATE {1}.statements SET n = n + 1; RETURN NULL; END$$;"
+                  "CREATE TRIGGER counted AFTER INSERT ON \"{0}\" FOR EACH STATEMENT "
+                  "EXECUTE FUNCTION {1}.count_statement()",
+                  topic_, schema_->name()));
+  const auto config = RunningSink::makeConfig(props({}));
+  std::vector<std::string> values;
+  for (int i = 0; i < 3000; ++i)  // a whole and a fractional price, in turn
+    values.push_back(i % 2 ? fmt::format(R"({{"i":{},"price":{}.5}})", i, i)
+                           : fmt::format(R"({{"i":{},"price":{}}})", i, i));
+  auto batch = [&](int first, int last) {
+    std::vector<SinkRecord> out;
+    for (int i = first; i < last; ++i)  // two partitions, interleaved
+      out.emplace_back(topic_, i % 2, i / 2, std::nullopt, std::nullopt,
+                       values[static_cast<size_t>(i)]);
+    return out;
+  };
+  testing::FakeSinkTaskContext context;
+  postgres::PostgresSinkTask task;
+  task.initialize(context);
+  task.start(config);
+  task.open({{topic_, 0}, {topic_, 1}});
+  task.put(batch(0, 2000));
+  task.put(batch(2000, 3000));
+  const OffsetMap written{{{topic_, 0}, 1500}, {{topic_, 1}, 1500}};
+  EXPECT_EQ(task.preCommit(written), written);  // reads the last batch's outcome
+  task.stop();
+  EXPECT_EQ(schema_->count(topic_), 3000);
+  EXPECT_EQ(schema_->count(topic_, "price <> floor(price)"), 1500);
+  EXPECT_EQ(schema_->scalar("SELECT n FROM statements"), "2");
+  EXPECT_EQ(storedOffsets(), (std::map<int, int64_t>{{0, 1500}, {1, 1500}}));
+}
+
 // Tasks of one connector starting together on a database that has neither ksink_offsets nor the
 // topic's table: each one's CREATE may lose the race to another's, and every task still starts
 // and writes.
