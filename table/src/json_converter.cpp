@@ -53,7 +53,7 @@ std::optional<SchemaAndValue> JsonConverter::convertAfterHead(std::string_view d
   try {
     json::checkDepth(data);  // the whole record nests as deep as the full parse would see
     const Path payload_path{nullptr, "payload"};
-    Value value = parseWrapped(parser_, buffer_, payload, [&](od::value v) {
+    Value value = json::parseWrappedDepthChecked(parser_, buffer_, payload, [&](od::value v) {
       return convertWithSchema(v, *head_schema_, payload_path);
     });
     return SchemaAndValue{head_schema_, std::move(value)};

@@ -47,12 +47,11 @@ void wrap(std::string& buffer, std::string_view data);
 // worse, past it), so deeper input is refused before parsing.
 void checkDepth(std::string_view data);
 
-// Parses `data` as one JSON document (in `buffer`, a reusable padded copy) and returns
-// convert(the value).
+// parseWrapped for `data` whose nesting checkDepth() has already passed (it, or a document
+// that contains it).
 template <typename Convert>
-auto parseWrapped(od::parser& parser, std::string& buffer, std::string_view data,
-                  Convert&& convert) {
-  checkDepth(data);
+auto parseWrappedDepthChecked(od::parser& parser, std::string& buffer, std::string_view data,
+                              Convert&& convert) {
   wrap(buffer, data);
   const size_t len = buffer.size();
   buffer.resize(len + simdjson::SIMDJSON_PADDING, '\0');
@@ -72,6 +71,15 @@ auto parseWrapped(od::parser& parser, std::string& buffer, std::string_view data
   const char* location = nullptr;
   if (!doc.current_location().get(location)) fail(root, "unexpected content after the JSON value");
   return std::move(*result);
+}
+
+// Parses `data` as one JSON document (in `buffer`, a reusable padded copy) and returns
+// convert(the value).
+template <typename Convert>
+auto parseWrapped(od::parser& parser, std::string& buffer, std::string_view data,
+                  Convert&& convert) {
+  checkDepth(data);
+  return parseWrappedDepthChecked(parser, buffer, data, std::forward<Convert>(convert));
 }
 
 }  // namespace ksink::json
