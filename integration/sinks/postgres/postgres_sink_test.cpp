@@ -578,6 +578,62 @@ TEST_F(PostgresSinkTest, BadRecordsGoToTheDeadLetterQueueAndTheRestIsWritten) {
   EXPECT_EQ(kafka.endOffset({dlq, 0}), 5);
 }
 
+// A bad record in a batch written through a staging table (upsert, update, or inserts converted
+// by the server for db.timezone): the rollback that isolates it must not take the staging table
+// with it. The bad record goes to the DLQ, the rest of the batch is written, the offsets move on.
+TEST_F(PostgresSinkTest, ABadRecordInAStagedBatchGoesToTheDeadLetterQueue) {
+  auto& kafka = RealKafka::shared();
+  const std::vector<Props> modes{
+      {{"insert.mode", "upsert"}, {"pk.mode", "record_value"}, {"pk.fields", "id"}},
+      {{"insert.mode", "update"}, {"pk.mode", "record_value"}, {"pk.fields", "id"}},
+      {{"insert.mode", "insert"}, {"db.timezone", "Europe/Paris"}}};
+  for (const auto& mode : modes) {
+    SCOPED_TRACE(mode.at("insert.mode"));
+    topic_ = uniqueName("pgt");
+    name_ = uniqueName("pgsink");
+    kafka.createTopic(topic_, 1);
+    const auto dlq = uniqueName("dlq");
+    kafka.createTopic(dlq, 1);
+    schema_->exec(fmt::format(
+        "CREATE TABLE \"{}\" (id int4 PRIMARY KEY, qty int4 CHECK (qty >= 0), at timestamp)",
+        topic_));
+    if (mode.at("insert.mode") != "insert")  // keys that exist: the batch is staged
+      schema_->exec(fmt::format(
+          "INSERT INTO \"{}\" SELECT i, 100, NULL FROM generate_series(0, 19) i", topic_));
+    std::vector<RealKafka::Message> messages;
+    for (int i = 0; i < 20; ++i)
+      messages.push_back(
+          {0, std::nullopt,
+           fmt::format(R"({{"schema":{{"type":"struct","fields":[)"
+                       R"({{"field":"id","type":"int32"}},{{"field":"qty","type":"int32"}},)"
+                       R"({{"field":"at","type":"int64","optional":true,)"
+                       R"("name":"org.apache.kafka.connect.data.Timestamp"}}]}},)"
+                       R"("payload":{{"id":{},"qty":{},"at":1700000000000}}}})",
+                       i, i == 7 ? -1 : i)});
+    kafka.produce(topic_, messages);
+    Props extra = mode;
+    extra.insert({{"auto.create", "false"},
+                  {"value.converter.schemas.enable", "true"},
+                  {"errors.tolerance", "all"},
+                  {"errors.deadletterqueue.topic.name", dlq},
+                  {"errors.deadletterqueue.topic.replication.factor", "1"}});
+    RunningSink sink(props(extra));
+    const bool stored = waitUntil(
+        [&] {
+          return sink.done() || storedOffsets() == std::map<int, int64_t>{{0, 20}};
+        },
+        60s);
+    sink.stop();
+    ASSERT_TRUE(stored);
+    EXPECT_EQ(sink.error(), "");
+    EXPECT_EQ(storedOffsets(), (std::map<int, int64_t>{{0, 20}}));
+    EXPECT_EQ(kafka.endOffset({dlq, 0}), 1);
+    EXPECT_EQ(schema_->count(topic_), mode.at("insert.mode") == "insert" ? 19 : 20);
+    EXPECT_EQ(schema_->count(topic_, "qty = id AND at IS NOT NULL"), 19);
+    EXPECT_EQ(schema_->count(topic_, "id = 7 AND qty = 7"), 0);
+  }
+}
+
 // A bad record whose dead-letter queue write the broker refuses (the DLQ topic takes no message
 // that large) is safe nowhere: the task fails, and the database stores no offset past it, so the
 // next run reads it again.

@@ -110,7 +110,12 @@ std::vector<PgRowWriter::Segment> PgBatchWriter::segmentsOf(
 }
 
 void PgBatchWriter::writeRows(PgConnection& connection, std::span<const Row* const> rows) {
-  for (const auto& segment : segmentsOf(rows))
+  writeSegments(connection, segmentsOf(rows));
+}
+
+void PgBatchWriter::writeSegments(PgConnection& connection,
+                                  std::span<const PgRowWriter::Segment> segments) {
+  for (const auto& segment : segments)
     writer_.write(connection, *batch_tables_.at(segment.layout), segment);
 }
 
@@ -140,6 +145,11 @@ void PgBatchWriter::isolate(PgConnection& connection, std::span<const Row* const
 // stay locked only for the instant before COMMIT.
 bool PgBatchWriter::transaction(PgConnection& connection, std::span<const Row* const> rows,
                                 std::span<const OffsetStore::Update> offsets, bool isolating) {
+  // Staging tables are created before BEGIN, so that no rollback (the batch's, or a bad record's
+  // savepoint while isolating) takes one away; isolating writes subsets of these segments.
+  const auto segments = segmentsOf(rows);
+  for (const auto& segment : segments)
+    writer_.prepareStaging(connection, *batch_tables_.at(segment.layout), segment);
   PgTransaction tx(connection);
   writer_.beginTransaction();
   if (isolating) {
@@ -147,7 +157,7 @@ bool PgBatchWriter::transaction(PgConnection& connection, std::span<const Row* c
     connection.exec(PgSql::constraintsImmediate());
     isolate(connection, rows);
   } else {
-    writeRows(connection, rows);
+    writeSegments(connection, segments);
   }
   // The records this transaction skips are in the DLQ first (waited for before the offsets rows
   // are locked).

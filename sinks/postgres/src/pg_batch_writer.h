@@ -49,6 +49,7 @@ class PgBatchWriter {
   std::vector<const Row*> prepare(PgConnection& connection, const RecordMapper::Batch& batch);
   std::vector<PgRowWriter::Segment> segmentsOf(std::span<const Row* const> rows) const;
   void writeRows(PgConnection& connection, std::span<const Row* const> rows);
+  void writeSegments(PgConnection& connection, std::span<const PgRowWriter::Segment> segments);
   void isolate(PgConnection& connection, std::span<const Row* const> rows);
   bool transaction(PgConnection& connection, std::span<const Row* const> rows,
                    std::span<const OffsetStore::Update> offsets, bool isolating);

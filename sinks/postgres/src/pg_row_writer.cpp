@@ -87,18 +87,46 @@ PgRowWriter::Encoded PgRowWriter::encode(const PgTable& table, const RecordMappe
   return {std::string(out.buffer()), false};
 }
 
-std::string PgRowWriter::stagingFor(PgConnection& connection, const PgTable& table,
-                                    const std::vector<std::string>& columns,
-                                    const std::vector<bool>& as_timestamptz) {
-  std::string signature = table.id.quoted();
-  for (size_t i = 0; i < columns.size(); ++i)
-    signature += fmt::format("\x1f{}{}", columns[i], as_timestamptz[i] ? "@tz" : "");
-  auto it = staging_.find(signature);
-  if (it == staging_.end()) {
-    const auto name = PgSql::stagingName(next_staging_++);
-    connection.exec(PgSql::createStaging(name, table.id, columns, as_timestamptz));
-    it = staging_.emplace(signature, name).first;
+PgRowWriter::Target PgRowWriter::targetOf(const PgTable& table, const Segment& segment) const {
+  const auto& layout = *segment.layout;
+  const size_t count = segment.op == Op::kDelete ? layout.key_count : layout.columns.size();
+  Target target;
+  for (size_t i = 0; i < count; ++i) {
+    target.columns.push_back(layout.columns[i].name);
+    const bool tz = stagedAsTimestamptz(columnOf(table, target.columns.back()), layout.columns[i],
+                                        timestamps_via_zone_);
+    target.as_timestamptz.push_back(tz);
+    target.convert |= tz;
   }
+  target.staged = segment.op != Op::kInsert || target.convert;
+  return target;
+}
+
+std::string PgRowWriter::stagingSignature(const PgTable& table, const Target& target) {
+  std::string signature = table.id.quoted();
+  for (size_t i = 0; i < target.columns.size(); ++i)
+    signature += fmt::format("\x1f{}{}", target.columns[i], target.as_timestamptz[i] ? "@tz" : "");
+  return signature;
+}
+
+void PgRowWriter::prepareStaging(PgConnection& connection, const PgTable& table,
+                                 const Segment& segment) {
+  if (segment.rows.empty() || segment.op == Op::kTruncate) return;
+  const auto target = targetOf(table, segment);
+  if (!target.staged) return;
+  auto signature = stagingSignature(table, target);
+  if (staging_.contains(signature)) return;
+  const auto name = PgSql::stagingName(next_staging_++);
+  connection.exec(PgSql::createStaging(name, table.id, target.columns, target.as_timestamptz));
+  staging_.emplace(std::move(signature), name);
+}
+
+std::string PgRowWriter::stagingFor(PgConnection& connection, const PgTable& table,
+                                    const Target& target) {
+  const auto it = staging_.find(stagingSignature(table, target));
+  if (it == staging_.end())
+    throw std::logic_error(
+        fmt::format("PgRowWriter: no staging table prepared for {}", table.id.display()));
   // Rows staged earlier in this transaction (a partly isolated batch) must not be applied twice.
   if (!used_in_transaction_.insert(it->second).second)
     connection.exec(PgSql::emptyStaging(it->second));
@@ -113,28 +141,20 @@ void PgRowWriter::write(PgConnection& connection, const PgTable& table, const Se
     return;
   }
   const auto& layout = *segment.layout;
-  const size_t count = segment.op == Op::kDelete ? layout.key_count : layout.columns.size();
-  std::vector<std::string> columns;
-  std::vector<bool> as_timestamptz;
-  bool convert = false;
-  for (size_t i = 0; i < count; ++i) {
-    columns.push_back(layout.columns[i].name);
-    const bool tz = stagedAsTimestamptz(columnOf(table, columns.back()), layout.columns[i],
-                                        timestamps_via_zone_);
-    as_timestamptz.push_back(tz);
-    convert |= tz;
-  }
-  if (segment.op == Op::kUpdate && count <= layout.key_count) return;  // nothing to set
+  const auto target = targetOf(table, segment);
+  const auto& columns = target.columns;
+  if (segment.op == Op::kUpdate && columns.size() <= layout.key_count) return;  // nothing to set
 
-  const auto encoded = encode(table, layout, segment.rows, count, timestamps_via_zone_);
-  auto copy = [&](const std::string& target) {
-    connection.beginCopy(PgSql::copyFrom(target, columns, encoded.binary));
+  const auto encoded = encode(table, layout, segment.rows, columns.size(), timestamps_via_zone_);
+  auto copy = [&](const std::string& into) {
+    connection.beginCopy(PgSql::copyFrom(into, columns, encoded.binary));
     const std::string_view data = encoded.data;
     for (size_t at = 0; at < data.size(); at += kCopyChunk)
       connection.putCopyData(data.substr(at, kCopyChunk));
     connection.endCopy();
   };
-  if (segment.op == Op::kUpsert && !convert && tryCopyingUpsertsStraight(table.id.quoted())) {
+  if (segment.op == Op::kUpsert && !target.convert &&
+      tryCopyingUpsertsStraight(table.id.quoted())) {
     // Keys new to the table (initial loads, append-mostly topics) go in like inserts: COPY into
     // the table itself, under a savepoint. A key that exists fails the COPY with 23505; undo it
     // and take the staged path, and stop trying for a while on this table.
@@ -150,24 +170,24 @@ void PgRowWriter::write(PgConnection& connection, const PgTable& table, const Se
       straightUpsertDone(table.id.quoted(), false);
     }
   }
-  const bool staged = segment.op != Op::kInsert || convert;
-  const std::string target =
-      staged ? stagingFor(connection, table, columns, as_timestamptz) : table.id.quoted();
-  copy(target);
-  if (!staged) return;
-
+  if (!target.staged) {
+    copy(table.id.quoted());
+    return;
+  }
+  const std::string staging = stagingFor(connection, table, target);
+  copy(staging);
   switch (segment.op) {
     case Op::kInsert:
-      connection.exec(PgSql::insertFromStaging(table.id, target, columns));
+      connection.exec(PgSql::insertFromStaging(table.id, staging, columns));
       break;
     case Op::kUpsert:
-      connection.exec(PgSql::upsertFromStaging(table.id, target, columns, layout.key_count));
+      connection.exec(PgSql::upsertFromStaging(table.id, staging, columns, layout.key_count));
       break;
     case Op::kUpdate:
-      connection.exec(PgSql::updateFromStaging(table.id, target, columns, layout.key_count));
+      connection.exec(PgSql::updateFromStaging(table.id, staging, columns, layout.key_count));
       break;
     case Op::kDelete:
-      connection.exec(PgSql::deleteFromStaging(table.id, target, columns));
+      connection.exec(PgSql::deleteFromStaging(table.id, staging, columns));
       break;
     case Op::kTruncate:  // done above, without staging
       break;

@@ -8,7 +8,9 @@
 //
 // Each run is encoded in PostgreSQL's binary COPY format when every value has a binary form for
 // its column, else in the text format (ColumnEncoder). Staging tables are created once per
-// connection and layout, and emptied by the commit (ON COMMIT DELETE ROWS).
+// connection and layout, by prepareStaging() before the transaction that uses them (a rollback
+// would drop one created inside it, while its name stayed here), and emptied by the commit (ON
+// COMMIT DELETE ROWS).
 //
 // Errors are PgErrors from the connection, unclassified here. Single-threaded, like the
 // connection it is used with.
@@ -50,6 +52,10 @@ class PgRowWriter {
   // converted by the server).
   bool needsStaging(const PgTable& table, const RecordMapper::Layout& layout) const;
 
+  // Creates the staging table `segment` will need, if it needs one that does not exist yet.
+  // Called outside any transaction, for every segment a transaction will write.
+  void prepareStaging(PgConnection& connection, const PgTable& table, const Segment& segment);
+
   // Writes `segment` into `table`, which has every column of the segment's layout.
   void write(PgConnection& connection, const PgTable& table, const Segment& segment);
 
@@ -70,9 +76,17 @@ class PgRowWriter {
                         bool timestamps_via_zone);
 
  private:
-  std::string stagingFor(PgConnection& connection, const PgTable& table,
-                         const std::vector<std::string>& columns,
-                         const std::vector<bool>& as_timestamptz);
+  // The columns a segment writes, and how.
+  struct Target {
+    std::vector<std::string> columns;
+    std::vector<bool> as_timestamptz;  // staged as timestamptz, converted by the server
+    bool convert = false;              // any of as_timestamptz
+    bool staged = false;               // through a staging table
+  };
+  Target targetOf(const PgTable& table, const Segment& segment) const;
+  static std::string stagingSignature(const PgTable& table, const Target& target);
+  // The prepared staging table for `target`, emptied if this transaction used it already.
+  std::string stagingFor(PgConnection& connection, const PgTable& table, const Target& target);
 
   // Whether to try an upsert batch as a plain COPY into the table (counting down the batches
   // to skip).
