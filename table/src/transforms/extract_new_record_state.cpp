@@ -19,7 +19,10 @@
 // add.fields / add.headers take envelope fields (op, ts_ms, ts_us, ts_ns), source fields (name
 // or source.name) and transaction fields (id, total_order, data_collection_order), each optionally
 // renamed with `field:new_name`, prefixed with add.fields.prefix / add.headers.prefix.
-// route.by.field names a row field whose value becomes the topic (so the destination table).
+// route.by.field names a row field whose value becomes the topic (so the destination table):
+// `after`'s for a change, `before`'s for a delete (its tombstone too), as Debezium routes them; a
+// routed stream's own tombstones are dropped, and truncate.handling.mode=truncate is refused with
+// it (neither has a row to route by).
 #include <fmt/format.h>
 
 #include <optional>
@@ -179,15 +182,22 @@ class ExtractNewRecordState final : public Transformation {
                                     : Deletes::kRewrite;
     }
     route_by_field_ = config.getString("route.by.field");
+    keep_truncates_ = config.getString("truncate.handling.mode") == "truncate";
+    if (keep_truncates_ && !route_by_field_.empty())
+      throw ConfigException({ConfigProblem{
+          "truncate.handling.mode",
+          "truncate cannot be combined with route.by.field: a truncate event has no row to "
+          "route by, so the table it would empty is unknown"}});
     add_fields_ = parseReferences(config, "add.fields", "add.fields.prefix");
     add_headers_ = parseReferences(config, "add.headers", "add.headers.prefix");
     replace_null_with_default_ = config.getBoolean("replace.null.with.default");
-    keep_truncates_ = config.getString("truncate.handling.mode") == "truncate";
   }
 
   std::optional<ConnectRecord> apply(ConnectRecord record) override {
     if (record.isTombstone()) {
-      if (tombstones_ == Tombstones::kDrop) return std::nullopt;
+      // A routed stream drops its tombstones: they carry no row to route by, and the delete
+      // event before each one already deleted the row where it was routed.
+      if (tombstones_ == Tombstones::kDrop || !route_by_field_.empty()) return std::nullopt;
       for (const auto& h : add_headers_)
         if (h.parent.empty() && h.field == "op")
           record.headers.push_back(
@@ -214,6 +224,8 @@ class ExtractNewRecordState final : public Transformation {
 
     if (is_delete && deletes_ == Deletes::kDrop) return std::nullopt;
     if (is_delete && deletes_ == Deletes::kTombstone) {
+      // Routed by the old row, as Debezium routes it, so it deletes where the row was written.
+      if (!route_by_field_.empty()) record.topic = routeTopic(part(envelope, "before"));
       record.value = {};
       return record;
     }
@@ -260,7 +272,7 @@ class ExtractNewRecordState final : public Transformation {
   }
 
   std::string routeTopic(const SchemaAndValue& row) const {
-    const Value* v = row.value.find(route_by_field_);
+    const Value* v = row.value.isNull() ? nullptr : row.value.find(route_by_field_);
     if (!v || v->kind() != Value::Kind::kString || v->asString().empty())
       throw ConversionError(fmt::format(
           "route.by.field '{}' is not a non-empty string field of the row", route_by_field_));

@@ -6,6 +6,7 @@
 
 #include <deque>
 
+#include "ksink/config_exception.h"
 #include "ksink/conversion_error.h"
 #include "ksink/converter.h"
 #include "ksink/transformation_chain.h"
@@ -181,6 +182,35 @@ TEST_F(ExtractNewRecordStateTest, RouteByFieldSetsTheTopicFromTheRow) {
   EXPECT_EQ(out->topic, "archive");
   configure({{"route.by.field", "id"}});  // not a string: no topic name
   EXPECT_THROW(run(envelope("c", "null", R"({"id":1,"status":"x"})")), ConversionError);
+}
+
+// A delete goes where its row was routed: by the old row's field, as Debezium routes it, in the
+// tombstone mode (the default) and the rewrite mode alike; the stream's own tombstones, which
+// carry no row, are dropped instead of deleting from the topic's table.
+TEST_F(ExtractNewRecordStateTest, RouteByFieldRoutesDeletesByTheOldRow) {
+  const auto old_row = R"({"id":1,"status":"archive"})";
+  for (const auto* mode : {"tombstone", "rewrite", "rewrite-with-tombstone"}) {
+    SCOPED_TRACE(mode);
+    configure({{"route.by.field", "status"}, {"delete.tombstone.handling.mode", mode}});
+    const auto deleted = run(envelope("d", old_row, "null"));
+    ASSERT_TRUE(deleted);
+    EXPECT_EQ(deleted->topic, "archive");
+    EXPECT_EQ(deleted->isTombstone(), std::string_view(mode) == "tombstone");
+    EXPECT_FALSE(run(std::nullopt)) << "a tombstone has no row to route by";
+  }
+  configure({{"route.by.field", "status"},
+             {"delete.handling.mode", "none"},
+             {"drop.tombstones", "false"}});
+  const auto deleted = run(envelope("d", old_row, "null"));
+  ASSERT_TRUE(deleted);
+  EXPECT_EQ(deleted->topic, "archive");
+  EXPECT_FALSE(run(std::nullopt));
+  EXPECT_THROW(run(envelope("d", "null", "null")), ConversionError) << "no old row to route by";
+}
+
+TEST_F(ExtractNewRecordStateTest, RouteByFieldIsRefusedWithKeptTruncates) {
+  EXPECT_THROW(configure({{"route.by.field", "status"}, {"truncate.handling.mode", "truncate"}}),
+               ConfigException);
 }
 
 TEST_F(ExtractNewRecordStateTest, NullFieldsTakeTheSchemaDefaultUnlessTurnedOff) {
