@@ -3,6 +3,9 @@
 // against the schema they belong to).
 #include <fmt/format.h>
 
+#include <charconv>
+#include <cstdlib>
+
 #include "json_converter.h"
 #include "json_values.h"
 
@@ -26,6 +29,20 @@ void setDefault(Schema& schema, dom::element def, const Path& path) {
   std::string buffer;
   schema.default_value = std::make_shared<const Value>(parseWrapped(
       parser, buffer, text, [&](od::value v) { return convertWithSchema(v, schema, path); }));
+}
+
+// A scale is work: a value's text has at least that many digits. One beyond what any database
+// stores makes the record bad, before a value of it is read.
+void checkDecimalScale(const Schema& schema, const Path& path) {
+  const auto it = schema.parameters.find(std::string(Schema::kScaleParameter));
+  if (it == schema.parameters.end()) return;
+  int64_t scale = 0;
+  const auto& text = it->second;
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), scale);
+  if (ec != std::errc() || end != text.data() + text.size() ||
+      std::abs(scale) > Value::kMaxDecimalScale)
+    fail(path, fmt::format("Decimal scale \"{}\" is not a whole number within ±{}", text,
+                           Value::kMaxDecimalScale));
 }
 
 std::shared_ptr<Schema> schemaFromDom(dom::element e, const Path& path) {
@@ -52,6 +69,7 @@ std::shared_ptr<Schema> schemaFromDom(dom::element e, const Path& path) {
           value.get(s) ? simdjson::minify(value) : std::string(s);
     }
   }
+  if (schema->logical() == Schema::Logical::kDecimal) checkDecimalScale(*schema, path);
   if (*type == Schema::Type::kStruct) {
     dom::array fields;
     if (o["fields"].get(fields)) fail(path, "struct schema without \"fields\"");

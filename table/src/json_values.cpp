@@ -171,7 +171,24 @@ Value convertBytes(od::value& v, const Schema& schema, const Path& path) {
   if (!bytes) fail(path, fmt::format("expected base64 for {}", schema));
   if (schema.logical() == Schema::Logical::kDecimal && bytes->empty())
     fail(path, "empty decimal bytes");
+  if (schema.logical() == Schema::Logical::kDecimal && bytes->size() > Value::kMaxDecimalBytes)
+    fail(path,
+         fmt::format("a decimal of {} bytes (at most {})", bytes->size(), Value::kMaxDecimalBytes));
   return Value::bytes(std::move(*bytes));
+}
+
+// Debezium's VariableScaleDecimal carries its scale in each value: bounded as Decimal's is.
+void checkDecimalBounds(const Value& decimal, const Path& path) {
+  const Value* scale = decimal.find("scale");
+  const Value* unscaled = decimal.find("value");
+  if (scale && scale->kind() == Value::Kind::kInt &&
+      std::abs(scale->asInt()) > Value::kMaxDecimalScale)
+    fail(path, fmt::format("decimal scale {} is not within ±{}", scale->asInt(),
+                           Value::kMaxDecimalScale));
+  if (unscaled && unscaled->kind() == Value::Kind::kBytes &&
+      unscaled->asBytes().size() > Value::kMaxDecimalBytes)
+    fail(path, fmt::format("a decimal of {} bytes (at most {})", unscaled->asBytes().size(),
+                           Value::kMaxDecimalBytes));
 }
 
 Value convertStruct(od::value& v, const Schema& schema, const Path& path) {
@@ -202,7 +219,9 @@ Value convertStruct(od::value& v, const Schema& schema, const Path& path) {
     out[i].first = schema.fields[i].name;
     if (!seen[i]) out[i].second = nullFor(*schema.fields[i].schema, Path{&path, out[i].first});
   }
-  return Value::object(std::move(out));
+  Value result = Value::object(std::move(out));
+  if (schema.logical() == Schema::Logical::kVariableScaleDecimal) checkDecimalBounds(result, path);
+  return result;
 }
 
 }  // namespace

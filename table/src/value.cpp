@@ -6,10 +6,12 @@
 #include <array>
 #include <bit>
 #include <cstdio>
+#include <cstdlib>
 #include <limits>
 
 #include "base64.h"
 #include "ksink/civil_date.h"
+#include "ksink/conversion_error.h"
 
 namespace ksink {
 namespace {
@@ -116,6 +118,11 @@ std::string Value::toJson() const {
 }
 
 std::string Value::decimalToString(std::string_view unscaled, int32_t scale) {
+  if (unscaled.size() > kMaxDecimalBytes || std::abs(int64_t{scale}) > kMaxDecimalScale)
+    throw ConversionError(fmt::format(
+        "a decimal of {} bytes at scale {} is beyond the bounds (at most {} bytes, scale "
+        "within ±{})",
+        unscaled.size(), scale, kMaxDecimalBytes, kMaxDecimalScale));
   // Two's complement big-endian → sign + magnitude, then magnitude → decimal digits by repeated
   // division (decimals are short; no big-integer library needed).
   std::vector<uint8_t> mag(unscaled.begin(), unscaled.end());
@@ -149,7 +156,8 @@ std::string Value::decimalToString(std::string_view unscaled, int32_t scale) {
 }
 
 std::optional<std::string> Value::decimalFromString(std::string_view text, int32_t scale) {
-  if (scale < 0) return std::nullopt;
+  if (scale < 0 || scale > kMaxDecimalScale || text.size() > kMaxDecimalDigits + 2)
+    return std::nullopt;
   bool negative = false;
   if (!text.empty() && (text[0] == '-' || text[0] == '+')) {
     negative = text[0] == '-';
@@ -174,7 +182,8 @@ std::optional<std::string> Value::decimalFromString(std::string_view text, int32
     digits.pop_back();
     --fraction;
   }
-  if (fraction > scale) return std::nullopt;
+  if (fraction > scale || digits.size() + static_cast<size_t>(scale - fraction) > kMaxDecimalDigits)
+    return std::nullopt;
   digits.append(static_cast<size_t>(scale - fraction), '0');
   // Decimal digits → big-endian magnitude.
   std::vector<uint8_t> mag{0};

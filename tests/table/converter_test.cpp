@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <random>
 
 #include "json_converter.h"
@@ -268,6 +269,40 @@ TEST(ValueTest, DecimalTextRoundTrips) {
   EXPECT_FALSE(Value::decimalFromString("1.234", 2));
   EXPECT_FALSE(Value::decimalFromString("1e5", 2));
   EXPECT_EQ(Value::decimalFromString("1.50", 1), Value::decimalFromString("1.5", 1));
+}
+
+// A decimal's scale and length are work out of proportion to the record's bytes (scale 2e9 is
+// 2 GB of text): beyond the bounds the record is bad, refused at once, before any work.
+TEST(JsonConverterTest, ADecimalBeyondTheBoundsIsABadRecordRefusedAtOnce) {
+  const auto decimal = [](std::string_view scale, std::string_view value) {
+    return fmt::format(
+        R"({{"schema":{{"type":"bytes","name":"org.apache.kafka.connect.data.Decimal",)"
+        R"("parameters":{{"scale":"{}"}}}},"payload":{}}})",
+        scale, value);
+  };
+  const auto started = std::chrono::steady_clock::now();
+  for (const auto* scale : {"2000000000", "1000000", "-16384", "16384", "x"})
+    EXPECT_THROW(json(decimal(scale, R"("MDk=")")), ConversionError) << scale;
+  EXPECT_THROW(json(decimal("2000000000", "1.5")), ConversionError) << "decimal.format=NUMERIC";
+  // Unscaled bytes past the bound (4 KB of base64: 3072 bytes).
+  EXPECT_THROW(json(decimal("2", "\"" + std::string(4096, 'A') + "\"")), ConversionError);
+  EXPECT_THROW(json(decimal("0", std::string(5000, '9'))), ConversionError);
+  EXPECT_LT(std::chrono::steady_clock::now() - started, std::chrono::seconds(2));
+  // Within the bounds: the largest scale converts.
+  const auto sv = json(decimal("16383", R"("MDk=")"));
+  const auto text = Value::decimalToString(sv.value.asBytes(), 16383);
+  EXPECT_EQ(text.size(), 16385u);
+  EXPECT_TRUE(text.ends_with("12345")) << text.substr(text.size() - 10);
+}
+
+TEST(ValueTest, DecimalTextRefusesWorkBeyondTheBounds) {
+  EXPECT_THROW(Value::decimalToString("\x30\x39", 2000000000), ConversionError);
+  EXPECT_THROW(Value::decimalToString("\x30\x39", -2000000000), ConversionError);
+  EXPECT_THROW(Value::decimalToString(std::string(Value::kMaxDecimalBytes + 1, '\x7f'), 0),
+               ConversionError);
+  EXPECT_FALSE(Value::decimalFromString("1", 2000000000));
+  EXPECT_FALSE(Value::decimalFromString(std::string(Value::kMaxDecimalDigits + 1, '9'), 0));
+  EXPECT_EQ(Value::decimalToString(std::string(Value::kMaxDecimalBytes, '\x7f'), 0).size(), 4932u);
 }
 
 TEST(ValueTest, DatesBeforeTheEpochAndTimestampsFormatInUtc) {

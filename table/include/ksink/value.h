@@ -64,11 +64,20 @@ class Value {
   // Compact JSON text (bytes as base64, as Connect's JsonConverter writes them).
   std::string toJson() const;
 
+  // A decimal's size is work out of proportion to its bytes (a scale of 2000000000 is 2 GB of
+  // text; digits convert in quadratic time), so it is bounded: a scale within ±16383 (the most
+  // PostgreSQL's numeric keeps after the point), at most 4096 digits, at most 2048 unscaled bytes
+  // (any 4096-digit number fits). Beyond them a value is a bad record (ConversionError).
+  static constexpr int64_t kMaxDecimalScale = 16383;
+  static constexpr size_t kMaxDecimalDigits = 4096;
+  static constexpr size_t kMaxDecimalBytes = 2048;
+
   // Text forms of Connect's logical values, as SQL accepts them.
-  // "-12.345" for unscaled bytes of -12345 and scale 3.
+  // "-12.345" for unscaled bytes of -12345 and scale 3. Throws ConversionError beyond the bounds.
   static std::string decimalToString(std::string_view unscaled, int32_t scale);
   // The unscaled bytes of a decimal number's text at `scale` ("1.5" at scale 2 → 150); nullopt
-  // when `text` is not a plain decimal number or has more fractional digits than `scale`.
+  // when `text` is not a plain decimal number, has more fractional digits than `scale`, or is
+  // beyond the bounds.
   static std::optional<std::string> decimalFromString(std::string_view text, int32_t scale);
   static std::string dateToString(int64_t days);               // "2024-02-29"
   static std::string timeToString(int64_t millis_of_day);      // "13:45:07.250"
