@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <charconv>
 
 #include "ksink/conversion_interrupted.h"
 #include "ksink/retriable_error.h"
@@ -50,6 +51,19 @@ char kindCode(const Value& v) {
   return static_cast<char>('a' + static_cast<int>(v.kind()));
 }
 
+// Layout cache keys count what follows instead of separating it, so that no byte a name may
+// contain can make two different shapes read alike.
+void appendCount(std::string& out, size_t n) {
+  char digits[20];
+  out.append(digits, std::to_chars(digits, digits + sizeof digits, n).ptr);
+  out += ':';
+}
+
+void appendCounted(std::string& out, std::string_view text) {
+  appendCount(out, text.size());
+  out += text;
+}
+
 // Appends what identifies the shape of `sv` to a layout cache key.
 void describe(std::string& out, const SchemaAndValue& sv) {
   if (sv.schema) {
@@ -61,9 +75,10 @@ void describe(std::string& out, const SchemaAndValue& sv) {
     out += kindCode(sv.value);
     return;
   }
-  for (const auto& [name, v] : sv.value.asObject()) {
-    out += name;
-    out += '\x1f';
+  const auto& fields = sv.value.asObject();
+  appendCount(out, fields.size());
+  for (const auto& [name, v] : fields) {
+    appendCounted(out, name);
     out += kindCode(v);
   }
 }
@@ -126,13 +141,11 @@ std::shared_ptr<const RecordMapper::MappedLayout> RecordMapper::layoutFor(
     bool is_delete) {
   const bool uses_key = config_.pk_mode == PkMode::kRecordKey;
   auto& cache_key = lookup_key_;
-  cache_key.assign(table);
-  cache_key += is_delete ? "\x1e"
-                           "d"
-                         : "\x1e"
-                           "w";
+  cache_key.clear();
+  appendCounted(cache_key, table);
+  cache_key += is_delete ? 'd' : 'w';
   if (uses_key) describe(cache_key, key);
-  cache_key += '\x1e';
+  cache_key += '|';  // the key's description never ends where the value's could begin
   if (!is_delete) describe(cache_key, value);
   if (auto it = layouts_.find(cache_key); it != layouts_.end()) return it->second;
 

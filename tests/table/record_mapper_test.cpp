@@ -103,6 +103,31 @@ TEST(RecordMapperTest, RowsOfTheSameShapeShareALayout) {
   EXPECT_NE(a->layout.get(), c->layout.get()) << "a different inferred type is another layout";
 }
 
+// Field names may hold any byte, the layout cache's old separator (U+001F) included: a name that
+// contains it is one column, never two, in either order of arrival.
+TEST(RecordMapperTest, FieldNamesHoldingTheUnitSeparatorNeverShareALayoutWithTwoFields) {
+  for (const bool joined_first : {true, false}) {
+    auto m = mapper({});
+    const auto joined_record = record(1, std::nullopt, R"({"x\u001fdy":2})");
+    const auto split_record = record(2, std::nullopt, R"({"x":1.5,"y":2})");
+    std::optional<RecordMapper::Row> joined, split;
+    if (joined_first) {
+      joined = m.map(joined_record);
+      split = m.map(split_record);
+    } else {
+      split = m.map(split_record);
+      joined = m.map(joined_record);
+    }
+    ASSERT_TRUE(joined && split);
+    EXPECT_NE(joined->layout.get(), split->layout.get());
+    EXPECT_EQ(columnNames(*joined), (std::vector<std::string>{std::string("x\x1f"
+                                                                          "dy")}));
+    EXPECT_EQ(columnNames(*split), (std::vector<std::string>{"x", "y"}));
+    ASSERT_EQ(joined->values.size(), 1u);
+    EXPECT_EQ(joined->values[0], Value::integer(2));
+  }
+}
+
 TEST(RecordMapperTest, BadRecordsComeBackWithTheRecordAndDoNotStopTheBatch) {
   auto m = mapper({{"pk.mode", "record_key"}, {"pk.fields", "id"}});
   const std::vector<SinkRecord> records = {
