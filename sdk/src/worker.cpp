@@ -1,11 +1,13 @@
 #include "ksink/worker.h"
 
+#include <fmt/format.h>
+#include <spdlog/spdlog.h>
+
 #include <condition_variable>
 #include <mutex>
+#include <stdexcept>
 #include <thread>
 #include <vector>
-
-#include <spdlog/spdlog.h>
 
 #include "clock.h"
 #include "worker_config.h"
@@ -27,7 +29,8 @@ struct RunState {
 class Worker::Impl {
  public:
   Impl(Config config, TaskFactory factory)
-      : settings_(WorkerConfig::parse(config)), config_(std::move(config)),
+      : settings_(WorkerConfig::parse(config)),
+        config_(std::move(config)),
         factory_(std::move(factory)) {}
 
   void run();
@@ -40,8 +43,8 @@ class Worker::Impl {
   const WorkerConfig settings_;
   const Config config_;
   TaskFactory factory_;
-  const Clock& clock_ = Clock::steady();  // the stop deadline and the wait for it
-  std::mutex mutex_;  // guards tasks_, stop_deadline_
+  const Clock& clock_ = Clock::steady();            // the stop deadline and the wait for it
+  std::mutex mutex_;                                // guards tasks_, stop_deadline_
   std::vector<std::shared_ptr<WorkerTask>> tasks_;  // a sink connector's: WorkerSinkTasks
   std::optional<Clock::time_point> stop_deadline_;
 };
@@ -91,6 +94,7 @@ void Worker::Impl::run() {
 
   std::unique_lock lock(state->mutex);
   bool stopping_others = false;
+  int abandoned = 0;
   while (state->running > 0) {
     std::optional<Clock::time_point> deadline;
     {
@@ -115,6 +119,7 @@ void Worker::Impl::run() {
       spdlog::error("{} task(s) did not stop within task.shutdown.graceful.timeout.ms; abandoning",
                     state->running);
       for (auto& task : tasks_) task->cancel();
+      abandoned = state->running;
       break;
     }
   }
@@ -127,6 +132,12 @@ void Worker::Impl::run() {
   }
   std::lock_guard guard(state->mutex);
   if (state->first_failure) std::rethrow_exception(state->first_failure);
+  // Not a graceful stop: what the abandoned tasks had in flight was neither committed nor closed.
+  if (abandoned > 0)
+    throw std::runtime_error(
+        fmt::format("{} task(s) did not stop within task.shutdown.graceful.timeout.ms and were "
+                    "abandoned",
+                    abandoned));
 }
 
 // Consumers of one group that join at once cost librdkafka 2.0.2 two seconds when the broker
@@ -173,10 +184,18 @@ Worker::Worker(Config config, TaskFactory factory)
 
 Worker::~Worker() = default;
 
-void Worker::run() { impl_->run(); }
-void Worker::stop() { impl_->stop(); }
-ConnectorStatus Worker::status() const { return impl_->status(); }
+void Worker::run() {
+  impl_->run();
+}
+void Worker::stop() {
+  impl_->stop();
+}
+ConnectorStatus Worker::status() const {
+  return impl_->status();
+}
 
-const ConfigDef& Worker::configDef() { return WorkerConfig::configDef(); }
+const ConfigDef& Worker::configDef() {
+  return WorkerConfig::configDef();
+}
 
 }  // namespace ksink

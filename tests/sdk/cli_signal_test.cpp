@@ -85,6 +85,19 @@ TEST_F(CliSignalTest, ThirdSignalExitsAtOnce) {
   EXPECT_LT(Clock::now() - first, std::chrono::milliseconds(kGracefulMs)) << ksink->log();
 }
 
+// One signal, and a task that cannot stop (stuck in put()): it is abandoned once
+// task.shutdown.graceful.timeout.ms has passed, and that is no graceful stop, so the exit is 1.
+TEST_F(CliSignalTest, AStopThatAbandonsATaskExitsOne) {
+  auto ksink = start("stuck-in-put");
+  const auto first = Clock::now();
+  ksink->signal(SIGTERM);
+  const auto status = ksink->wait(10s);
+  ASSERT_TRUE(status.has_value()) << "still running 10 s after the signal\n" << ksink->log();
+  EXPECT_EQ(*status, 1) << ksink->log();
+  EXPECT_GE(Clock::now() - first, std::chrono::milliseconds(kGracefulMs - 100));
+  EXPECT_NE(ksink->log().find("abandoned"), std::string::npos) << ksink->log();
+}
+
 TEST_F(CliSignalTest, GracefulStopThatFinishesInTimeIsNotCutShortByASecondSignal) {
   auto ksink = start("jsonl-file");
   const auto first = Clock::now();

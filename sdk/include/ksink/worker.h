@@ -3,9 +3,10 @@
 //
 // run() blocks until every task has ended. If a task fails, the other tasks are stopped gracefully
 // and run() rethrows the first task's error. stop() may be called from any thread (and a signal
-// handler's helper thread), any number of times: each task finishes its current put(), makes a final
-// preCommit + bounded commit, close()s and stop()s; the whole stop is bounded by
-// task.shutdown.graceful.timeout.ms.
+// handler's helper thread), any number of times: each task finishes its current put(), makes a
+// final preCommit + bounded commit, close()s and stop()s; the whole stop is bounded by
+// task.shutdown.graceful.timeout.ms. A task still running past that bound is abandoned, and run()
+// throws saying so (a stop that could not finish is not a graceful one).
 #pragma once
 
 #include <functional>

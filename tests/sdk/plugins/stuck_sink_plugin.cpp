@@ -18,9 +18,21 @@ class NeverReadySink : public ksink::SinkTask {
   void stop() override {}
 };
 
+// Starts, then never returns from its first put(): no graceful stop can finish.
+class StuckInPutSink : public ksink::SinkTask {
+ public:
+  void start(const ksink::Config&) override {}
+  void put(std::span<const ksink::SinkRecord>) override {
+    for (;;) std::this_thread::sleep_for(std::chrono::hours(1));
+  }
+  void stop() override {}
+};
+
 }  // namespace
 
 KSINK_PLUGIN(registry) {
+  registry.add({"stuck-in-put", [] { return std::make_unique<StuckInPutSink>(); },
+                ksink::ConfigDef(), "A sink whose put() never returns (tests only)"});
   registry.add({"never-ready", [] { return std::make_unique<NeverReadySink>(); },
                 ksink::ConfigDef(), "A sink whose constructor never returns (tests only)"});
 }
