@@ -15,6 +15,7 @@
 #include <memory>
 #include <optional>
 #include <regex>
+#include <set>
 #include <thread>
 #include <vector>
 
@@ -26,6 +27,7 @@
 #include "ksink/worker.h"
 #include "plugin_loader.h"
 #include "status_server.h"
+#include "unknown_keys.h"
 #include "worker_config.h"
 
 namespace ksink {
@@ -38,6 +40,7 @@ struct Connector {
   std::string file;
   Config config;
   const SinkRegistry::Entry* sink = nullptr;
+  std::vector<std::string> warnings;  // keys ksink knows nothing of, ignored
 };
 
 // Worker properties first, the connector's on top (Connect standalone keeps them apart; one
@@ -48,10 +51,10 @@ Connector loadConnector(const std::map<std::string, std::string>& worker, const 
   auto cls = values.contains("connector.class") ? values.at("connector.class") : "";
   const auto* sink = SinkRegistry::global().find(cls, values);
   if (!sink) {
-    throw ConfigException({{"connector.class",
-                            fmt::format("{} (known sinks: {})",
-                                        cls.empty() ? "is required" : "unknown sink '" + cls + "'",
-                                        fmt::join(SinkRegistry::global().names(), ", "))}});
+    throw ConfigException(
+        {{"connector.class", fmt::format("{} (known sinks: {})",
+                                         cls.empty() ? "is required" : "unknown sink '" + cls + "'",
+                                         fmt::join(SinkRegistry::global().names(), ", "))}});
   }
   if (sink->adapt_config) values = sink->adapt_config(std::move(values));
   // Every problem at once: the sink's own keys, then the worker's (which include Connect's
@@ -67,10 +70,22 @@ Connector loadConnector(const std::map<std::string, std::string>& worker, const 
         problems.push_back(p);
     }
   }
-  if (!problems.empty()) throw ConfigException(std::move(problems));
   ConfigDef def = Worker::configDef();
   def.include(sink->config_def);
-  return {file, Config(std::move(values), std::move(def)), sink};
+  auto unknown = findUnknownKeys(def, values);
+  problems.insert(problems.end(), unknown.misspelt.begin(), unknown.misspelt.end());
+  if (!problems.empty()) throw ConfigException(std::move(problems));
+  return {file, Config(std::move(values), std::move(def)), sink, std::move(unknown.ignored)};
+}
+
+// Two connectors of one name would share a consumer group (and a sink's stored offsets), each
+// taking the other's partitions: Connect refuses the second, and so does ksink.
+void requireUniqueName(std::set<std::string>& names, const Connector& connector) {
+  const auto name = connector.config.getString("name");
+  if (!names.insert(name).second)
+    throw ConfigException({{"name", fmt::format("'{}' is the name of an earlier connector of this "
+                                                "process ({} names it again)",
+                                                name, connector.file)}});
 }
 
 // The worker file: log level and plugins take effect before any connector is read.
@@ -105,11 +120,14 @@ int run(const std::string& worker_file, const std::vector<std::string>& connecto
   std::chrono::milliseconds graceful_timeout{0};  // the longest of the connectors'
   try {
     worker_props = readWorker(worker_file);
+    std::set<std::string> names;
     for (const auto& file : connector_files) {
       auto connector = loadConnector(worker_props, file);
+      requireUniqueName(names, connector);
+      for (const auto& w : connector.warnings) spdlog::warn("{}: {}", file, w);
       workers.push_back(std::make_unique<Worker>(connector.config, connector.sink->factory));
-      graceful_timeout = std::max(
-          graceful_timeout, WorkerConfig::parse(connector.config).shutdown_graceful_timeout);
+      graceful_timeout = std::max(graceful_timeout,
+                                  WorkerConfig::parse(connector.config).shutdown_graceful_timeout);
       spdlog::info("connector {} ({}) from {}", connector.config.getString("name"),
                    connector.sink->name, file);
     }
@@ -156,9 +174,10 @@ int run(const std::string& worker_file, const std::vector<std::string>& connecto
       ++received;
       if (received == 1) {
         first_signal = std::chrono::steady_clock::now();
-        spdlog::info("signal {}: stopping gracefully (a second signal forces the exit after "
-                     "task.shutdown.graceful.timeout.ms={})",
-                     sig, graceful_timeout.count());
+        spdlog::info(
+            "signal {}: stopping gracefully (a second signal forces the exit after "
+            "task.shutdown.graceful.timeout.ms={})",
+            sig, graceful_timeout.count());
         stopper = std::thread([&workers] {
           for (auto& w : workers) w->stop();
         });
@@ -204,11 +223,14 @@ int validate(const std::string& worker_file, const std::vector<std::string>& con
     fmt::print("{}: {}\n", worker_file, e.what());
     return kExitBadConfig;
   }
+  std::set<std::string> names;
   for (const auto& file : connector_files) {
     try {
       auto connector = loadConnector(worker_props, file);
+      requireUniqueName(names, connector);
       Worker worker(connector.config, connector.sink->factory);  // validates, connects nothing
       fmt::print("{}: ok ({})\n", file, connector.sink->name);
+      for (const auto& w : connector.warnings) fmt::print("  warning: {}\n", w);
     } catch (const ConfigException& e) {
       ++problems;
       fmt::print("{}: {} problem(s)\n", file, e.problems().size());
@@ -271,25 +293,31 @@ int runCli(int argc, char** argv) {
 
   auto* run_cmd = app.add_subcommand(
       "run", "Run connectors, Kafka Connect standalone style, until SIGTERM/SIGINT");
-  run_cmd->add_option("worker", worker_file, "worker .properties file")->required()
+  run_cmd->add_option("worker", worker_file, "worker .properties file")
+      ->required()
       ->check(CLI::ExistingFile);
-  run_cmd->add_option("connectors", connector_files, "connector .properties file(s)")->required()
+  run_cmd->add_option("connectors", connector_files, "connector .properties file(s)")
+      ->required()
       ->check(CLI::ExistingFile);
 
   auto* validate_cmd = app.add_subcommand(
       "validate", "Check configurations against every declared key; print all problems");
-  validate_cmd->add_option("worker", worker_file, "worker .properties file")->required()
+  validate_cmd->add_option("worker", worker_file, "worker .properties file")
+      ->required()
       ->check(CLI::ExistingFile);
   validate_cmd->add_option("connectors", connector_files, "connector .properties file(s)")
-      ->required()->check(CLI::ExistingFile);
+      ->required()
+      ->check(CLI::ExistingFile);
 
   std::string offsets_connector;
   auto* offsets_cmd = app.add_subcommand(
       "offsets", "Show the connector's consumer group: committed offsets, end offsets, lag");
-  offsets_cmd->add_option("worker", worker_file, "worker .properties file")->required()
+  offsets_cmd->add_option("worker", worker_file, "worker .properties file")
+      ->required()
       ->check(CLI::ExistingFile);
   offsets_cmd->add_option("connector", offsets_connector, "connector .properties file")
-      ->required()->check(CLI::ExistingFile);
+      ->required()
+      ->check(CLI::ExistingFile);
   bool offsets_reset = false;
   std::vector<std::string> offsets_set;
   auto* reset_flag = offsets_cmd->add_flag(

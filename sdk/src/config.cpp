@@ -30,10 +30,18 @@ void appendUnescaped(std::string& out, std::string_view text) {
     }
     const char c = text[++i];
     switch (c) {
-      case 't': out += '\t'; break;
-      case 'n': out += '\n'; break;
-      case 'r': out += '\r'; break;
-      case 'f': out += '\f'; break;
+      case 't':
+        out += '\t';
+        break;
+      case 'n':
+        out += '\n';
+        break;
+      case 'r':
+        out += '\r';
+        break;
+      case 'f':
+        out += '\f';
+        break;
       case 'u':
         if (i + 4 < text.size()) {
           const unsigned code = std::stoul(std::string(text.substr(i + 1, 4)), nullptr, 16);
@@ -50,7 +58,8 @@ void appendUnescaped(std::string& out, std::string_view text) {
           }
         }
         break;
-      default: out += c;
+      default:
+        out += c;
     }
   }
 }
@@ -66,6 +75,9 @@ Config::Config(std::map<std::string, std::string> values, ConfigDef def)
 }
 
 std::map<std::string, std::string> Config::parseProperties(std::string_view text) {
+  // A byte-order mark (editors on Windows write one) is not part of the first key.
+  constexpr std::string_view kUtf8Bom = "\xEF\xBB\xBF";
+  if (text.starts_with(kUtf8Bom)) text.remove_prefix(kUtf8Bom.size());
   std::map<std::string, std::string> out;
   std::string logical;
   std::istringstream in{std::string(text)};
@@ -117,9 +129,13 @@ std::map<std::string, std::string> Config::readProperties(const std::filesystem:
   return parseProperties(buffer.str());
 }
 
-const ConfigDef& Config::definitions() const { return def_ ? *def_ : emptyDef(); }
+const ConfigDef& Config::definitions() const {
+  return def_ ? *def_ : emptyDef();
+}
 
-bool Config::has(std::string_view key) const { return values_.contains(std::string(key)); }
+bool Config::has(std::string_view key) const {
+  return values_.contains(std::string(key));
+}
 
 std::optional<std::string> Config::get(std::string_view key) const {
   if (auto it = values_.find(std::string(key)); it != values_.end()) return it->second;
@@ -173,8 +189,7 @@ std::map<std::string, std::string> Config::withPrefix(std::string_view prefix) c
 
 bool Config::isSecretKey(std::string_view key) {
   return key.ends_with("password") || key.ends_with("sasl.jaas.config") ||
-         key.ends_with("ssl.key.pem") || key.ends_with("client.secret") ||
-         key.ends_with("secret");
+         key.ends_with("ssl.key.pem") || key.ends_with("client.secret") || key.ends_with("secret");
 }
 
 std::string Config::displayValue(std::string_view key) const {

@@ -3,6 +3,9 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <algorithm>
+#include <cctype>
+
 #include "ksink/detail/config_parse.h"
 
 namespace ksink {
@@ -48,8 +51,15 @@ ConfigDef& ConfigDef::check(Check check) {
   return *this;
 }
 
+ConfigDef& ConfigDef::claimPrefix(std::string prefix) {
+  if (std::find(prefixes_.begin(), prefixes_.end(), prefix) == prefixes_.end())
+    prefixes_.push_back(std::move(prefix));
+  return *this;
+}
+
 ConfigDef& ConfigDef::include(const ConfigDef& other) {
   for (const auto& [name, key] : other.keys_) keys_.insert_or_assign(name, key);
+  for (const auto& prefix : other.prefixes_) claimPrefix(prefix);
   checks_.insert(checks_.end(), other.checks_.begin(), other.checks_.end());
   return *this;
 }
@@ -57,6 +67,11 @@ ConfigDef& ConfigDef::include(const ConfigDef& other) {
 const ConfigDef::Key* ConfigDef::find(std::string_view name) const {
   auto it = keys_.find(name);
   return it == keys_.end() ? nullptr : &it->second;
+}
+
+bool ConfigDef::claims(std::string_view name) const {
+  return find(name) || std::any_of(prefixes_.begin(), prefixes_.end(),
+                                   [&](const auto& prefix) { return name.starts_with(prefix); });
 }
 
 std::vector<ConfigProblem> ConfigDef::validate(
@@ -96,6 +111,19 @@ ConfigDef::Validator ConfigDef::oneOf(std::vector<std::string> allowed) {
   return [allowed = std::move(allowed)](std::string_view value) -> std::optional<std::string> {
     for (const auto& a : allowed)
       if (a == detail::trim(value)) return std::nullopt;
+    return fmt::format("'{}' is not one of [{}]", value, fmt::join(allowed, ", "));
+  };
+}
+
+ConfigDef::Validator ConfigDef::oneOfAnyCase(std::vector<std::string> allowed) {
+  return [allowed = std::move(allowed)](std::string_view value) -> std::optional<std::string> {
+    const auto v = detail::trim(value);
+    for (const auto& a : allowed)
+      if (std::equal(a.begin(), a.end(), v.begin(), v.end(), [](char x, char y) {
+            return std::tolower(static_cast<unsigned char>(x)) ==
+                   std::tolower(static_cast<unsigned char>(y));
+          }))
+        return std::nullopt;
     return fmt::format("'{}' is not one of [{}]", value, fmt::join(allowed, ", "));
   };
 }

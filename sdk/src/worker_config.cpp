@@ -81,6 +81,12 @@ ConfigDef makeDef() {
       .define("log.level", Type::kString, "info", Importance::kLow,
               "trace, debug, info, warn, error, critical or off.",
               ConfigDef::oneOf({"trace", "debug", "info", "warn", "error", "critical", "off"}));
+  // Passed to the consumer (and the dead-letter queue's producer), whose client checks them.
+  def.claimPrefix("consumer.")
+      .claimPrefix("producer.")
+      .claimPrefix("security.protocol")
+      .claimPrefix("ssl.")
+      .claimPrefix("sasl.");
   def.include(ErrorsConfig::configDef());
   return def;
 }
@@ -139,15 +145,16 @@ WorkerConfig WorkerConfig::parse(const Config& raw, const ConfigDef& sink_keys) 
   if (out.topics.empty() && out.topics_regex.empty()) {
     problems.push_back({"topics", "Must configure one of topics or topics.regex"});
   } else if (!out.topics.empty() && !out.topics_regex.empty()) {
-    problems.push_back({"topics.regex",
-                        "topics and topics.regex are mutually exclusive options, but both are set."});
+    problems.push_back(
+        {"topics.regex",
+         "topics and topics.regex are mutually exclusive options, but both are set."});
   }
   if (!out.topics_regex.empty()) {
     try {
       std::regex check(out.topics_regex);
     } catch (const std::regex_error& e) {
-      problems.push_back({"topics.regex", fmt::format("is not a valid regular expression: {}",
-                                                      e.what())});
+      problems.push_back(
+          {"topics.regex", fmt::format("is not a valid regular expression: {}", e.what())});
     }
   }
 
@@ -195,8 +202,8 @@ WorkerConfig WorkerConfig::parse(const Config& raw, const ConfigDef& sink_keys) 
   }
   if (auto it = props.find("enable.auto.commit");
       it != props.end() && detail::parseBoolean(it->second.first).value_or(true)) {
-    problems.push_back({it->second.second,
-                        "must stay false: ksink commits only what the sink confirmed"});
+    problems.push_back(
+        {it->second.second, "must stay false: ksink commits only what the sink confirmed"});
   }
   if (auto it = props.find("enable.auto.offset.store");
       it != props.end() && detail::parseBoolean(it->second.first).value_or(true)) {
@@ -237,8 +244,8 @@ WorkerConfig WorkerConfig::parse(const Config& raw, const ConfigDef& sink_keys) 
   char errstr[512];
   for (const auto& [key, entry] : props) {
     if (isJavaOnlyKey(key)) continue;
-    if (rd_kafka_conf_set(scratch.get(), key.c_str(), entry.first.c_str(), errstr,
-                          sizeof errstr) != RD_KAFKA_CONF_OK) {
+    if (rd_kafka_conf_set(scratch.get(), key.c_str(), entry.first.c_str(), errstr, sizeof errstr) !=
+        RD_KAFKA_CONF_OK) {
       problems.push_back({entry.second, errstr});
       continue;
     }

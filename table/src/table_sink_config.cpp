@@ -7,6 +7,7 @@
 
 #include "jdbc_sink_compat.h"
 #include "ksink/converter.h"
+#include "ksink/detail/config_parse.h"
 #include "ksink/transformation_chain.h"
 
 namespace ksink {
@@ -44,62 +45,71 @@ std::string TableSinkConfig::tableName(std::string_view topic) const {
   return out;
 }
 
-TableSinkConfig TableSinkConfig::parse(const Config& config) {
-  // Validate against our own keys even when the Config was built with other definitions.
-  std::vector<ConfigProblem> problems = configDef().validate(config.values());
+namespace {
+
+// The keys' values (their defaults where unset) without any check: the rules and parse() read
+// the same fields.
+TableSinkConfig read(const std::map<std::string, std::string>& values) {
   auto str = [&](std::string_view key) {
-    auto v = config.get(key);
-    if (v) return *v;
-    const auto* k = configDef().find(key);
+    if (auto it = values.find(std::string(key)); it != values.end()) return it->second;
+    const auto* k = TableSinkConfig::configDef().find(key);
     return k && k->default_value ? *k->default_value : std::string();
   };
   auto list = [&](std::string_view key) {
     std::vector<std::string> out;
-    std::string item;
-    for (const char c : str(key) + ",") {
-      if (c != ',') {
-        item += c;
-        continue;
-      }
-      const auto b = item.find_first_not_of(" \t"), e = item.find_last_not_of(" \t");
-      if (b != std::string::npos) {
-        auto trimmed = item.substr(b, e - b + 1);
-        if (std::find(out.begin(), out.end(), trimmed) == out.end()) out.push_back(trimmed);
-      }
-      item.clear();
-    }
+    for (auto& item : detail::parseList(str(key)))
+      if (std::find(out.begin(), out.end(), item) == out.end()) out.push_back(std::move(item));
     return out;
   };
-  auto boolean = [&](std::string_view key) { return lower(str(key)) == "true"; };
+  auto boolean = [&](std::string_view key) {
+    return lower(std::string(detail::trim(str(key)))) == "true";
+  };
 
   TableSinkConfig out;
   out.connector_name = str("name");
   out.table_name_format = str("table.name.format");
-  out.insert_mode = insertModeOf(lower(str("insert.mode")));
-  out.pk_mode = pkModeOf(lower(str("pk.mode")));
+  out.insert_mode = insertModeOf(lower(std::string(detail::trim(str("insert.mode")))));
+  out.pk_mode = pkModeOf(lower(std::string(detail::trim(str("pk.mode")))));
   out.pk_fields = list("pk.fields");
   out.fields_whitelist = list("fields.whitelist");
   out.delete_enabled = boolean("delete.enabled");
   out.auto_create = boolean("auto.create");
   out.auto_evolve = boolean("auto.evolve");
-  if (problems.empty()) out.batch_size = static_cast<int32_t>(std::stol(str("batch.size")));
+  out.batch_size = static_cast<int32_t>(detail::parseLong(str("batch.size")).value_or(0));
+  return out;
+}
 
-  if (out.table_name_format.empty()) problems.push_back({"table.name.format", "must not be empty"});
-  if (out.delete_enabled && out.pk_mode != PkMode::kRecordKey)
+// Confluent's rules between keys. A rule of the definitions (ConfigDef::check), so that
+// `ksink validate` applies them as `ksink run` does, before anything connects.
+std::vector<ConfigProblem> crossKeyProblems(const std::map<std::string, std::string>& values) {
+  const auto c = read(values);
+  std::vector<ConfigProblem> problems;
+  if (c.table_name_format.empty()) problems.push_back({"table.name.format", "must not be empty"});
+  if (c.delete_enabled && c.pk_mode != PkMode::kRecordKey)
     problems.push_back({"delete.enabled",
                         "delete.enabled=true requires pk.mode=record_key (deletes find rows by "
                         "the record key)"});
-  if (out.insert_mode != InsertMode::kInsert && out.pk_mode == PkMode::kNone)
+  if (c.insert_mode != InsertMode::kInsert && c.pk_mode == PkMode::kNone)
     problems.push_back({"insert.mode", fmt::format("insert.mode={} needs a primary key: set "
                                                    "pk.mode to kafka, record_key or record_value",
-                                                   str("insert.mode"))});
-  if (out.pk_mode == PkMode::kKafka && !out.pk_fields.empty() && out.pk_fields.size() != 3)
+                                                   values.at("insert.mode"))});
+  if (c.pk_mode == PkMode::kKafka && !c.pk_fields.empty() && c.pk_fields.size() != 3)
     problems.push_back({"pk.fields",
                         "pk.mode=kafka takes no pk.fields or exactly three names "
                         "(topic, partition and offset columns)"});
-  if (out.pk_mode == PkMode::kNone && !out.pk_fields.empty())
+  if (c.pk_mode == PkMode::kNone && !c.pk_fields.empty())
     problems.push_back({"pk.fields", "pk.fields is set but pk.mode=none"});
+  return problems;
+}
+
+}  // namespace
+
+TableSinkConfig TableSinkConfig::parse(const Config& config) {
+  // Validate against our own keys (and rules) even when the Config was built with other
+  // definitions.
+  auto problems = configDef().validate(config.values());
   if (!problems.empty()) throw ConfigException(std::move(problems));
+  auto out = read(config.values());
   if (out.pk_mode == PkMode::kKafka && out.pk_fields.empty())
     out.pk_fields = {std::string(kTopicColumn), std::string(kPartitionColumn),
                      std::string(kOffsetColumn)};
@@ -114,13 +124,14 @@ const ConfigDef& TableSinkConfig::configDef() {
     ConfigDef d;
     d.define("table.name.format", Type::kString, "${topic}", Importance::kMedium,
              "Destination table name; ${topic} is replaced by the record's topic")
+        // In any case, as Confluent's sink reads them (InsertMode.valueOf(….toUpperCase())).
         .define("insert.mode", Type::kString, "insert", Importance::kHigh,
                 "insert: plain inserts; upsert: insert or update by primary key; update: update "
                 "existing rows by primary key",
-                ConfigDef::oneOf({"insert", "upsert", "update"}))
+                ConfigDef::oneOfAnyCase({"insert", "upsert", "update"}))
         .define("pk.mode", Type::kString, "none", Importance::kHigh,
                 "Primary key: none, kafka (topic, partition, offset), record_key, record_value",
-                ConfigDef::oneOf({"none", "kafka", "record_key", "record_value"}))
+                ConfigDef::oneOfAnyCase({"none", "kafka", "record_key", "record_value"}))
         .define("pk.fields", Type::kList, "", Importance::kMedium,
                 "Primary key field names (meaning depends on pk.mode, as in the JDBC sink)")
         .define("fields.whitelist", Type::kList, "", Importance::kMedium,
@@ -136,6 +147,7 @@ const ConfigDef& TableSinkConfig::configDef() {
     d.include(Converter::configDef());
     d.include(TransformationChain::configDef());  // RecordMapper runs the chain
     detail::defineJdbcSinkCompatKeys(d);
+    d.check(crossKeyProblems);
     return d;
   }();
   return def;

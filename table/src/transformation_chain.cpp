@@ -84,6 +84,7 @@ const ConfigDef& TransformationChain::configDef() {
              "Aliases of the predicates transforms may name in transforms.<alias>.predicate; "
              "each has predicates.<alias>.type and its own keys.");
     // The keys the aliases name, checked whole (types, their own keys, unused aliases).
+    d.claimPrefix("transforms.").claimPrefix("predicates.");
     d.check([](const std::map<std::string, std::string>& values) { return problems(values); });
     return d;
   }();

@@ -91,6 +91,91 @@ TEST_F(CliTest, ValidatePrintsEveryProblemAtOnce) {
     EXPECT_NE(r.output.find(key), std::string::npos) << key << "\n" << r.output;
 }
 
+// A misspelt key would silently take its default (insert.mdoe=upsert runs inserts): within two
+// edits of a known key it is refused, by validate and by run before anything connects, naming
+// the key it was likely meant to be; in the worker file as in the connector's.
+TEST_F(CliTest, AMisspeltKeyIsRefusedNamingTheKeyItWasLikelyMeantToBe) {
+  std::ofstream(dir_ / "worker.properties")
+      << "bootstrap.servers=127.0.0.1:1\noffset.flush.intervl.ms=100\n";
+  auto c = connector(
+      "name=x\nconnector.class=postgres\nconnection.url=postgresql://127.0.0.1:1/x\ntopics=a\n"
+      "insert.mdoe=upsert\npk.mode=record_key\nerrors.tolerence=all\n"
+      "value.converter.schemas.enabel=false\ntransfroms=unwrap\n");
+  for (const char* command : {"validate", "run"}) {
+    auto r = runKsink(fmt::format("{} {}", command, files(c)), KSINK_BIN);
+    EXPECT_EQ(r.exit_code, 2) << r.output;
+    for (const auto& [key, meant] : std::vector<std::pair<std::string, std::string>>{
+             {"insert.mdoe", "insert.mode"},
+             {"errors.tolerence", "errors.tolerance"},
+             {"offset.flush.intervl.ms", "offset.flush.interval.ms"},
+             {"value.converter.schemas.enabel", "value.converter.schemas.enable"},
+             {"transfroms", "transforms"}})
+      EXPECT_NE(r.output.find(
+                    fmt::format("{}: is not a key ksink knows; did you mean `{}`?", key, meant)),
+                std::string::npos)
+          << command << ": " << key << "\n"
+          << r.output;
+  }
+}
+
+// A key far from every known one (a Kafka Connect worker key with no meaning here, say) is
+// reported and ignored; keys under the client and transform prefixes are their parts' to check.
+TEST_F(CliTest, AnUnknownKeyFarFromEveryKnownOneIsWarnedAndTheConfigAccepted) {
+  std::ofstream(dir_ / "worker.properties")
+      << "bootstrap.servers=127.0.0.1:1\nrest.advertised.host.name=h\n";
+  auto c = connector(
+      "name=x\nconnector.class=sqlite\nconnection.url=sqlite:///tmp/x.db\ntopics=a\n"
+      "consumer.override.session.timeout.ms=10000\nsecurity.protocol=PLAINTEXT\n"
+      "transforms=r\ntransforms.r.type=RegexRouter\ntransforms.r.regex=a\n"
+      "transforms.r.replacement=b\n");
+  auto r = runKsink("validate " + files(c), KSINK_BIN);
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("ok (sqlite)"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("warning: rest.advertised.host.name: not a key ksink knows; ignored"),
+            std::string::npos)
+      << r.output;
+  EXPECT_EQ(r.output.find("warning: consumer."), std::string::npos) << r.output;
+  EXPECT_EQ(r.output.find("warning: transforms."), std::string::npos) << r.output;
+  EXPECT_EQ(r.output.find("warning: security."), std::string::npos) << r.output;
+}
+
+// What run refuses, validate refuses, before anything connects: Confluent's rules between keys
+// included; enum values in any case, as Confluent's sink reads them.
+TEST_F(CliTest, ValidateAndRunApplyTheRulesBetweenKeysBeforeConnecting) {
+  auto bad = connector(
+      "name=x\nconnector.class=postgres\nconnection.url=postgresql://127.0.0.1:1/x\ntopics=a\n"
+      "insert.mode=upsert\npk.mode=none\ndelete.enabled=true\n");
+  for (const char* command : {"validate", "run"}) {
+    auto r = runKsink(fmt::format("{} {}", command, files(bad)), KSINK_BIN);
+    EXPECT_EQ(r.exit_code, 2) << command << "\n" << r.output;
+    EXPECT_NE(r.output.find("insert.mode: insert.mode=upsert needs a primary key"),
+              std::string::npos)
+        << command << "\n"
+        << r.output;
+    EXPECT_NE(r.output.find("delete.enabled: delete.enabled=true requires pk.mode=record_key"),
+              std::string::npos)
+        << command << "\n"
+        << r.output;
+  }
+  auto upper = connector(
+      "name=x\nconnector.class=postgres\nconnection.url=postgresql://127.0.0.1:1/x\ntopics=a\n"
+      "insert.mode=UPSERT\npk.mode=Record_Value\npk.fields=id\n");
+  auto r = runKsink("validate " + files(upper), KSINK_BIN);
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+}
+
+// Two connectors of one name would share a consumer group and stored offsets.
+TEST_F(CliTest, TheSameConnectorNameTwiceIsRefused) {
+  auto c = connector("name=x\nconnector.class=jsonl-file\nfile=/tmp/x\ntopics=a\n");
+  for (const char* command : {"validate", "run"}) {
+    auto r = runKsink(fmt::format("{} {} '{}'", command, files(c), c.string()));
+    EXPECT_EQ(r.exit_code, 2) << command << "\n" << r.output;
+    EXPECT_NE(r.output.find("name: 'x' is the name of an earlier connector"), std::string::npos)
+        << command << "\n"
+        << r.output;
+  }
+}
+
 TEST_F(CliTest, ValidateAcceptsAGoodConfig) {
   auto c = connector("name=x\nconnector.class=jsonl-file\nfile=/tmp/x\ntopics=a\n");
   auto r = runKsink("validate " + files(c));

@@ -32,6 +32,32 @@ TEST(Config, ParsesJavaPropertiesSyntax) {
   EXPECT_EQ(values.size(), 6u);
 }
 
+TEST(Config, AByteOrderMarkIsNotPartOfTheFirstKey) {
+  const auto values = Config::parseProperties("\xEF\xBB\xBFname=x\nmode=upsert\n");
+  EXPECT_EQ(values, (std::map<std::string, std::string>{{"name", "x"}, {"mode", "upsert"}}));
+}
+
+TEST(Config, OneOfAnyCaseAcceptsTheAllowedValuesInAnyCase) {
+  const auto check = ConfigDef::oneOfAnyCase({"insert", "upsert"});
+  EXPECT_EQ(check("UPSERT"), std::nullopt);
+  EXPECT_EQ(check(" Insert "), std::nullopt);
+  EXPECT_NE(check("upserts"), std::nullopt);
+}
+
+// What the unknown-key check stands on: a key is known when defined or under a claimed prefix.
+TEST(Config, ClaimedPrefixesMakeTheirKeysKnownAndIncludeCarriesThem) {
+  ConfigDef def = sampleDef();
+  def.claimPrefix("consumer.");
+  ConfigDef combined;
+  combined.include(def);
+  for (const auto* d : {&def, &combined}) {
+    EXPECT_TRUE(d->claims("mode"));
+    EXPECT_TRUE(d->claims("consumer.session.timeout.ms"));
+    EXPECT_FALSE(d->claims("consumer"));
+    EXPECT_FALSE(d->claims("mdoe"));
+  }
+}
+
 TEST(Config, TypedGettersFallBackToDeclaredDefaults) {
   Config config({{"name", "x"}}, sampleDef());
   EXPECT_EQ(config.getLong("interval.ms"), 1000);

@@ -44,10 +44,16 @@ class ConfigDef {
   }
   // Adds a rule over the whole configuration, run by validate() after the keys' own checks.
   ConfigDef& check(Check check);
-  // Adds every key and rule of `other` (used to combine the worker's and a sink's definitions).
+  // Keys under `prefix` belong to a part that checks them itself (a Kafka client's properties,
+  // the transforms' own keys): they are known here without being defined one by one.
+  ConfigDef& claimPrefix(std::string prefix);
+  // Adds every key, prefix and rule of `other` (used to combine the worker's and a sink's
+  // definitions).
   ConfigDef& include(const ConfigDef& other);
 
   const Key* find(std::string_view name) const;
+  // Whether `name` is defined here or lies under a claimed prefix.
+  bool claims(std::string_view name) const;
   const std::map<std::string, Key, std::less<>>& keys() const { return keys_; }
 
   // Every problem of `values` against the definitions: missing required keys, values that do not
@@ -58,10 +64,12 @@ class ConfigDef {
   // Validators for the common cases.
   static Validator atLeast(int64_t min);
   static Validator oneOf(std::vector<std::string> allowed);
+  static Validator oneOfAnyCase(std::vector<std::string> allowed);  // "UPSERT" for "upsert"
   static Validator nonEmpty();
 
  private:
   std::map<std::string, Key, std::less<>> keys_;
+  std::vector<std::string> prefixes_;
   std::vector<Check> checks_;
 };
 
