@@ -57,7 +57,9 @@ class TimestampConverter : public Transformation {
   void configure(const Config& config) override {
     field_ = config.getString("field");
     target_ = kindOf(trim(config.getString("target.type")));
-    const auto precision = trim(config.getString("unix.precision"));
+    // The text outlives its trimmed view (a view of the temporary read past its end).
+    const auto precision_text = config.getString("unix.precision");
+    const auto precision = trim(precision_text);
     precision_ = precision == "seconds"        ? Precision::kSeconds
                  : precision == "microseconds" ? Precision::kMicros
                  : precision == "nanoseconds"  ? Precision::kNanos
