@@ -5,6 +5,7 @@
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
+#include <set>
 #include <thread>
 
 namespace ksink {
@@ -21,15 +22,17 @@ constexpr milliseconds kLookupTimeout{10000};
 OffsetMap WorkerRebalanceListener::onPartitionsAssigned(
     const std::vector<TopicPartition>& partitions) {
   auto& s = state_;
-  ++s.assignment_epoch;
+  s.assignment.rebalancing();
   // Where each partition starts: its committed offset, else auto.offset.reset's end.
   OffsetMap start = committedOffsets(partitions);
   const auto reset = s.settings.consumer_properties.count("auto.offset.reset")
                          ? s.settings.consumer_properties.at("auto.offset.reset")
                          : std::string("earliest");
+  std::set<TopicPartition> read_from_watermarks;
   for (const auto& tp : partitions) {
-    s.assigned.insert(tp);
+    s.assignment.add(tp);
     if (!start.contains(tp)) {
+      read_from_watermarks.insert(tp);
       // Unanswered: the partition is assigned without a start, and librdkafka applies
       // auto.offset.reset itself.
       if (auto marks =
@@ -43,7 +46,7 @@ OffsetMap WorkerRebalanceListener::onPartitionsAssigned(
     const auto it = start.find(tp);
     s.ledger.assign(tp, it == start.end() ? std::nullopt : std::optional<int64_t>(it->second));
   }
-  s.metrics.partition_count = static_cast<int64_t>(s.assigned.size());
+  s.metrics.partition_count = static_cast<int64_t>(s.assignment.assigned().size());
   // Rewinds requested inside open() are applied as the start offsets: before the first fetch.
   s.assign_rewinds.emplace();
   try {
@@ -56,16 +59,42 @@ OffsetMap WorkerRebalanceListener::onPartitionsAssigned(
   s.assign_rewinds.reset();
   const std::set<TopicPartition> opened(partitions.begin(), partitions.end());
   for (const auto& [tp, offset] : rewinds) {
-    if (!opened.contains(tp)) {
+    if (!opened.contains(tp)) continue;
+    start[tp] = offset;
+    read_from_watermarks.erase(tp);
+  }
+  // Before the ledger takes the rewinds: a failed start must not commit them.
+  requireStartsWithinPartitions(start, read_from_watermarks);
+  for (const auto& [tp, offset] : rewinds) {
+    if (opened.contains(tp)) {
+      s.ledger.rewind(tp, offset);
+    } else {
       // Assigned before (cooperative assignment): its fetch position moves by a seek, which the
       // loop does before its next commit.
       s.pending_rewinds[tp] = offset;
-      continue;
     }
-    s.ledger.rewind(tp, offset);
-    start[tp] = offset;
   }
   return start;
+}
+
+// Started there, librdkafka would reset the partition to auto.offset.reset's end, and a sink
+// that stores its offsets would take every record below the stored one for written and drop it:
+// records lost without a word. Stop instead, and say how to move on.
+void WorkerRebalanceListener::requireStartsWithinPartitions(
+    const OffsetMap& start, const std::set<TopicPartition>& read_from_watermarks) {
+  for (const auto& [tp, offset] : start) {
+    if (read_from_watermarks.contains(tp)) continue;
+    const auto marks =
+        state_.consumer->watermarks(tp, std::min(kLookupTimeout, state_.settings.lookup_timeout));
+    if (!marks || offset <= marks->second) continue;  // unknown, or within the partition
+    throw std::runtime_error(fmt::format(
+        "{} would start at offset {}, past the partition's end ({}): the topic was deleted and "
+        "created again (or truncated) since that offset was stored. Rather than skip what the "
+        "partition holds now, the task stops. With the connector stopped, move where it "
+        "resumes with `ksink offsets <worker.properties> <connector.properties> --set "
+        "{}:{}={}` (the partition's start), or forget its offsets with --reset",
+        tp, offset, marks->second, tp.topic, tp.partition, marks->first));
+  }
 }
 
 OffsetMap WorkerRebalanceListener::committedOffsets(const std::vector<TopicPartition>& partitions) {
@@ -89,14 +118,14 @@ OffsetMap WorkerRebalanceListener::committedOffsets(const std::vector<TopicParti
 void WorkerRebalanceListener::afterAssigned(const std::vector<TopicPartition>& partitions) {
   std::vector<TopicPartition> to_pause;
   for (const auto& tp : partitions)
-    if (delivery_.pausedForRedelivery() || state_.isPaused(tp)) to_pause.push_back(tp);
+    if (delivery_.pausedForRedelivery() || state_.assignment.isPaused(tp)) to_pause.push_back(tp);
   state_.consumer->pause(to_pause);
 }
 
 void WorkerRebalanceListener::onPartitionsRevoked(const std::vector<TopicPartition>& partitions,
                                                   bool lost) {
   auto& s = state_;
-  ++s.assignment_epoch;
+  s.assignment.rebalancing();
   if (s.task_stopped) return;  // KAFKA-10188: nothing reaches the task after stop()
   // The partitions are gone whatever close() does: forget them even when it throws, or the
   // shutdown that the failure starts would preCommit, close and commit them once more (for lost
@@ -126,19 +155,18 @@ void WorkerRebalanceListener::forgetPartitions(const std::vector<TopicPartition>
   // librdkafka keeps an application pause across unassign/assign: clear ours now.
   std::vector<TopicPartition> paused;
   for (const auto& tp : partitions)
-    if (delivery_.pausedForRedelivery() || s.isPaused(tp)) paused.push_back(tp);
+    if (delivery_.pausedForRedelivery() || s.assignment.isPaused(tp)) paused.push_back(tp);
   s.consumer->resume(paused);
   for (const auto& tp : partitions) {
     s.ledger.remove(tp);
-    s.assigned.erase(tp);
-    s.paused_by_task.erase(tp);
+    s.assignment.remove(tp);
     s.pending_rewinds.erase(tp);
   }
   s.batch.dropPartitions(removed);
   std::erase_if(s.parked,
                 [&](const MessagePtr& m) { return removed.contains(partitionOf(m.get())); });
   delivery_.resumeIfNothingToRedeliver();
-  s.metrics.partition_count = static_cast<int64_t>(s.assigned.size());
+  s.metrics.partition_count = static_cast<int64_t>(s.assignment.assigned().size());
 }
 
 }  // namespace ksink

@@ -1,14 +1,16 @@
 // WorkerRebalanceListener: what WorkerSinkTask does when the group changes its assignment —
 // Connect's HandleRebalance. An assigned partition starts at its committed offset (read for
 // default.api.timeout.ms, never guessed; else auto.offset.reset's end), then the task's open()
-// runs, and the rewinds it asks for there become the start offsets. A revoked partition gets its
-// revocation commit (which closes it); a lost one is only closed, never committed. Either way it is
-// forgotten: ledger, pauses, rewinds, buffered records.
+// runs, and the rewinds it asks for there become the start offsets; a start past the partition's
+// end (the topic was created again) fails the task rather than reset and skip. A revoked partition
+// gets its revocation commit (which closes it); a lost one is only closed, never committed. Either
+// way it is forgotten: ledger, pauses, rewinds, buffered records.
 //
 // Changes the state's assignment, ledger, pauses, rewinds, batch and parked messages.
 // Thread-safety: librdkafka calls it inside KafkaConsumer::poll(), so on the task's thread only.
 #pragma once
 
+#include <set>
 #include <vector>
 
 #include "kafka_consumer.h"
@@ -31,6 +33,10 @@ class WorkerRebalanceListener final : public RebalanceListener {
  private:
   // The committed offsets of newly assigned partitions; throws when they cannot be read.
   OffsetMap committedOffsets(const std::vector<TopicPartition>& partitions);
+  // Throws when a start (other than those in `read_from_watermarks`) lies past its partition's
+  // end: the topic was deleted and created again since the offset was stored.
+  void requireStartsWithinPartitions(const OffsetMap& start,
+                                     const std::set<TopicPartition>& read_from_watermarks);
   // Drops every trace of partitions no longer assigned (ledger, pauses, rewinds, buffered records).
   void forgetPartitions(const std::vector<TopicPartition>& partitions);
 

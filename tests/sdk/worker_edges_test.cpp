@@ -129,6 +129,39 @@ TEST_F(WorkerScenarios, AFailedCommittedOffsetLookupIsRetriedNotGuessed) {
   EXPECT_EQ(deliveredOffsets(calls(), tp0_), (std::vector<int64_t>{4, 5, 6, 7, 8, 9}));
 }
 
+// A topic deleted and created again holds fewer records than the offset the sink stored: started
+// there, the consumer would reset to the start and the sink drop everything below its stored
+// offset as written. The task fails instead, naming the partition and the way out; nothing is
+// delivered and nothing committed.
+TEST_F(WorkerScenarios, AStartPastThePartitionsEndFailsTheTaskNamingTheWayOut) {
+  mock().createTopic(topic_, 1);
+  mock().produceValues(topic_, 0, 10);
+  script_->rewindInOpen({{tp0_, 1000}});  // what a sink stored before the topic was recreated
+  WorkerRunner worker(props(), factory());
+  ASSERT_TRUE(worker.run().waitFinished(kWait)) << describe(calls());
+  const auto error = worker.run().errorMessage();
+  EXPECT_NE(
+      error.find(fmt::format("{} would start at offset 1000, past the partition's end (10)", tp0_)),
+      std::string::npos)
+      << error;
+  EXPECT_NE(error.find(fmt::format("--set {}:0=0", topic_)), std::string::npos) << error;
+  EXPECT_TRUE(deliveredRecords(calls()).empty()) << describe(calls());
+  EXPECT_FALSE(mock().committed(group_, tp0_).has_value());
+}
+
+// A stored offset at the partition's end (everything written) is an ordinary start.
+TEST_F(WorkerScenarios, AStartAtThePartitionsEndIsOrdinary) {
+  mock().createTopic(topic_, 1);
+  mock().produceValues(topic_, 0, 10);
+  script_->rewindInOpen({{tp0_, 10}});
+  WorkerRunner worker(props(), factory());
+  mock().produceValues(topic_, 0, 3);
+  ASSERT_TRUE(waitFor([&](const auto& c) { return deliveredOffsets(c, tp0_).size() == 3; }))
+      << describe(calls());
+  EXPECT_EQ(deliveredOffsets(calls(), tp0_), (std::vector<int64_t>{10, 11, 12}));
+  EXPECT_FALSE(worker.run().finished());
+}
+
 // OffsetFetch keeps failing: after default.api.timeout.ms the task fails rather than start the
 // partition anywhere, and delivers nothing.
 TEST_F(WorkerScenarios, ACommittedOffsetLookupThatKeepsFailingFailsTheTask) {
