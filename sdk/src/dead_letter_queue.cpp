@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "rdkafka_handles.h"
+#include "rdkafka_timeout.h"
 
 namespace ksink {
 namespace {
@@ -75,12 +76,14 @@ struct DeadLetterQueue::Producer {
   std::unique_ptr<rd_kafka_t, KafkaDeleter> rk;
 };
 
-DeadLetterQueue::DeadLetterQueue(const ErrorsConfig& config, std::string connector, int task_id)
+DeadLetterQueue::DeadLetterQueue(const ErrorsConfig& config, std::string connector, int task_id,
+                                 std::chrono::milliseconds queue_full_timeout)
     : producer_(std::make_unique<Producer>()),
       topic_(config.dlq_topic),
       connector_(std::move(connector)),
       task_id_(task_id),
-      context_headers_(config.dlq_context_headers) {
+      context_headers_(config.dlq_context_headers),
+      queue_full_timeout_(queue_full_timeout) {
   ConfHandle conf(rd_kafka_conf_new());
   char err[512];
   for (const auto& [key, value] : config.producer_properties)
@@ -146,23 +149,29 @@ void DeadLetterQueue::send(const SinkRecord& record, const ErrorContext& context
   fields[5].vtype = RD_KAFKA_VTYPE_HEADERS;
   fields[5].u.headers = headers;
   rd_kafka_resp_err_t err;
+  // A queue that stays full means the broker takes nothing: give up within a bound of its own
+  // rather than hold the task (the record is then not skipped: the task fails).
+  const auto give_up = std::chrono::steady_clock::now() + queue_full_timeout_;
   while (true) {
     ErrorHandle error(rd_kafka_produceva(producer_->rk.get(), fields, 6));
     err = error ? rd_kafka_error_code(error.get()) : RD_KAFKA_RESP_ERR_NO_ERROR;
-    if (err != RD_KAFKA_RESP_ERR__QUEUE_FULL) break;
+    if (err != RD_KAFKA_RESP_ERR__QUEUE_FULL || std::chrono::steady_clock::now() >= give_up) break;
     rd_kafka_poll(producer_->rk.get(), 50);
   }
   if (err) {
     rd_kafka_headers_destroy(headers);  // only owned by librdkafka when produce succeeded
-    throw std::runtime_error(
-        fmt::format("dead-letter queue write of {} refused: {}", record, rd_kafka_err2str(err)));
+    throw std::runtime_error(fmt::format(
+        "dead-letter queue write of {} refused: {}{}", record, rd_kafka_err2str(err),
+        err == RD_KAFKA_RESP_ERR__QUEUE_FULL
+            ? fmt::format(" for {} ms (the broker takes nothing)", queue_full_timeout_.count())
+            : ""));
   }
   ++requests_;
   rd_kafka_poll(producer_->rk.get(), 0);
 }
 
 ErrantRecordReporter::Delivery DeadLetterQueue::awaitDelivered(std::chrono::milliseconds timeout) {
-  const auto err = rd_kafka_flush(producer_->rk.get(), static_cast<int>(timeout.count()));
+  const auto err = rd_kafka_flush(producer_->rk.get(), rdkafkaTimeoutMs(timeout));
   const uint64_t failures = failures_;
   if (std::exchange(failures_reported_, failures) != failures)
     return ErrantRecordReporter::Delivery::kFailed;

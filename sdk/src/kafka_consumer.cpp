@@ -8,6 +8,7 @@
 #include <thread>
 
 #include "ksink/detail/config_parse.h"
+#include "rdkafka_timeout.h"
 
 namespace ksink {
 namespace {
@@ -32,10 +33,6 @@ int64_t confNumber(rd_kafka_conf_t* conf, const char* key) {
   size_t size = sizeof buf;
   if (rd_kafka_conf_get(conf, key, buf, &size) != RD_KAFKA_CONF_OK) return 0;
   return detail::parseLong(buf).value_or(0);
-}
-
-int msOf(std::chrono::milliseconds d) {
-  return static_cast<int>(std::max<int64_t>(0, std::min<int64_t>(d.count(), INT32_MAX)));
 }
 
 }  // namespace
@@ -95,7 +92,7 @@ void KafkaConsumer::subscribeRegex(const std::string& regex) {
 }
 
 MessagePtr KafkaConsumer::poll(std::chrono::milliseconds timeout) {
-  MessagePtr message(rd_kafka_consumer_poll(rk_, msOf(timeout)));
+  MessagePtr message(rd_kafka_consumer_poll(rk_, rdkafkaTimeoutMs(timeout)));
   if (!message) {
     if (prefetch_->empty(std::chrono::steady_clock::now())) waker_->wake();
   } else if (!message->err && prefetch_->polled(message->len + message->key_len) &&
@@ -127,8 +124,8 @@ void KafkaConsumer::onRebalance(rd_kafka_t* rk, rd_kafka_resp_err_t err,
     if (listener_ && !tps.empty()) {
       try {
         for (const auto& [tp, offset] : listener_->onPartitionsAssigned(tps)) {
-          if (auto* elem = rd_kafka_topic_partition_list_find(list.get(), tp.topic.c_str(),
-                                                              tp.partition))
+          if (auto* elem =
+                  rd_kafka_topic_partition_list_find(list.get(), tp.topic.c_str(), tp.partition))
             elem->offset = offset;
         }
       } catch (...) {
@@ -162,8 +159,7 @@ void KafkaConsumer::onRebalance(rd_kafka_t* rk, rd_kafka_resp_err_t err,
   }
   if (coop && err == RD_KAFKA_RESP_ERR__REVOKE_PARTITIONS) {
     ErrorHandle error(rd_kafka_incremental_unassign(rk, partitions));
-    if (error)
-      spdlog::error("incremental unassign failed: {}", rd_kafka_error_string(error.get()));
+    if (error) spdlog::error("incremental unassign failed: {}", rd_kafka_error_string(error.get()));
   } else {
     rd_kafka_assign(rk, nullptr);
   }
@@ -196,11 +192,12 @@ std::optional<CommitResult> KafkaConsumer::pollCommitResult(std::chrono::millise
   while (true) {
     const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
         deadline - std::chrono::steady_clock::now());
-    EventHandle event(rd_kafka_queue_poll(commit_queue_.get(), msOf(left)));
+    EventHandle event(rd_kafka_queue_poll(commit_queue_.get(), rdkafkaTimeoutMs(left)));
     if (!event) return std::nullopt;
     if (rd_kafka_event_type(event.get()) != RD_KAFKA_EVENT_OFFSET_COMMIT) continue;
     CommitResult result;
-    result.seqno = static_cast<uint64_t>(reinterpret_cast<uintptr_t>(rd_kafka_event_opaque(event.get())));
+    result.seqno =
+        static_cast<uint64_t>(reinterpret_cast<uintptr_t>(rd_kafka_event_opaque(event.get())));
     result.error = rd_kafka_event_error(event.get());
     result.offsets = toOffsetMap(rd_kafka_event_topic_partition_list(event.get()));
     // A commit can succeed as a whole and fail for single partitions.
@@ -216,7 +213,7 @@ std::optional<CommitResult> KafkaConsumer::pollCommitResult(std::chrono::millise
 std::optional<OffsetMap> KafkaConsumer::committed(const std::vector<TopicPartition>& partitions,
                                                   std::chrono::milliseconds timeout) {
   auto list = toPartitionList(partitions);
-  if (auto err = rd_kafka_committed(rk_, list.get(), msOf(timeout))) {
+  if (auto err = rd_kafka_committed(rk_, list.get(), rdkafkaTimeoutMs(timeout))) {
     spdlog::warn("reading committed offsets failed: {}", rd_kafka_err2str(err));
     return std::nullopt;
   }
@@ -230,23 +227,22 @@ std::optional<std::pair<int64_t, int64_t>> KafkaConsumer::watermarks(
     const TopicPartition& tp, std::chrono::milliseconds timeout) {
   int64_t low = 0, high = 0;
   if (rd_kafka_query_watermark_offsets(rk_, tp.topic.c_str(), tp.partition, &low, &high,
-                                       msOf(timeout)))
+                                       rdkafkaTimeoutMs(timeout)))
     return std::nullopt;
   return std::make_pair(low, high);
 }
 
 std::optional<int64_t> KafkaConsumer::cachedHighWatermark(const TopicPartition& tp) {
   int64_t low = 0, high = 0;
-  if (rd_kafka_get_watermark_offsets(rk_, tp.topic.c_str(), tp.partition, &low, &high) ||
-      high < 0)
+  if (rd_kafka_get_watermark_offsets(rk_, tp.topic.c_str(), tp.partition, &low, &high) || high < 0)
     return std::nullopt;
   return high;
 }
 
 int KafkaConsumer::seekTimeoutArgument(std::chrono::milliseconds timeout, int version) {
   constexpr int kFixedIn = 0x020100ff;  // 2.1.0: "seek_partitions timeout was 1000x too low"
-  if (version >= kFixedIn) return msOf(timeout);
-  return msOf(
+  if (version >= kFixedIn) return rdkafkaTimeoutMs(timeout);
+  return rdkafkaTimeoutMs(
       std::min<std::chrono::milliseconds>(timeout, std::chrono::milliseconds(INT32_MAX / 1000)) *
       1000);
 }
@@ -301,8 +297,9 @@ void KafkaConsumer::close(std::chrono::milliseconds timeout) {
     done.set_value();
   }).detach();
   if (finished.wait_for(timeout) != std::future_status::ready)
-    spdlog::warn("consumer close did not finish within {} ms; leaving it to finish in the background",
-                 timeout.count());
+    spdlog::warn(
+        "consumer close did not finish within {} ms; leaving it to finish in the background",
+        timeout.count());
 }
 
 }  // namespace ksink

@@ -6,7 +6,9 @@
 
 #include <map>
 
+#include "dead_letter_queue.h"
 #include "ksink/conversion_error.h"
+#include "rdkafka_timeout.h"
 #include "support/topic_reader.h"
 #include "worker_errant_record_reporter.h"
 
@@ -77,6 +79,35 @@ TEST_F(ErrantRecordReporterTest, ToleranceAllWritesTheOriginalRecordWithTheTenCo
   EXPECT_EQ(r.headers.size(), 11u);
   EXPECT_EQ(reporter.metrics().total_records_skipped, 1u);
   EXPECT_EQ(reporter.dlqProduceRequests(), 1u);
+}
+
+// A producer queue that stays full (the broker takes nothing) fails the write within a bound of
+// its own instead of holding the task forever; the record is not skipped, the caller fails.
+TEST_F(ErrantRecordReporterTest, AWriteThatFindsTheQueueFullForTooLongFails) {
+  auto c = config(true);
+  c.producer_properties["queue.buffering.max.messages"] = "1";
+  DeadLetterQueue dlq(c, "orders-sink", 0, std::chrono::milliseconds(300));
+  rd_kafka_mock_broker_set_down(cluster_, 1);
+  const SinkRecord record("orders", 0, 1, 0, std::nullopt, std::string_view("x"));
+  dlq.send(record, {"TASK_PUT", "sink", "E", "m"});
+  const auto started = std::chrono::steady_clock::now();
+  try {
+    dlq.send(record, {"TASK_PUT", "sink", "E", "m"});
+    ADD_FAILURE() << "a second record fitted into a full queue";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("for 300 ms"), std::string::npos) << e.what();
+  }
+  EXPECT_LT(std::chrono::steady_clock::now() - started, std::chrono::seconds(5));
+  rd_kafka_mock_broker_set_up(cluster_, 1);
+}
+
+// librdkafka reads a negative timeout as "forever": a long one is clamped, never wrapped.
+TEST(RdkafkaTimeout, LongTimeoutsAreClampedNotWrapped) {
+  using std::chrono::milliseconds;
+  EXPECT_EQ(rdkafkaTimeoutMs(milliseconds(5000)), 5000);
+  EXPECT_EQ(rdkafkaTimeoutMs(milliseconds(int64_t{1} << 31)), INT32_MAX);
+  EXPECT_EQ(rdkafkaTimeoutMs(milliseconds(int64_t{3} << 32)), INT32_MAX);
+  EXPECT_EQ(rdkafkaTimeoutMs(milliseconds(-5)), 0);
 }
 
 TEST_F(ErrantRecordReporterTest, TaskPutErrorsCarryTheTaskPutStage) {
