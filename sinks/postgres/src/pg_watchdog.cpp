@@ -19,8 +19,12 @@ PgWatchdog::~PgWatchdog() {
 
 PgWatchdog::Guard::Guard(PgWatchdog& watchdog, int fd) : watchdog_(watchdog) {
   if (!watchdog_.thread_.joinable() || fd < 0) return;
+  active_ = true;
   {
     std::lock_guard lock(watchdog_.mutex_);
+    outer_armed_ = watchdog_.armed_;
+    outer_fd_ = watchdog_.fd_;
+    outer_deadline_ = watchdog_.deadline_;
     watchdog_.armed_ = true;
     watchdog_.fd_ = fd;
     watchdog_.deadline_ = Clock::now() + watchdog_.timeout_;
@@ -29,8 +33,16 @@ PgWatchdog::Guard::Guard(PgWatchdog& watchdog, int fd) : watchdog_(watchdog) {
 }
 
 PgWatchdog::Guard::~Guard() {
-  std::lock_guard lock(watchdog_.mutex_);
-  watchdog_.armed_ = false;
+  if (!active_) return;
+  {
+    std::lock_guard lock(watchdog_.mutex_);
+    // A call cut off while this guard was armed leaves nothing to restore: the connection is
+    // broken, and every call on it returns at once.
+    watchdog_.armed_ = outer_armed_ && !watchdog_.fired_;
+    watchdog_.fd_ = outer_fd_;
+    watchdog_.deadline_ = outer_deadline_;
+  }
+  watchdog_.changed_.notify_all();
 }
 
 bool PgWatchdog::fired() const {

@@ -28,6 +28,8 @@ class PgWatchdog {
   PgWatchdog& operator=(const PgWatchdog&) = delete;
 
   // Armed from construction to destruction: one call on the connection whose socket is `fd`.
+  // Guards nest: an inner one bounds its own call and, when it ends, gives the outer one its
+  // deadline back (it used to disarm the outer call, which then had no bound at all).
   class Guard {
    public:
     Guard(PgWatchdog& watchdog, int fd);
@@ -37,6 +39,11 @@ class PgWatchdog {
 
    private:
     PgWatchdog& watchdog_;
+    bool active_ = false;
+    // What was armed when this guard was made, restored when it ends.
+    bool outer_armed_ = false;
+    int outer_fd_ = -1;
+    Clock::time_point outer_deadline_{};
   };
 
   std::chrono::milliseconds timeout() const { return timeout_; }
