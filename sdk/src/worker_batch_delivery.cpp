@@ -61,7 +61,7 @@ void WorkerBatchDelivery::pollBatch(time_point deadline) {
     while (!s.parked.empty()) {
       auto m = std::move(s.parked.front());
       s.parked.pop_front();
-      if (s.isPaused(partitionOf(m.get())) ||
+      if (s.assignment.isPaused(partitionOf(m.get())) ||
           static_cast<int>(s.batch.size()) >= s.settings.max_poll_records)
         still_parked.push_back(std::move(m));
       else
@@ -98,10 +98,10 @@ void WorkerBatchDelivery::pollBatch(time_point deadline) {
     // Records come in runs from one partition: decide once per run rather than per record
     // (a rebalance inside poll() bumps the epoch and so ends the run).
     if (message->rkt != run.rkt || message->partition != run.partition ||
-        run.epoch != s.assignment_epoch) {
+        run.epoch != s.assignment.epoch()) {
       const auto tp = partitionOf(message.get());
-      run = {message->rkt, message->partition, s.assignment_epoch, s.assigned.contains(tp),
-             s.isPaused(tp)};
+      run = {message->rkt, message->partition, s.assignment.epoch(), s.assignment.contains(tp),
+             s.assignment.isPaused(tp)};
     }
     if (!run.assigned) continue;  // stale: fetched before a revoke
     if (paused_for_redelivery_ || run.paused) {
@@ -192,15 +192,15 @@ milliseconds WorkerBatchDelivery::retryDelay() const {
 void WorkerBatchDelivery::pauseForRedelivery() {
   if (paused_for_redelivery_) return;
   paused_for_redelivery_ = true;
-  state_.consumer->pause(state_.assignedPartitions());
+  state_.consumer->pause(state_.assignment.partitions());
 }
 
 void WorkerBatchDelivery::resumeAfterRedelivery() {
   paused_for_redelivery_ = false;
   retry_attempt_ = 0;
   std::vector<TopicPartition> to_resume;
-  for (const auto& tp : state_.assigned)
-    if (!state_.isPaused(tp)) to_resume.push_back(tp);
+  for (const auto& tp : state_.assignment.assigned())
+    if (!state_.assignment.isPaused(tp)) to_resume.push_back(tp);
   state_.consumer->resume(to_resume);
 }
 

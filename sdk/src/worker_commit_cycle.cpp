@@ -17,7 +17,7 @@ void WorkerCommitCycle::tick(time_point now) {
   const auto& settings = state_.settings;
   if (!inflight_ && (requested_ || now >= next_commit_)) {
     requested_ = false;
-    commit(Mode::kPeriodic, state_.assignedPartitions());
+    commit(Mode::kPeriodic, state_.assignment.partitions());
     next_commit_ = now + settings.offset_flush_interval;  // relative to this commit (KAFKA-8229)
   }
   if (inflight_ && now >= inflight_->started + settings.offset_flush_timeout) {

@@ -103,7 +103,7 @@ std::exception_ptr WorkerSinkTask::finish(std::exception_ptr failure) {
   // The closed consumer has handed its librdkafka handle away: nothing may call it any more (the
   // snapshot below would read watermarks of every assigned partition through it).
   state_.consumer.reset();
-  state_.assigned.clear();
+  state_.assignment.clear();
   state_.ledger.clear();
   publishSnapshot();
   {
@@ -137,7 +137,7 @@ void WorkerSinkTask::publishSnapshot() {
   std::map<TopicPartition, int64_t> ends;
   const bool refresh_ends = state_.consumer && now - ends_refreshed_ >= milliseconds(250);
   if (refresh_ends)
-    for (const auto& tp : state_.assigned)
+    for (const auto& tp : state_.assignment.assigned())
       if (auto end = state_.consumer->cachedHighWatermark(tp)) ends[tp] = *end;
   std::lock_guard lock(snapshot_mutex_);
   snapshot_ = state_.ledger.snapshot();

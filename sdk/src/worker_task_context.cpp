@@ -5,11 +5,11 @@
 namespace ksink {
 
 void WorkerTaskContext::offset(const TopicPartition& tp, int64_t offset) {
-  if (state_.assign_rewinds && state_.assigned.contains(tp)) {
+  if (state_.assign_rewinds && state_.assignment.contains(tp)) {
     (*state_.assign_rewinds)[tp] = offset;
     return;
   }
-  if (!state_.assigned.contains(tp)) {
+  if (!state_.assignment.contains(tp)) {
     spdlog::warn("task {}-{}: ignoring rewind of {} to {}: partition not assigned",
                  state_.settings.name, state_.id, tp, offset);
     return;
@@ -22,24 +22,22 @@ void WorkerTaskContext::offset(const OffsetMap& offsets) {
 }
 
 void WorkerTaskContext::pause(const std::vector<TopicPartition>& partitions) {
-  ++state_.assignment_epoch;
   std::vector<TopicPartition> to_pause;
   for (const auto& tp : partitions) {
-    if (!state_.assigned.contains(tp)) {
+    if (!state_.assignment.contains(tp)) {
       spdlog::warn("task {}-{}: cannot pause {}: not assigned", state_.settings.name, state_.id,
                    tp);
       continue;
     }
-    if (state_.paused_by_task.insert(tp).second) to_pause.push_back(tp);
+    if (state_.assignment.pause(tp)) to_pause.push_back(tp);
   }
   if (!delivery_.pausedForRedelivery()) state_.consumer->pause(to_pause);
 }
 
 void WorkerTaskContext::resume(const std::vector<TopicPartition>& partitions) {
-  ++state_.assignment_epoch;
   std::vector<TopicPartition> to_resume;
   for (const auto& tp : partitions)
-    if (state_.paused_by_task.erase(tp)) to_resume.push_back(tp);
+    if (state_.assignment.resume(tp)) to_resume.push_back(tp);
   if (!delivery_.pausedForRedelivery()) state_.consumer->resume(to_resume);
 }
 

@@ -34,7 +34,7 @@ class WorkerTaskContext final : public SinkTaskContext {
         config_(config),
         stage_retry_(stage_retry) {}
 
-  std::set<TopicPartition> assignment() const override { return state_.assigned; }
+  std::set<TopicPartition> assignment() const override { return state_.assignment.assigned(); }
   void offset(const TopicPartition& tp, int64_t offset) override;
   void offset(const OffsetMap& offsets) override;
   void timeout(std::chrono::milliseconds timeout) override { state_.context_timeout = timeout; }

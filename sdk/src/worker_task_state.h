@@ -23,6 +23,7 @@
 #include "ksink/sink_task.h"
 #include "offset_ledger.h"
 #include "record_bytes.h"
+#include "task_assignment.h"
 #include "task_metrics.h"
 #include "worker_config.h"
 #include "worker_errant_record_reporter.h"
@@ -67,10 +68,6 @@ struct WorkerTaskState {
   time_point now() const { return clock.now(); }
   // The timeout of a wait until `t` (see Clock::timeoutUntil).
   std::chrono::milliseconds until(time_point t) const { return clock.timeoutUntil(t); }
-  std::vector<TopicPartition> assignedPartitions() const {
-    return {assigned.begin(), assigned.end()};
-  }
-  bool isPaused(const TopicPartition& tp) const { return paused_by_task.contains(tp); }
 
   const int id;
   const WorkerConfig& settings;
@@ -80,9 +77,7 @@ struct WorkerTaskState {
   std::shared_ptr<KafkaConsumer> consumer;  // set by run(), reset once closed
 
   OffsetLedger ledger;
-  std::set<TopicPartition> assigned;
-  std::set<TopicPartition> paused_by_task;
-  uint64_t assignment_epoch = 1;  // bumped whenever assigned or paused_by_task change
+  TaskAssignment assignment;
   WorkerBatch batch;
   std::deque<MessagePtr> parked;  // fetched for partitions that were paused at the time
   OffsetMap pending_rewinds;
