@@ -19,6 +19,7 @@
 #include <thread>
 #include <vector>
 
+#include "config_providers.h"
 #include "connector_offsets.h"
 #include "group_offsets.h"
 #include "ksink/config.h"
@@ -44,10 +45,12 @@ struct Connector {
 };
 
 // Worker properties first, the connector's on top (Connect standalone keeps them apart; one
-// merged view is what a task sees here).
+// merged view is what a task sees here). `worker` is readWorker()'s: its references resolved,
+// its config.providers kept, which resolve the connector file's.
 Connector loadConnector(const std::map<std::string, std::string>& worker, const std::string& file) {
   auto values = worker;
-  for (auto& [k, v] : Config::readProperties(file)) values.insert_or_assign(k, v);
+  const auto own = ConfigProviders::fromWorker(worker).resolve(Config::readProperties(file));
+  for (auto& [k, v] : own) values.insert_or_assign(k, v);
   auto cls = values.contains("connector.class") ? values.at("connector.class") : "";
   const auto* sink = SinkRegistry::global().find(cls, values);
   if (!sink) {
@@ -90,7 +93,8 @@ void requireUniqueName(std::set<std::string>& names, const Connector& connector)
 
 // The worker file: log level and plugins take effect before any connector is read.
 std::map<std::string, std::string> readWorker(const std::string& file) {
-  auto props = Config::readProperties(file);
+  const auto raw = Config::readProperties(file);
+  auto props = ConfigProviders::fromWorker(raw).resolve(raw);
   if (auto it = props.find("log.level"); it != props.end()) {
     const auto level = spdlog::level::from_str(it->second);
     if (level == spdlog::level::off && it->second != "off")

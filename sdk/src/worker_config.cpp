@@ -78,11 +78,16 @@ ConfigDef makeDef() {
               "HTTP listener for /metrics and /status (ksink run); empty turns it off.")
       .define("plugin.path", Type::kList, "", Importance::kLow,
               "Directories of sink plugins (shared libraries) loaded by ksink.")
+      .define("config.providers", Type::kList, "", Importance::kLow,
+              "Configuration providers (env, file, directory) whose ${provider:[path:]key} "
+              "references the worker and connector files may hold; each declared with "
+              "config.providers.<name>.class.")
       .define("log.level", Type::kString, "info", Importance::kLow,
               "trace, debug, info, warn, error, critical or off.",
               ConfigDef::oneOf({"trace", "debug", "info", "warn", "error", "critical", "off"}));
   // Passed to the consumer (and the dead-letter queue's producer), whose client checks them.
-  def.claimPrefix("consumer.")
+  def.claimPrefix("config.providers.")  // checked by ConfigProviders
+      .claimPrefix("consumer.")
       .claimPrefix("producer.")
       .claimPrefix("security.protocol")
       .claimPrefix("ssl.")

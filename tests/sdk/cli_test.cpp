@@ -4,6 +4,7 @@
 #include <sys/wait.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 
@@ -174,6 +175,33 @@ TEST_F(CliTest, TheSameConnectorNameTwiceIsRefused) {
         << command << "\n"
         << r.output;
   }
+}
+
+// Secrets kept out of the files with Connect's providers: a reference resolves, or the
+// configuration is refused naming the key; it is never passed on as its own text.
+TEST_F(CliTest, ConfigProviderReferencesResolveOrAreRefused) {
+  auto c =
+      connector("name=x\nconnector.class=jsonl-file\nfile=${env:KSINK_CLI_TEST_FILE}\ntopics=a\n");
+  auto refused = runKsink("validate " + files(c));
+  EXPECT_EQ(refused.exit_code, 2) << refused.output;
+  EXPECT_NE(refused.output.find("file: a ${…:…} reference names config provider 'env', which "
+                                "config.providers does not declare"),
+            std::string::npos)
+      << refused.output;
+  std::ofstream(dir_ / "worker.properties")
+      << "bootstrap.servers=127.0.0.1:1\nconfig.providers=env\n"
+         "config.providers.env.class=org.apache.kafka.common.config.provider."
+         "EnvVarConfigProvider\n";
+  ::setenv("KSINK_CLI_TEST_FILE", "/tmp/ksink-cli-provided.jsonl", 1);
+  auto resolved = runKsink("validate " + files(c));
+  EXPECT_EQ(resolved.exit_code, 0) << resolved.output;
+  EXPECT_NE(resolved.output.find("ok (jsonl-file)"), std::string::npos) << resolved.output;
+  ::unsetenv("KSINK_CLI_TEST_FILE");
+  auto unset = runKsink("validate " + files(c));
+  EXPECT_EQ(unset.exit_code, 2) << unset.output;
+  EXPECT_NE(unset.output.find("environment variable KSINK_CLI_TEST_FILE is not set"),
+            std::string::npos)
+      << unset.output;
 }
 
 TEST_F(CliTest, ValidateAcceptsAGoodConfig) {
