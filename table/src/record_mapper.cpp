@@ -131,8 +131,12 @@ RecordMapper::~RecordMapper() = default;
 const std::string& RecordMapper::tableFor(std::string_view topic) {
   lookup_key_.assign(topic);
   auto it = table_names_.find(lookup_key_);
-  if (it == table_names_.end())
+  if (it == table_names_.end()) {
+    // A router fed by record values (route.by.field, a fine-grained TimestampRouter) makes a
+    // topic per value: bounded like the layouts.
+    if (table_names_.size() >= kCacheLimit) table_names_.clear();
     it = table_names_.emplace(lookup_key_, config_.tableName(topic)).first;
+  }
   return it->second;
 }
 
@@ -225,7 +229,7 @@ std::shared_ptr<const RecordMapper::MappedLayout> RecordMapper::layoutFor(
   if (layout->columns.empty())
     throw ConversionError("the record has no fields to write (empty struct or whitelist)");
 
-  if (layouts_.size() >= 4096) layouts_.clear();
+  if (layouts_.size() >= kCacheLimit) layouts_.clear();
   layouts_.emplace(cache_key, layout);
   return layout;
 }
@@ -248,6 +252,8 @@ std::optional<RecordMapper::Row> RecordMapper::map(const SinkRecord& record) {
   }
   const auto& table = tableFor(topic);
   if (transformed && transformed->truncate) {
+    if (truncate_layouts_.size() >= kCacheLimit && !truncate_layouts_.contains(table))
+      truncate_layouts_.clear();
     auto& layout = truncate_layouts_[table];
     if (!layout) layout = std::make_shared<const Layout>(Layout{table, {}, 0, false});
     Row row;

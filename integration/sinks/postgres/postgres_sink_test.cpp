@@ -634,6 +634,44 @@ TEST_F(PostgresSinkTest, ABadRecordInAStagedBatchGoesToTheDeadLetterQueue) {
   }
 }
 
+// Schemaless records of many shapes each need a staging table of their own: the session keeps
+// at most PgRowWriter::kMaxStagingTables of them (and one batch's), dropping the rest.
+TEST_F(PostgresSinkTest, StagingTablesOfManyShapesStayBounded) {
+  auto& kafka = RealKafka::shared();
+  kafka.createTopic(topic_, 1);
+  constexpr int kShapes = 150, kRecords = 300;
+  std::string columns;
+  for (int f = 0; f < kShapes; ++f) columns += fmt::format(", f{} int4", f);
+  schema_->exec(fmt::format("CREATE TABLE \"{}\" (id int4 PRIMARY KEY{})", topic_, columns));
+  schema_->exec(
+      fmt::format("INSERT INTO \"{}\" (id) SELECT generate_series(0, {})", topic_, kRecords - 1));
+  std::vector<RealKafka::Message> messages;
+  for (int i = 0; i < kRecords; ++i)
+    messages.push_back(
+        {0, std::nullopt, fmt::format(R"({{"id":{},"f{}":{}}})", i, i % kShapes, i)});
+  kafka.produce(topic_, messages);
+  RunningSink sink(props({{"insert.mode", "update"},
+                          {"pk.mode", "record_value"},
+                          {"pk.fields", "id"},
+                          {"batch.size", "10"},
+                          {"consumer.max.poll.records", "10"}}));
+  ASSERT_TRUE(waitUntil(
+      [&] {
+        return sink.done() || storedOffsets() == std::map<int, int64_t>{{0, kRecords}};
+      },
+      120s));
+  const auto staging = std::stoi(
+      *schema_->scalar("SELECT count(*) FROM pg_class WHERE relpersistence = 't' AND relname LIKE "
+                       "'ksink\\_stage\\_%'"));
+  sink.stop();
+  EXPECT_EQ(sink.error(), "");
+  EXPECT_LE(staging, 64 + 10) << "staging tables left in the sink's session";
+  EXPECT_GT(staging, 0);
+  std::string written;
+  for (int f = 0; f < kShapes; ++f) written += fmt::format(" + coalesce(f{}, 0)", f);
+  EXPECT_EQ(schema_->count(topic_, fmt::format("0{} = id", written)), kRecords);
+}
+
 // A bad record whose dead-letter queue write the broker refuses (the DLQ topic takes no message
 // that large) is safe nowhere: the task fails, and the database stores no offset past it, so the
 // next run reads it again.

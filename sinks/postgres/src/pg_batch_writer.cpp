@@ -148,6 +148,7 @@ bool PgBatchWriter::transaction(PgConnection& connection, std::span<const Row* c
   // Staging tables are created before BEGIN, so that no rollback (the batch's, or a bad record's
   // savepoint while isolating) takes one away; isolating writes subsets of these segments.
   const auto segments = segmentsOf(rows);
+  writer_.boundStaging(connection);
   for (const auto& segment : segments)
     writer_.prepareStaging(connection, *batch_tables_.at(segment.layout), segment);
   PgTransaction tx(connection);

@@ -109,6 +109,15 @@ std::string PgRowWriter::stagingSignature(const PgTable& table, const Target& ta
   return signature;
 }
 
+void PgRowWriter::boundStaging(PgConnection& connection) {
+  if (staging_.size() <= kMaxStagingTables) return;
+  std::vector<std::string> names;
+  names.reserve(staging_.size());
+  for (const auto& [_, name] : staging_) names.push_back(name);
+  staging_.clear();  // first: should the DROP fail, nothing names a table that may be gone
+  connection.exec(PgSql::dropStaging(names));
+}
+
 void PgRowWriter::prepareStaging(PgConnection& connection, const PgTable& table,
                                  const Segment& segment) {
   if (segment.rows.empty() || segment.op == Op::kTruncate) return;

@@ -55,6 +55,11 @@ class PgRowWriter {
   // Creates the staging table `segment` will need, if it needs one that does not exist yet.
   // Called outside any transaction, for every segment a transaction will write.
   void prepareStaging(PgConnection& connection, const PgTable& table, const Segment& segment);
+  // Drops every staging table when more than kMaxStagingTables exist (schemaless data whose key
+  // order varies makes one per shape), so a session's temporary tables stay bounded. Called
+  // outside any transaction, before the prepareStaging() calls of one.
+  static constexpr size_t kMaxStagingTables = 64;
+  void boundStaging(PgConnection& connection);
 
   // Writes `segment` into `table`, which has every column of the segment's layout.
   void write(PgConnection& connection, const PgTable& table, const Segment& segment);

@@ -1,6 +1,7 @@
 #include "pg_sql.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "ksink/transactional_sink_task.h"
 
@@ -159,6 +160,10 @@ std::string PgSql::commit() {
 
 std::string PgSql::emptyStaging(std::string_view staging) {
   return fmt::format("DELETE FROM {}", staging);
+}
+
+std::string PgSql::dropStaging(std::span<const std::string> staging) {
+  return fmt::format("DROP TABLE IF EXISTS {}", fmt::join(staging, ", "));
 }
 
 std::string PgSql::truncate(const TableId& table) {

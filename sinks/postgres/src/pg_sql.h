@@ -78,6 +78,8 @@ class PgSql {
   // Empties a staging table already used in this transaction; TRUNCATE of a destination table
   // (a truncate event, inside the batch's transaction).
   static std::string emptyStaging(std::string_view staging);
+  static std::string dropStaging(
+      std::span<const std::string> staging);  // DROP TABLE IF EXISTS a, b
   static std::string truncate(const TableId& table);
   // The catalog: $1 quoted table name → its oid (NULL when absent); $1 oid → per column: name,
   // base type oid, array element type oid (0 if none), declared type, NOT NULL.

@@ -51,6 +51,12 @@ class PgTableCache {
     return TableId::parse(table, table_name_format_);
   }
   void forget() { tables_.clear(); }
+  // Forgets everything once more than kMaxTables are cached (a router fed by record values can
+  // name a table per value). Called between batches, when no one holds a PgTable pointer.
+  static constexpr size_t kMaxTables = 1024;
+  void bound() {
+    if (tables_.size() > kMaxTables) forget();
+  }
 
  private:
   // Runs one DDL statement in its own transaction; "already exists" counts as done.

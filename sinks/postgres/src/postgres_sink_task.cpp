@@ -109,6 +109,7 @@ void PostgresSinkTask::Impl::start(const Config& config) {
 PostgresSinkTask::Impl::Written PostgresSinkTask::Impl::writeBatch(
     std::span<const SinkRecord> records, std::span<const OffsetUpdate> offsets) {
   auto& c = session_.connection();
+  tables_.bound();
   RecordMapper::Mapped mapped;  // what the stream path converted before it gave up
   if (!std::exchange(isolate_next_, false) && stream_.streamable(records)) {
     try {

@@ -134,9 +134,10 @@ class RecordMapper {
   std::unique_ptr<Converter> key_converter_;
   std::unique_ptr<Converter> value_converter_;
   TransformationChain chain_;
+  // Each cache below is cleared when it reaches this many entries (rows keep their layouts).
+  static constexpr size_t kCacheLimit = 4096;
   // Layouts by what produced them: table, schemas by pointer (the layout keeps them alive, so a
   // pointer is never reused while cached) or the inferred field types of schemaless data.
-  // Bounded: cleared when it grows past a limit.
   std::unordered_map<std::string, std::shared_ptr<const MappedLayout>> layouts_;
   std::unordered_map<std::string, std::shared_ptr<const Layout>> truncate_layouts_;  // by table
   std::unordered_map<std::string, std::string> table_names_;  // topic → table
