@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "base64.h"
+#include "ksink/detail/config_parse.h"
 
 namespace ksink::json {
 
@@ -40,8 +41,14 @@ Value convertNumber(od::value& v, const Path& path) {
     check(v.get_int64().get(i), path, "malformed integer");
     return Value::integer(i);
   }
-  // Integers beyond int64 and fractions become doubles (Connect's schemaless JSON does the same
-  // with BigInteger → it keeps them, but SQL columns cannot hold them either).
+  // An integer beyond int64 has no column to go to exactly (a schemaless number becomes bigint
+  // or double precision): rounding it to a double would change the data without a word, so the
+  // record is bad. Connect keeps it as a BigInteger, which the JDBC sinks cannot write either.
+  const std::string_view token = v.raw_json_token();
+  if (token.find_first_of(".eE") == std::string_view::npos)
+    fail(path, fmt::format("the integer {} is beyond a 64-bit integer; send it as a string, or "
+                           "with a schema (a Decimal)",
+                           ksink::detail::trim(token)));
   double d = 0;
   check(v.get_double().get(d), path, "malformed number");
   return Value::floating(d);

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <limits>
 #include <random>
 
 #include "json_converter.h"
@@ -293,6 +294,19 @@ TEST(JsonConverterTest, ADecimalBeyondTheBoundsIsABadRecordRefusedAtOnce) {
   const auto text = Value::decimalToString(sv.value.asBytes(), 16383);
   EXPECT_EQ(text.size(), 16385u);
   EXPECT_TRUE(text.ends_with("12345")) << text.substr(text.size() - 10);
+}
+
+// A schemaless integer beyond 64 bits would be rounded to a double without a word: it is a bad
+// record instead; fractions and exponents stay doubles, int64's own range stays exact.
+TEST(JsonConverterTest, ASchemalessIntegerBeyond64BitsIsABadRecord) {
+  for (const auto* text : {R"({"m":12345678901234567890})", R"({"m":-9223372036854775809})",
+                           R"({"m":[1,123456789012345678901234567890]})"})
+    EXPECT_THROW(json(text, false), ConversionError) << text;
+  EXPECT_EQ(*json(R"({"m":-9223372036854775808})", false).value.find("m"),
+            Value::integer(std::numeric_limits<int64_t>::min()));
+  EXPECT_EQ(*json(R"({"m":1.5e3})", false).value.find("m"), Value::floating(1500));
+  EXPECT_EQ(*json(R"({"m":12345678901234567890.0})", false).value.find("m"),
+            Value::floating(12345678901234567890.0));
 }
 
 TEST(ValueTest, DecimalTextRefusesWorkBeyondTheBounds) {

@@ -174,6 +174,15 @@ PgConnectionUrl::PgConnectionUrl(std::string_view url) {
     throw std::invalid_argument(
         fmt::format("'{}' is not a PostgreSQL JDBC URL (expected jdbc:postgresql://...)",
                     Config::redactPasswords(url)));
+  // Another database's URL would get libpq's puzzling "missing \"=\" after …": name what is served.
+  if (const auto scheme = url.find("://");
+      scheme != std::string_view::npos && url.substr(0, scheme) != "postgresql" &&
+      url.substr(0, scheme) != "postgres" &&
+      url.substr(0, scheme).find_first_of(" =") == std::string_view::npos)
+    throw std::invalid_argument(fmt::format(
+        "'{}' is not a PostgreSQL URL: the postgres sink takes postgresql:// (or postgres://) "
+        "URIs, key=value conninfo strings and jdbc:postgresql:// URLs",
+        Config::redactPasswords(url)));
   // libpq's own syntaxes: let libpq judge them, so its error message reaches the user now
   // rather than at the first connection attempt.
   char* err = nullptr;

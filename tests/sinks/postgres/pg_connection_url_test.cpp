@@ -93,6 +93,24 @@ TEST(PgConnectionUrl, MalformedUrlsAreRejectedWithTheReason) {
   EXPECT_THROW(PgConnectionUrl("host=h nosuchkeyword=1"), std::invalid_argument);
 }
 
+// Another database's URL is named for what it is, with the forms the sink takes, not libpq's
+// "missing \"=\" after …"; a password in it stays hidden.
+TEST(PgConnectionUrl, AnotherDatabasesUrlNamesTheFormsServed) {
+  for (const auto* url : {"mysql://u:secret@h/db", "sqlite:///tmp/x.db", "mongodb://h"}) {
+    try {
+      PgConnectionUrl{url};
+      ADD_FAILURE() << url << " accepted";
+    } catch (const std::invalid_argument& e) {
+      const std::string what = e.what();
+      EXPECT_NE(what.find("is not a PostgreSQL URL"), std::string::npos) << what;
+      EXPECT_NE(what.find("postgresql://"), std::string::npos) << what;
+      EXPECT_EQ(what.find("secret"), std::string::npos) << what;
+    }
+  }
+  EXPECT_NO_THROW(PgConnectionUrl("postgres://u@h/db"));
+  EXPECT_NO_THROW(PgConnectionUrl("host=h dbname=x options='-c a=b://c'"));
+}
+
 TEST(PgConnectionUrl, ErrorsAboutAMalformedUrlNeverQuoteItsPassword) {
   for (const char* url :
        {"postgresql://u:topsecret@h/db?nosuchoption=1", "postgresql://u:topsecret%zz@h/db",
