@@ -46,7 +46,7 @@ void WorkerCommitCycle::commit(Mode mode, const std::vector<TopicPartition>& par
   // Not acknowledged yet: no commit this time. A write that failed: that record is safe nowhere,
   // so this task commits nothing more and fails (records since the last commit come again).
   if (s.reporter && !dlq_failed_) {
-    const auto delivery = s.reporter->awaitDelivered(s.settings.offset_flush_timeout);
+    const auto delivery = s.reporter->awaitDelivered();
     if (delivery == ErrantRecordReporter::Delivery::kFailed) dlq_failed_ = true;
     if (delivery == ErrantRecordReporter::Delivery::kPending) {
       spdlog::warn(

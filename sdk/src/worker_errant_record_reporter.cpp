@@ -1,13 +1,12 @@
 #include "worker_errant_record_reporter.h"
 
 #include <cxxabi.h>
+#include <fmt/format.h>
+#include <spdlog/spdlog.h>
 
 #include <chrono>
 #include <cstdlib>
 #include <typeinfo>
-
-#include <fmt/format.h>
-#include <spdlog/spdlog.h>
 
 #include "ksink/conversion_error.h"
 #include "ksink/retriable_error.h"
@@ -26,27 +25,28 @@ std::string demangledType(const std::exception& e) {
 }  // namespace
 
 WorkerErrantRecordReporter::WorkerErrantRecordReporter(ErrorsConfig config, std::string connector,
-                                                       std::string sink_name, int task_id)
+                                                       std::string sink_name, int task_id,
+                                                       std::chrono::milliseconds delivery_timeout)
     : config_(std::move(config)),
       connector_(std::move(connector)),
       sink_name_(std::move(sink_name)),
-      task_id_(task_id) {
+      task_id_(task_id),
+      delivery_timeout_(delivery_timeout) {
   if (!config_.dlq_topic.empty())
     dlq_ = std::make_unique<DeadLetterQueue>(config_, connector_, task_id_);
 }
 
 void WorkerErrantRecordReporter::report(const SinkRecord& record, const std::exception& error) {
   metrics_.total_record_errors++;
-  metrics_.last_error_timestamp_ms =
-      std::chrono::duration_cast<std::chrono::milliseconds>(
-          std::chrono::system_clock::now().time_since_epoch())
-          .count();
+  metrics_.last_error_timestamp_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
+                                         std::chrono::system_clock::now().time_since_epoch())
+                                         .count();
   if (!config_.tolerate_all) {
     // Connect would still copy the record to the DLQ here; ksink does not write a record to the
     // DLQ that it is not skipping (the task fails and the record is consumed again).
-    throw ToleranceExceededError(fmt::format(
-        "Tolerance exceeded in error handler (errors.tolerance=none): record {}: {}", record,
-        error.what()));
+    throw ToleranceExceededError(
+        fmt::format("Tolerance exceeded in error handler (errors.tolerance=none): record {}: {}",
+                    record, error.what()));
   }
   // A RetriableError reaches a report only as a conversion whose retries ran out
   // (RecordMapper, errors.retry.timeout): put() hands its own to the worker instead.
@@ -69,9 +69,8 @@ void WorkerErrantRecordReporter::report(const SinkRecord& record, const std::exc
   metrics_.total_records_skipped++;
 }
 
-ErrantRecordReporter::Delivery WorkerErrantRecordReporter::awaitDelivered(
-    std::chrono::milliseconds timeout) {
-  return dlq_ ? dlq_->awaitDelivered(timeout) : Delivery::kDelivered;
+ErrantRecordReporter::Delivery WorkerErrantRecordReporter::awaitDelivered() {
+  return dlq_ ? dlq_->awaitDelivered(delivery_timeout_) : Delivery::kDelivered;
 }
 
 }  // namespace ksink

@@ -31,13 +31,15 @@ struct ErrorMetrics {
 
 class WorkerErrantRecordReporter final : public ErrantRecordReporter {
  public:
+  // `delivery_timeout`: how long awaitDelivered() waits (the worker's offset.flush.timeout.ms).
   WorkerErrantRecordReporter(ErrorsConfig config, std::string connector, std::string sink_name,
-                             int task_id);
+                             int task_id, std::chrono::milliseconds delivery_timeout);
 
   void report(const SinkRecord& record, const std::exception& error) override;
 
-  // Every DLQ write so far acknowledged within `timeout` (kDelivered when there is no DLQ).
-  Delivery awaitDelivered(std::chrono::milliseconds timeout) override;
+  // Every DLQ write so far acknowledged within the delivery timeout (kDelivered when there is no
+  // DLQ).
+  Delivery awaitDelivered() override;
 
   const ErrorMetrics& metrics() const { return metrics_; }
   uint64_t dlqProduceRequests() const { return dlq_ ? dlq_->produceRequests() : 0; }
@@ -48,6 +50,7 @@ class WorkerErrantRecordReporter final : public ErrantRecordReporter {
   const std::string connector_;
   const std::string sink_name_;
   const int task_id_;
+  const std::chrono::milliseconds delivery_timeout_;
   std::unique_ptr<DeadLetterQueue> dlq_;
   ErrorMetrics metrics_;
 };

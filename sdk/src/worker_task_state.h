@@ -61,8 +61,8 @@ struct WorkerTaskState {
         metrics(task_metrics),
         clock(task_clock) {
     if (settings.errors.reporterEnabled())
-      reporter = std::make_unique<WorkerErrantRecordReporter>(settings.errors, settings.name,
-                                                              settings.sink_name, id);
+      reporter = std::make_unique<WorkerErrantRecordReporter>(
+          settings.errors, settings.name, settings.sink_name, id, settings.offset_flush_timeout);
   }
 
   time_point now() const { return clock.now(); }

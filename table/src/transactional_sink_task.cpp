@@ -220,14 +220,7 @@ void TransactionalSinkTask::awaitReportedRecords() {
   if (!std::exchange(reported_, false)) return;
   auto* reporter = context().errantRecordReporter();
   if (!reporter) return;
-  std::chrono::milliseconds timeout{5000};  // offset.flush.timeout.ms's default
-  if (auto value = context().config().get("offset.flush.timeout.ms")) {
-    try {
-      timeout = std::chrono::milliseconds(std::stoll(*value));
-    } catch (const std::exception&) {
-    }
-  }
-  switch (reporter->awaitDelivered(timeout)) {
+  switch (reporter->awaitDelivered()) {
     case ErrantRecordReporter::Delivery::kDelivered:
       return;
     case ErrantRecordReporter::Delivery::kPending:

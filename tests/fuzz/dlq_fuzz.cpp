@@ -34,7 +34,8 @@ struct Fixture {
     config.dlq_context_headers = true;
     config.producer_properties = {{"bootstrap.servers", rd_kafka_mock_cluster_bootstraps(cluster)},
                                   {"log_level", "0"}};
-    reporter = std::make_unique<ksink::WorkerErrantRecordReporter>(config, "fuzz", "fuzz-sink", 0);
+    reporter = std::make_unique<ksink::WorkerErrantRecordReporter>(config, "fuzz", "fuzz-sink", 0,
+                                                                   std::chrono::seconds(30));
   }
 };
 
@@ -56,19 +57,18 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const auto header_value = take(data[3]);
   const auto value = rest;
   std::vector<ksink::Header> headers;
-  if (flags & 1) headers.push_back({header_name, flags & 2 ? std::nullopt
-                                                           : std::optional(header_value)});
-  ksink::SinkRecord record(
-      "orders", flags >> 4, static_cast<int64_t>(size), std::nullopt,
-      flags & 4 ? std::nullopt : std::optional(key), flags & 8 ? std::nullopt : std::optional(value),
-      std::move(headers));
+  if (flags & 1)
+    headers.push_back({header_name, flags & 2 ? std::nullopt : std::optional(header_value)});
+  ksink::SinkRecord record("orders", flags >> 4, static_cast<int64_t>(size), std::nullopt,
+                           flags & 4 ? std::nullopt : std::optional(key),
+                           flags & 8 ? std::nullopt : std::optional(value), std::move(headers));
   const std::string message(value.substr(0, 64));
   if (flags & 2)
     fixture.reporter->report(record, ksink::ConversionError(message));
   else
     fixture.reporter->report(record, std::runtime_error(message));
-  if (++fixture.sent % 256 == 0 && fixture.reporter->awaitDelivered(std::chrono::seconds(30)) !=
-                                       ksink::ErrantRecordReporter::Delivery::kDelivered)
+  if (++fixture.sent % 256 == 0 &&
+      fixture.reporter->awaitDelivered() != ksink::ErrantRecordReporter::Delivery::kDelivered)
     __builtin_trap();  // a DLQ write was lost
   return 0;
 }

@@ -52,12 +52,12 @@ class ErrantRecordReporterTest : public ::testing::Test {
 };
 
 TEST_F(ErrantRecordReporterTest, ToleranceAllWritesTheOriginalRecordWithTheTenContextHeaders) {
-  WorkerErrantRecordReporter reporter(config(true), "orders-sink", "postgres", 2);
+  WorkerErrantRecordReporter reporter(config(true), "orders-sink", "postgres", 2,
+                                      std::chrono::seconds(10));
   SinkRecord record("orders", 3, 41, 1700000000123, std::string_view("k7"),
                     std::string_view("{not json"), {{"trace", std::string_view("abc")}});
   reporter.report(record, ConversionError("unexpected character at 1"));
-  ASSERT_EQ(reporter.awaitDelivered(std::chrono::seconds(10)),
-            ErrantRecordReporter::Delivery::kDelivered);
+  ASSERT_EQ(reporter.awaitDelivered(), ErrantRecordReporter::Delivery::kDelivered);
 
   auto records = readDlq(1);
   ASSERT_EQ(records.size(), 1u);
@@ -101,6 +101,22 @@ TEST_F(ErrantRecordReporterTest, AWriteThatFindsTheQueueFullForTooLongFails) {
   rd_kafka_mock_broker_set_up(cluster_, 1);
 }
 
+// How long a wait for the DLQ lasts is decided once, where the reporter is made (the worker's
+// offset.flush.timeout.ms), for the worker's commits and a sink's own transactions alike.
+TEST_F(ErrantRecordReporterTest, AwaitingDeliveryWaitsTheBoundTheReporterWasMadeWith) {
+  WorkerErrantRecordReporter reporter(config(true), "c", "sqlite", 0,
+                                      std::chrono::milliseconds(300));
+  rd_kafka_mock_broker_set_down(cluster_, 1);
+  reporter.report(SinkRecord("orders", 0, 1, 0, std::nullopt, std::string_view("x")),
+                  ConversionError("bad"));
+  const auto started = std::chrono::steady_clock::now();
+  EXPECT_EQ(reporter.awaitDelivered(), ErrantRecordReporter::Delivery::kPending);
+  const auto waited = std::chrono::steady_clock::now() - started;
+  EXPECT_GE(waited, std::chrono::milliseconds(250));
+  EXPECT_LT(waited, std::chrono::seconds(3));
+  rd_kafka_mock_broker_set_up(cluster_, 1);
+}
+
 // librdkafka reads a negative timeout as "forever": a long one is clamped, never wrapped.
 TEST(RdkafkaTimeout, LongTimeoutsAreClampedNotWrapped) {
   using std::chrono::milliseconds;
@@ -111,11 +127,10 @@ TEST(RdkafkaTimeout, LongTimeoutsAreClampedNotWrapped) {
 }
 
 TEST_F(ErrantRecordReporterTest, TaskPutErrorsCarryTheTaskPutStage) {
-  WorkerErrantRecordReporter reporter(config(true), "c", "sqlite", 0);
+  WorkerErrantRecordReporter reporter(config(true), "c", "sqlite", 0, std::chrono::seconds(10));
   SinkRecord record("orders", 0, 5, std::nullopt, std::nullopt, std::string_view("v"));
   reporter.report(record, std::runtime_error("NOT NULL constraint failed"));
-  ASSERT_EQ(reporter.awaitDelivered(std::chrono::seconds(10)),
-            ErrantRecordReporter::Delivery::kDelivered);
+  ASSERT_EQ(reporter.awaitDelivered(), ErrantRecordReporter::Delivery::kDelivered);
   auto records = readDlq(1);
   ASSERT_EQ(records.size(), 1u);
   EXPECT_EQ(records[0].key, std::nullopt);
@@ -124,7 +139,7 @@ TEST_F(ErrantRecordReporterTest, TaskPutErrorsCarryTheTaskPutStage) {
 }
 
 TEST_F(ErrantRecordReporterTest, ToleranceNoneThrowsAndWritesNothing) {
-  WorkerErrantRecordReporter reporter(config(false), "c", "sqlite", 0);
+  WorkerErrantRecordReporter reporter(config(false), "c", "sqlite", 0, std::chrono::seconds(10));
   SinkRecord record("orders", 1, 9, std::nullopt, std::nullopt, std::string_view("v"));
   try {
     reporter.report(record, ConversionError("bad"));
@@ -132,8 +147,7 @@ TEST_F(ErrantRecordReporterTest, ToleranceNoneThrowsAndWritesNothing) {
   } catch (const ToleranceExceededError& e) {
     EXPECT_NE(std::string(e.what()).find("orders-1@9"), std::string::npos) << e.what();
   }
-  EXPECT_EQ(reporter.awaitDelivered(std::chrono::seconds(5)),
-            ErrantRecordReporter::Delivery::kDelivered);
+  EXPECT_EQ(reporter.awaitDelivered(), ErrantRecordReporter::Delivery::kDelivered);
   EXPECT_EQ(reporter.dlqProduceRequests(), 0u);
   EXPECT_EQ(reporter.metrics().total_records_skipped, 0u);
   EXPECT_TRUE(readDlq(1, 20).empty());
@@ -142,12 +156,11 @@ TEST_F(ErrantRecordReporterTest, ToleranceNoneThrowsAndWritesNothing) {
 TEST_F(ErrantRecordReporterTest, WithoutContextHeadersOnlyTheOriginalHeadersAreWritten) {
   auto c = config(true);
   c.dlq_context_headers = false;
-  WorkerErrantRecordReporter reporter(c, "c", "sqlite", 0);
+  WorkerErrantRecordReporter reporter(c, "c", "sqlite", 0, std::chrono::seconds(10));
   SinkRecord record("orders", 0, 1, std::nullopt, std::string_view("k"), std::string_view("v"),
                     {{"h", std::string_view("1")}});
   reporter.report(record, std::runtime_error("x"));
-  ASSERT_EQ(reporter.awaitDelivered(std::chrono::seconds(10)),
-            ErrantRecordReporter::Delivery::kDelivered);
+  ASSERT_EQ(reporter.awaitDelivered(), ErrantRecordReporter::Delivery::kDelivered);
   auto records = readDlq(1);
   ASSERT_EQ(records.size(), 1u);
   EXPECT_EQ(records[0].headers, (std::map<std::string, std::string>{{"h", "1"}}));

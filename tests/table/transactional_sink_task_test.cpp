@@ -364,7 +364,7 @@ class AnsweringReporter : public ErrantRecordReporter {
   void report(const SinkRecord& record, const std::exception&) override {
     reported.push_back(record.offset());
   }
-  Delivery awaitDelivered(std::chrono::milliseconds) override { return delivery; }
+  Delivery awaitDelivered() override { return delivery; }
   std::vector<int64_t> reported;
   Delivery delivery = Delivery::kDelivered;
 };

@@ -5,7 +5,8 @@
 // task goes on; under errors.tolerance=none report() throws, and the task should let it propagate.
 // DLQ writes are asynchronous: the worker waits for them before any offset commit that covers the
 // reported records, and a sink that stores its offsets itself (TransactionalSinkTask) calls
-// awaitDelivered() before committing a transaction that skips reported records.
+// awaitDelivered() before committing a transaction that skips reported records. How long that
+// wait may last is the worker's to say (offset.flush.timeout.ms), not the caller's.
 // Call it only from the task's own thread, inside put()/flush()/preCommit().
 #pragma once
 
@@ -27,11 +28,9 @@ class ErrantRecordReporter {
 
   virtual ~ErrantRecordReporter() = default;
   virtual void report(const SinkRecord& record, const std::exception& error) = 0;
-  // Waits at most `timeout` for every record reported so far. A failure is reported once: by
-  // the first call after it happened.
-  virtual Delivery awaitDelivered(std::chrono::milliseconds /*timeout*/) {
-    return Delivery::kDelivered;
-  }
+  // Waits, at most the worker's offset.flush.timeout.ms, for every record reported so far. A
+  // failure is reported once: by the first call after it happened.
+  virtual Delivery awaitDelivered() { return Delivery::kDelivered; }
 };
 
 }  // namespace ksink

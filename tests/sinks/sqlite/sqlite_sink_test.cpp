@@ -28,7 +28,7 @@ class RecordingReporter : public ErrantRecordReporter {
   void report(const SinkRecord& record, const std::exception& error) override {
     reported.emplace_back(record.offset(), error.what());
   }
-  Delivery awaitDelivered(std::chrono::milliseconds) override {
+  Delivery awaitDelivered() override {
     ++awaited;
     return delivery;
   }
