@@ -103,9 +103,12 @@ PgRowWriter::Target PgRowWriter::targetOf(const PgTable& table, const Segment& s
 }
 
 std::string PgRowWriter::stagingSignature(const PgTable& table, const Target& target) {
-  std::string signature = table.id.quoted();
+  // Counted, not separated (as RecordMapper's layout keys): a column name may hold any byte, so
+  // "x\x1fy" and "x","y", or "x@tz" and a converted "x", must not read alike.
+  std::string signature = fmt::format("{}:{}", table.id.quoted().size(), table.id.quoted());
   for (size_t i = 0; i < target.columns.size(); ++i)
-    signature += fmt::format("\x1f{}{}", target.columns[i], target.as_timestamptz[i] ? "@tz" : "");
+    signature += fmt::format("{}:{}{}", target.columns[i].size(), target.columns[i],
+                             target.as_timestamptz[i] ? 'z' : 'p');
   return signature;
 }
 

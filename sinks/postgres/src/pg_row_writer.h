@@ -76,11 +76,6 @@ class PgRowWriter {
     std::string data;
     bool binary = false;
   };
-  static Encoded encode(const PgTable& table, const RecordMapper::Layout& layout,
-                        std::span<const RecordMapper::Row* const> rows, size_t columns,
-                        bool timestamps_via_zone);
-
- private:
   // The columns a segment writes, and how.
   struct Target {
     std::vector<std::string> columns;
@@ -88,8 +83,15 @@ class PgRowWriter {
     bool convert = false;              // any of as_timestamptz
     bool staged = false;               // through a staging table
   };
-  Target targetOf(const PgTable& table, const Segment& segment) const;
+  // What identifies a staging table: the table and the target's columns. Exposed for tests.
   static std::string stagingSignature(const PgTable& table, const Target& target);
+
+  static Encoded encode(const PgTable& table, const RecordMapper::Layout& layout,
+                        std::span<const RecordMapper::Row* const> rows, size_t columns,
+                        bool timestamps_via_zone);
+
+ private:
+  Target targetOf(const PgTable& table, const Segment& segment) const;
   // The prepared staging table for `target`, emptied if this transaction used it already.
   std::string stagingFor(PgConnection& connection, const PgTable& table, const Target& target);
 

@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include "pg_row_writer.h"
 #include "pg_types.h"
 #include "table_id.h"
 
@@ -203,6 +204,30 @@ TEST(PgTypes, OnlyInstantsAreConvertedViaTheSessionZone) {
   EXPECT_FALSE(PgTypes::convertedViaZone(PgTypes::kTimestamp, wall, true));
   EXPECT_FALSE(PgTypes::convertedViaZone(PgTypes::kTimestamptz, instant, true));
   EXPECT_FALSE(PgTypes::convertedViaZone(PgTypes::kTimestamp, instant, false));
+}
+
+}  // namespace
+}  // namespace ksink::postgres
+
+namespace ksink::postgres {
+namespace {
+
+// Staging tables are found by their table and columns: column names may hold any byte, so the
+// signature counts its parts instead of separating them (U+001F once did, and "@tz" marked a
+// converted column).
+TEST(PgRowWriterStaging, SignaturesOfDifferentColumnsNeverReadAlike) {
+  PgTable table;
+  table.id = TableId::parse("t", "${topic}");
+  const auto signature = [&](std::vector<std::string> columns, std::vector<bool> tz) {
+    PgRowWriter::Target target;
+    target.columns = std::move(columns);
+    target.as_timestamptz = std::move(tz);
+    return PgRowWriter::stagingSignature(table, target);
+  };
+  EXPECT_NE(signature({"x\x1fy"}, {false}), signature({"x", "y"}, {false, false}));
+  EXPECT_NE(signature({"x@tz"}, {false}), signature({"x"}, {true}));
+  EXPECT_NE(signature({"x"}, {false}), signature({"x"}, {true}));
+  EXPECT_EQ(signature({"a", "b"}, {false, true}), signature({"a", "b"}, {false, true}));
 }
 
 }  // namespace
