@@ -60,31 +60,29 @@ ConfigProviders ConfigProviders::fromWorker(const std::map<std::string, std::str
   std::vector<std::string> declared;
   if (const auto names = worker.find(std::string(kPrefix)); names != worker.end())
     declared = detail::parseList(names->second);
-  {
-    for (const auto& name : declared) {
-      const auto prefix = fmt::format("{}.{}.", kPrefix, name);
-      const auto cls = worker.find(prefix + "class");
-      if (cls == worker.end()) {
-        problems.push_back({prefix + "class", "is required for each of config.providers"});
-        continue;
-      }
-      const auto type = std::string(detail::trim(cls->second));
-      Provider provider;
-      if (type == "org.apache.kafka.common.config.provider.EnvVarConfigProvider") {
-        provider.kind = Kind::kEnv;
-      } else if (type == "org.apache.kafka.common.config.provider.FileConfigProvider") {
-        provider.kind = Kind::kFile;
-      } else if (type == "org.apache.kafka.common.config.provider.DirectoryConfigProvider") {
-        provider.kind = Kind::kDirectory;
-      } else {
-        problems.push_back({prefix + "class",
-                            fmt::format("'{}' is not a provider ksink has (EnvVarConfigProvider, "
-                                        "FileConfigProvider, DirectoryConfigProvider)",
-                                        type)});
-        continue;
-      }
-      out.providers_.emplace(name, provider);
+  for (const auto& name : declared) {
+    const auto prefix = fmt::format("{}.{}.", kPrefix, name);
+    const auto cls = worker.find(prefix + "class");
+    if (cls == worker.end()) {
+      problems.push_back({prefix + "class", "is required for each of config.providers"});
+      continue;
     }
+    const auto type = std::string(detail::trim(cls->second));
+    Provider provider;
+    if (type == "org.apache.kafka.common.config.provider.EnvVarConfigProvider") {
+      provider.kind = Kind::kEnv;
+    } else if (type == "org.apache.kafka.common.config.provider.FileConfigProvider") {
+      provider.kind = Kind::kFile;
+    } else if (type == "org.apache.kafka.common.config.provider.DirectoryConfigProvider") {
+      provider.kind = Kind::kDirectory;
+    } else {
+      problems.push_back(
+          {prefix + "class", fmt::format("'{}' is not a provider ksink has (EnvVarConfigProvider, "
+                                         "FileConfigProvider, DirectoryConfigProvider)",
+                                         type)});
+      continue;
+    }
+    out.providers_.emplace(name, provider);
   }
   // Parameters: only those the providers read, on declared providers.
   for (auto it = worker.lower_bound(std::string(kPrefix) + "."); it != worker.end(); ++it) {
@@ -103,7 +101,12 @@ ConfigProviders ConfigProviders::fromWorker(const std::map<std::string, std::str
     }
     if (setting == "class") continue;
     if (setting == "param.allowlist.pattern" && provider->second.kind == Kind::kEnv) {
-      provider->second.allowlist_pattern = it->second;
+      try {
+        provider->second.allowlist = std::regex(it->second);
+      } catch (const std::regex_error& e) {
+        problems.push_back(
+            {key, fmt::format("'{}' is not a regular expression: {}", it->second, e.what())});
+      }
     } else if (setting == "param.allowed.paths" && provider->second.kind != Kind::kEnv) {
       provider->second.allowed_paths = it->second;
     } else {
@@ -125,8 +128,7 @@ std::string ConfigProviders::lookup(const std::string& name, const std::string& 
   const auto& provider = it->second;
   switch (provider.kind) {
     case Kind::kEnv: {
-      if (!provider.allowlist_pattern.empty() &&
-          !std::regex_match(key, std::regex(provider.allowlist_pattern)))
+      if (provider.allowlist && !std::regex_match(key, *provider.allowlist))
         throw Unresolved(
             fmt::format("environment variable {} is not allowed by allowlist.pattern", key));
       const char* value = std::getenv(key.c_str());

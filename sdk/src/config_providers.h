@@ -18,6 +18,8 @@
 #pragma once
 
 #include <map>
+#include <optional>
+#include <regex>
 #include <string>
 
 namespace ksink {
@@ -36,8 +38,8 @@ class ConfigProviders {
   enum class Kind { kEnv, kFile, kDirectory };
   struct Provider {
     Kind kind;
-    std::string allowlist_pattern;  // env: variables it may read (a Java regex, anchored)
-    std::string allowed_paths;      // file, directory: comma-separated roots (empty: any)
+    std::optional<std::regex> allowlist;  // env: variables it may read (anchored); none: any
+    std::string allowed_paths;            // file, directory: comma-separated roots (empty: any)
   };
   std::string lookup(const std::string& name, const std::string& path,
                      const std::string& key) const;

@@ -108,14 +108,16 @@ TEST_F(ConfigProvidersTest, BadDeclarationsAreRefusedNamingTheKey) {
                                  {"config.providers.env.class",
                                   "org.apache.kafka.common.config.provider.EnvVarConfigProvider"},
                                  {"config.providers.env.param.nosuch", "1"},
+                                 {"config.providers.env.param.allowlist.pattern", "KSINK_[("},
                                  {"config.providers.other.class", "x"}});
     FAIL() << "accepted";
   } catch (const ConfigException& e) {
     std::vector<std::string> keys;
     for (const auto& p : e.problems()) keys.push_back(p.key);
-    EXPECT_EQ(keys, (std::vector<std::string>{"config.providers.vault.class",
-                                              "config.providers.env.param.nosuch",
-                                              "config.providers.other.class"}));
+    EXPECT_EQ(keys,
+              (std::vector<std::string>{
+                  "config.providers.vault.class", "config.providers.env.param.allowlist.pattern",
+                  "config.providers.env.param.nosuch", "config.providers.other.class"}));
   }
 }
 
