@@ -56,11 +56,8 @@ TableSinkConfig read(const std::map<std::string, std::string>& values) {
     return k && k->default_value ? *k->default_value : std::string();
   };
   auto list = [&](std::string_view key) {
-    std::vector<std::string> out;
-    for (auto& item : detail::parseList(str(key)))
-      if (std::find(out.begin(), out.end(), item) == out.end()) out.push_back(std::move(item));
-    return out;
-  };
+    return detail::parseList(str(key));
+  };  // trimmed, once each
   auto boolean = [&](std::string_view key) {
     return lower(std::string(detail::trim(str(key)))) == "true";
   };
