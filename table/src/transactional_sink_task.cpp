@@ -13,9 +13,75 @@
 
 namespace ksink {
 
+// What a destination may ask while it writes one batch (transactional_destination.h).
+class TransactionalSinkTask::Scope final : public BatchScope {
+ public:
+  Scope(SinkTaskContext& context, OffsetStore& store, std::span<const OffsetUpdate> updates)
+      : context_(context), store_(store), updates_(updates) {}
+
+  bool storeOffsets() override {
+    for (const auto& u : updates_) {
+      if (store_.compareAndSet(u)) continue;
+      spdlog::warn(
+          "{}: stored offset is no longer {} (another task wrote the partition); rolling back",
+          u.partition, u.expected ? std::to_string(*u.expected) : std::string("absent"));
+      return false;
+    }
+    return true;
+  }
+
+  void reportBadRecord(const SinkRecord& record, const std::exception& error) override {
+    if (auto* reporter = context_.errantRecordReporter()) {
+      reporter->report(record, error);
+      reported_ = true;
+      return;
+    }
+    throw std::runtime_error(
+        fmt::format("cannot write record {} (topic {}, partition {}, offset {}): {}", record,
+                    record.topic(), record.partition(), record.offset(), error.what()));
+  }
+
+  void awaitReportedRecords() override {
+    if (!std::exchange(reported_, false)) return;
+    auto* reporter = context_.errantRecordReporter();
+    if (!reporter) return;
+    switch (reporter->awaitDelivered()) {
+      case ErrantRecordReporter::Delivery::kDelivered:
+        return;
+      case ErrantRecordReporter::Delivery::kPending:
+        throw RetriableError(
+            "the dead-letter queue has not acknowledged the records this batch skips within "
+            "offset.flush.timeout.ms; the batch is not committed and comes again");
+      case ErrantRecordReporter::Delivery::kFailed:
+        throw std::runtime_error(
+            "a dead-letter queue write failed; not committing the batch past the record(s) it "
+            "skips");
+    }
+  }
+
+  RecordMapper::Batch map(RecordMapper& mapper, std::span<const SinkRecord> records,
+                          RecordMapper::Mapped mapped) override {
+    auto batch = mapper.map(records, context_, std::move(mapped));
+    for (const auto& failure : batch.failures) {
+      try {
+        std::rethrow_exception(failure.error);
+      } catch (const std::exception& e) {
+        reportBadRecord(*failure.record, e);
+      }
+    }
+    return batch;
+  }
+
+ private:
+  SinkTaskContext& context_;
+  OffsetStore& store_;
+  std::span<const OffsetUpdate> updates_;
+  bool reported_ = false;  // records reported since the last awaitReportedRecords()
+};
+
 void TransactionalSinkTask::open(const std::vector<TopicPartition>& partitions) {
   settle();
-  const OffsetMap stored = loadOffsets(partitions);
+  const OffsetMap stored = destination().offsetStore().load(partitions);
   for (const auto& tp : partitions) {
     auto it = stored.find(tp);
     if (it == stored.end()) {
@@ -29,36 +95,24 @@ void TransactionalSinkTask::open(const std::vector<TopicPartition>& partitions) 
                fmt::join(partitions, ","), stored);
 }
 
-OffsetMap TransactionalSinkTask::loadOffsets(const std::vector<TopicPartition>& partitions) {
-  auto* store = offsetStore();
-  if (!store)
-    throw std::logic_error("a TransactionalSinkTask must implement offsetStore() or loadOffsets()");
-  return store->load(partitions);
+void TransactionalSinkTask::start(const Config& config) {
+  destination_ = openDestination(config);
+  if (!destination_) throw std::logic_error("openDestination() returned no destination");
 }
 
-bool TransactionalSinkTask::storeOffsets(std::span<const OffsetUpdate> offsets) {
-  auto* store = offsetStore();
-  if (!store) throw std::logic_error("storeOffsets() needs the sink's offsetStore()");
-  for (const auto& u : offsets) {
-    if (store->compareAndSet(u)) continue;
-    spdlog::warn(
-        "{}: stored offset is no longer {} (another task wrote the partition); rolling back",
-        u.partition, u.expected ? std::to_string(*u.expected) : std::string("absent"));
-    return false;
-  }
-  return true;
+void TransactionalSinkTask::stop() {
+  if (destination_) destination_->stop();
+  destination_.reset();
 }
 
-void TransactionalSinkTask::failWrite(WriteFailure failure, std::string_view destination,
-                                      std::string_view what, size_t records,
-                                      std::optional<std::chrono::milliseconds> backoff) {
-  if (failure == WriteFailure::kRetriable) {
-    if (backoff) context().timeout(*backoff);
-    throw RetriableError(
-        fmt::format("{}: {} (retrying the batch of {} records)", destination, what, records));
+void TransactionalSinkTask::fail(const WriteError& error, size_t records) {
+  if (error.kind() == WriteFailure::kRetriable) {
+    if (error.backoff()) context().timeout(*error.backoff());
+    throw RetriableError(fmt::format("{}: {} (retrying the batch of {} records)",
+                                     error.destination(), error.what(), records));
   }
-  throw std::runtime_error(
-      fmt::format("{} rejected a batch of {} records: {}", destination, records, what));
+  throw std::runtime_error(fmt::format("{} rejected a batch of {} records: {}", error.destination(),
+                                       records, error.what()));
 }
 
 void TransactionalSinkTask::close(const std::vector<TopicPartition>& partitions) {
@@ -103,7 +157,8 @@ void TransactionalSinkTask::put(std::span<const SinkRecord> records) {
       if (!already_written(r)) kept.push_back(r);
     todo = kept;
   }
-  const size_t chunk = max_batch_size_ == 0 ? todo.size() : max_batch_size_;
+  const size_t most = destination().maxBatchSize();
+  const size_t chunk = most == 0 ? todo.size() : most;
   for (size_t at = 0; at < todo.size(); at += chunk) {
     if (!settle(todo.subspan(at))) return;
     const auto part = todo.subspan(at, std::min(chunk, todo.size() - at));
@@ -126,17 +181,30 @@ bool TransactionalSinkTask::writeChunk(std::span<const SinkRecord> records) {
     auto it = written_.find(tp);
     updates.push_back({tp, it == written_.end() ? std::nullopt : it->second, offset});
   }
-  outcome_pending_ = false;
-  if (!writeBatch(records, updates)) return false;
+  Scope scope(context(), destination().offsetStore(), updates);
+  TransactionalDestination::Written written;
+  try {
+    written = destination().writeBatch(records, scope);
+  } catch (const WriteError& e) {
+    fail(e, records.size());
+  }
+  if (written == TransactionalDestination::Written::kFenced) return false;
   for (const auto& u : updates) written_[u.partition] = u.next_offset;
-  if (!std::exchange(outcome_pending_, false)) {
+  if (written == TransactionalDestination::Written::kCommitted) {
     for (const auto& u : updates) stored_[u.partition] = u.next_offset;
     return true;
   }
-  InFlight pending{std::move(updates), {}};
+  InFlight pending{std::move(updates), {}, records.size()};
   for (const auto& r : records) pending.first_offsets.try_emplace(r.topicPartition(), r.offset());
   in_flight_ = std::move(pending);
   return true;
+}
+
+// Fatal: nothing of the pending batch is stored, and the task is to fail.
+void TransactionalSinkTask::forgetPending(const InFlight& batch) {
+  for (const auto& u : batch.updates)
+    if (auto it = stored_.find(u.partition); it != stored_.end())
+      written_[u.partition] = it->second;
 }
 
 bool TransactionalSinkTask::settle(std::span<const SinkRecord> in_hand) {
@@ -144,17 +212,26 @@ bool TransactionalSinkTask::settle(std::span<const SinkRecord> in_hand) {
   const InFlight batch = std::move(*std::exchange(in_flight_, std::nullopt));
   std::optional<std::string> error;  // the outcome is unknown or the failure transient
   try {
-    if (awaitOutcome()) {
+    if (destination().awaitOutcome()) {
       for (const auto& u : batch.updates) stored_[u.partition] = u.next_offset;
       return true;
     }
   } catch (const RetriableError& e) {
     error = e.what();
+  } catch (const WriteError& e) {
+    if (e.kind() != WriteFailure::kRetriable) {
+      forgetPending(batch);
+      try {
+        fail(e, batch.records);
+      } catch (...) {
+        fatal_ = std::current_exception();
+        throw;
+      }
+    }
+    if (e.backoff()) context().timeout(*e.backoff());
+    error = fmt::format("{}: {}", e.destination(), e.what());
   } catch (...) {
-    // Fatal: nothing of the batch is stored, and the task is to fail with this error.
-    for (const auto& u : batch.updates)
-      if (auto it = stored_.find(u.partition); it != stored_.end())
-        written_[u.partition] = it->second;
+    forgetPending(batch);
     fatal_ = std::current_exception();
     throw;
   }
@@ -190,7 +267,7 @@ void TransactionalSinkTask::fence(std::span<const SinkRecord> unwritten) {
   }
   std::vector<TopicPartition> partitions;
   for (const auto& [tp, offset] : first_unwritten) partitions.push_back(tp);
-  const OffsetMap stored = loadOffsets(partitions);
+  const OffsetMap stored = destination().offsetStore().load(partitions);
   spdlog::warn(
       "offsets of {} changed in the destination under this task (it lost them to another task or "
       "is a zombie): wrote nothing, continuing from the stored offsets {}",
@@ -201,52 +278,6 @@ void TransactionalSinkTask::fence(std::span<const SinkRecord> unwritten) {
     stored_[tp] = written_[tp] =
         it == stored.end() ? std::nullopt : std::optional<int64_t>(it->second);
     context().offset(tp, resume);
-  }
-}
-
-void TransactionalSinkTask::reportBadRecord(const SinkRecord& record, const std::exception& error) {
-  if (auto* reporter = context().errantRecordReporter()) {
-    reporter->report(record, error);
-    reported_ = true;
-    return;
-  }
-  throw std::runtime_error(
-      fmt::format("cannot write record {} (topic {}, partition {}, offset "
-                  "{}): {}",
-                  record, record.topic(), record.partition(), record.offset(), error.what()));
-}
-
-void TransactionalSinkTask::awaitReportedRecords() {
-  if (!std::exchange(reported_, false)) return;
-  auto* reporter = context().errantRecordReporter();
-  if (!reporter) return;
-  switch (reporter->awaitDelivered()) {
-    case ErrantRecordReporter::Delivery::kDelivered:
-      return;
-    case ErrantRecordReporter::Delivery::kPending:
-      throw RetriableError(
-          "the dead-letter queue has not acknowledged the records this batch skips within "
-          "offset.flush.timeout.ms; the batch is not committed and comes again");
-    case ErrantRecordReporter::Delivery::kFailed:
-      throw std::runtime_error(
-          "a dead-letter queue write failed; not committing the batch past the record(s) it "
-          "skips");
-  }
-}
-
-RecordMapper::Batch TransactionalSinkTask::mapBatch(RecordMapper& mapper,
-                                                    std::span<const SinkRecord> records,
-                                                    RecordMapper::Mapped mapped) {
-  auto batch = mapper.map(records, context(), std::move(mapped));
-  for (const auto& failure : batch.failures) reportBadRecord(*failure.record, failure.error);
-  return batch;
-}
-
-void TransactionalSinkTask::reportBadRecord(const SinkRecord& record, std::exception_ptr error) {
-  try {
-    std::rethrow_exception(error);
-  } catch (const std::exception& e) {
-    reportBadRecord(record, e);
   }
 }
 

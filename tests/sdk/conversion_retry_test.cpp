@@ -222,46 +222,61 @@ struct Destination {
 };
 
 // Converts with RecordMapper and the flaky converter and writes like the reference sinks do:
-// failures to reportBadRecord(), rows and offsets in one transaction.
-class MappingSink : public TransactionalSinkTask {
+// failures reported through the batch scope, rows and offsets in one transaction.
+class MappingDestination : public TransactionalDestination, public OffsetStore {
  public:
-  explicit MappingSink(std::shared_ptr<Destination> dest) : dest_(std::move(dest)) {}
-  void start(const Config& config) override {
-    mapper_ = std::make_unique<RecordMapper>(
-        TableSinkConfig::parse(
-            Config(std::map<std::string, std::string>{{"name", config.get("name").value_or("c")}})),
-        std::make_unique<FlakyConverter>(dest_->faults),
-        std::make_unique<FlakyConverter>(dest_->faults));
-  }
-  void stop() override {}
+  MappingDestination(std::shared_ptr<Destination> dest, const Config& config)
+      : dest_(std::move(dest)),
+        mapper_(TableSinkConfig::parse(Config(std::map<std::string, std::string>{
+                    {"name", config.get("name").value_or("c")}})),
+                std::make_unique<FlakyConverter>(dest_->faults),
+                std::make_unique<FlakyConverter>(dest_->faults)) {}
 
- protected:
-  OffsetMap loadOffsets(const std::vector<TopicPartition>& partitions) override {
+  OffsetStore& offsetStore() override { return *this; }
+  OffsetMap load(const std::vector<TopicPartition>& partitions) override {
     std::lock_guard lock(dest_->mutex);
     OffsetMap out;
     for (const auto& tp : partitions)
       if (auto it = dest_->offsets.find(tp); it != dest_->offsets.end()) out[tp] = it->second;
     return out;
   }
-  bool writeBatch(std::span<const SinkRecord> records,
-                  std::span<const OffsetUpdate> offsets) override {
-    auto batch = mapper_->map(records, context());
-    for (const auto& f : batch.failures) reportBadRecord(*f.record, f.error);
-    std::lock_guard lock(dest_->mutex);
-    for (const auto& u : offsets) {
-      auto it = dest_->offsets.find(u.partition);
-      const auto actual =
-          it == dest_->offsets.end() ? std::nullopt : std::optional<int64_t>(it->second);
-      if (actual != u.expected) return false;
-    }
-    for (const auto& row : batch.rows) dest_->values.emplace_back(row.record->value().value_or(""));
-    for (const auto& u : offsets) dest_->offsets[u.partition] = u.next_offset;
+  bool compareAndSet(const Update& u) override {
+    auto it = dest_->offsets.find(u.partition);
+    const auto actual =
+        it == dest_->offsets.end() ? std::nullopt : std::optional<int64_t>(it->second);
+    if (actual != u.expected) return false;
+    staged_[u.partition] = u.next_offset;
     return true;
+  }
+
+  Written writeBatch(std::span<const SinkRecord> records, BatchScope& scope) override {
+    auto batch = scope.map(mapper_, records);
+    std::lock_guard lock(dest_->mutex);
+    staged_.clear();
+    if (!scope.storeOffsets()) return Written::kFenced;
+    for (const auto& row : batch.rows) dest_->values.emplace_back(row.record->value().value_or(""));
+    for (const auto& [tp, next] : staged_) dest_->offsets[tp] = next;
+    return Written::kCommitted;
   }
 
  private:
   std::shared_ptr<Destination> dest_;
-  std::unique_ptr<RecordMapper> mapper_;
+  RecordMapper mapper_;
+  OffsetMap staged_;
+};
+
+class MappingSink : public TransactionalSinkTask {
+ public:
+  explicit MappingSink(std::shared_ptr<Destination> dest) : dest_(std::move(dest)) {}
+  std::string version() const override { return "test"; }
+
+ protected:
+  std::unique_ptr<TransactionalDestination> openDestination(const Config& config) override {
+    return std::make_unique<MappingDestination>(dest_, config);
+  }
+
+ private:
+  std::shared_ptr<Destination> dest_;
 };
 
 // v0..v9 with the value at `at` replaced by `special` + at.

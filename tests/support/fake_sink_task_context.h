@@ -3,6 +3,7 @@
 #pragma once
 
 #include <chrono>
+#include <optional>
 #include <set>
 #include <vector>
 
@@ -17,15 +18,16 @@ class FakeSinkTaskContext : public SinkTaskContext {
   void offset(const OffsetMap& offsets) override {
     for (const auto& [tp, o] : offsets) rewinds[tp] = o;
   }
-  void timeout(std::chrono::milliseconds) override {}
+  void timeout(std::chrono::milliseconds ms) override { backoff = ms; }
   void pause(const std::vector<TopicPartition>&) override {}
   void resume(const std::vector<TopicPartition>&) override {}
   void requestCommit() override {}
   ErrantRecordReporter* errantRecordReporter() override { return reporter; }
   const Config& config() const override { return config_; }
 
-  OffsetMap rewinds;                         // every offset() call, last one per partition
-  ErrantRecordReporter* reporter = nullptr;  // what errantRecordReporter() returns
+  OffsetMap rewinds;                                 // every offset() call, last one per partition
+  ErrantRecordReporter* reporter = nullptr;          // what errantRecordReporter() returns
+  std::optional<std::chrono::milliseconds> backoff;  // the last timeout() call
 
  private:
   Config config_;

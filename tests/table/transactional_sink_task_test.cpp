@@ -9,6 +9,7 @@
 
 #include "fake_sink_task_context.h"
 #include "ksink/retriable_error.h"
+#include "ksink/transactional_destination.h"
 
 namespace ksink {
 namespace {
@@ -41,71 +42,108 @@ struct FakeDestination {
 
 using FakeContext = testing::FakeSinkTaskContext;
 
-class FakeTask : public TransactionalSinkTask {
- public:
-  explicit FakeTask(FakeDestination& dest, size_t batch = 0) : dest_(dest) {
-    setMaxBatchSize(batch);
-  }
-  void start(const Config&) override {}
-  void stop() override {}
-  using TransactionalSinkTask::reportBadRecord;
-  // Records reported in the next writeBatch() (by offset), before its commit.
-  std::set<int64_t> bad;
-  // awaitOutcome() throws this (a fatal failure) instead of its usual outcome.
-  bool fatal_outcome = false;
-
- protected:
-  OffsetMap loadOffsets(const std::vector<TopicPartition>& partitions) override {
+// The destination's offsets table: load() reads it, compareAndSet() stages into the open
+// transaction.
+struct FakeOffsetStore : OffsetStore {
+  explicit FakeOffsetStore(FakeDestination& dest) : dest(dest) {}
+  OffsetMap load(const std::vector<TopicPartition>& partitions) override {
+    ++loads;
     OffsetMap out;
     for (const auto& tp : partitions)
-      if (auto it = dest_.offsets.find(tp); it != dest_.offsets.end()) out[tp] = it->second;
+      if (auto it = dest.offsets.find(tp); it != dest.offsets.end()) out[tp] = it->second;
     return out;
   }
-  bool writeBatch(std::span<const SinkRecord> records,
-                  std::span<const OffsetUpdate> offsets) override {
+  bool compareAndSet(const Update& u) override {
+    auto it = dest.offsets.find(u.partition);
+    const std::optional<int64_t> actual =
+        it == dest.offsets.end() ? std::nullopt : std::optional<int64_t>(it->second);
+    if (actual != u.expected) return false;
+    staged[u.partition] = u.next_offset;
+    return true;
+  }
+  FakeDestination& dest;
+  OffsetMap staged;  // the open transaction's offsets
+  int loads = 0;
+};
+
+// What the test makes the next transactions do.
+struct Behaviour {
+  std::set<int64_t> bad;                  // records reported (by offset), before the commit
+  bool fatal_outcome = false;             // awaitOutcome() fails fatally
+  std::optional<WriteError> write_error;  // the next writeBatch() throws it
+};
+
+// One task's side of the destination: the TransactionalDestination the task drives.
+class FakeWriter : public TransactionalDestination {
+ public:
+  FakeWriter(FakeDestination& dest, FakeOffsetStore& store, Behaviour& behaviour, size_t batch)
+      : dest_(dest), store_(store), behaviour_(behaviour), batch_(batch) {}
+
+  OffsetStore& offsetStore() override { return store_; }
+  size_t maxBatchSize() const override { return batch_; }
+
+  Written writeBatch(std::span<const SinkRecord> records, BatchScope& scope) override {
     if (dest_.fail_next_with_retriable > 0) {
       --dest_.fail_next_with_retriable;
       throw RetriableError("busy");
     }
-    for (const auto& u : offsets) {  // compare-and-set, all or nothing
-      auto it = dest_.offsets.find(u.partition);
-      const std::optional<int64_t> actual =
-          it == dest_.offsets.end() ? std::nullopt : std::optional<int64_t>(it->second);
-      if (actual != u.expected) return false;
-    }
+    if (auto error = std::exchange(behaviour_.write_error, std::nullopt)) throw *error;
+    store_.staged.clear();
+    if (!scope.storeOffsets()) return Written::kFenced;  // rolled back: nothing staged applies
     dest_.calls.push_back("write");
     EXPECT_FALSE(dest_.pending) << "writeBatch() before the pending outcome was read";
     FakeDestination::Transaction t;
     for (const auto& r : records) {
-      if (bad.contains(r.offset()))
-        reportBadRecord(r, std::runtime_error("bad"));
+      if (behaviour_.bad.contains(r.offset()))
+        scope.reportBadRecord(r, std::runtime_error("bad"));
       else
         t.rows.emplace_back(r.topicPartition(), r.offset());
     }
-    if (!bad.empty()) awaitReportedRecords();
-    for (const auto& u : offsets) t.offsets[u.partition] = u.next_offset;
+    scope.awaitReportedRecords();
+    t.offsets = store_.staged;
     if (!dest_.pipelined) {
       dest_.apply(t);
-      return true;
+      return Written::kCommitted;
     }
     dest_.pending = std::move(t);
-    outcomePending();
-    return true;
+    return Written::kPending;
   }
+
   bool awaitOutcome() override {
     dest_.calls.push_back("await");
     EXPECT_TRUE(dest_.pending) << "awaitOutcome() without a pending transaction";
     const auto t = *std::exchange(dest_.pending, std::nullopt);
-    if (fatal_outcome) throw std::runtime_error("permission denied for table t");
+    if (behaviour_.fatal_outcome) throw std::runtime_error("permission denied for table t");
     using Outcome = FakeDestination::Outcome;
     if (dest_.outcome == Outcome::kCommit || dest_.outcome == Outcome::kLost) dest_.apply(t);
     if (dest_.outcome == Outcome::kRetriable || dest_.outcome == Outcome::kLost)
-      throw RetriableError("connection lost before COMMIT's answer");
+      throw WriteError(WriteFailure::kRetriable, "Fake", "connection lost before COMMIT's answer",
+                       std::chrono::milliseconds(25));
     return dest_.outcome == Outcome::kCommit;
   }
 
  private:
   FakeDestination& dest_;
+  FakeOffsetStore& store_;
+  Behaviour& behaviour_;
+  size_t batch_;
+};
+
+class FakeTask : public TransactionalSinkTask, public Behaviour {
+ public:
+  explicit FakeTask(FakeDestination& dest, size_t batch = 0)
+      : store(dest), dest_(dest), batch_(batch) {}
+  std::string version() const override { return "test"; }
+  FakeOffsetStore store;
+
+ protected:
+  std::unique_ptr<TransactionalDestination> openDestination(const Config&) override {
+    return std::make_unique<FakeWriter>(dest_, store, *this, batch_);
+  }
+
+ private:
+  FakeDestination& dest_;
+  size_t batch_;
 };
 
 const TopicPartition kP0{"t", 0}, kP1{"t", 1};
@@ -248,15 +286,20 @@ TEST(TransactionalSinkTaskTest, CloseForgetsThePartitions) {
 TEST(TransactionalSinkTaskTest, BadRecordWithoutAReporterFailsNamingItsCoordinates) {
   FakeDestination dest;
   Harness h(dest);
-  const SinkRecord r("orders", 2, 77, std::nullopt, std::nullopt, "x");
+  h.task.open({{"orders", 2}});
+  h.task.bad = {77};
+  const std::vector<SinkRecord> batch{{"orders", 2, 77, std::nullopt, std::nullopt, "x"}};
   try {
-    h.task.reportBadRecord(r, std::runtime_error("NOT NULL constraint failed"));
+    h.task.put(batch);
     FAIL();
+  } catch (const RetriableError& e) {
+    FAIL() << e.what();
   } catch (const std::runtime_error& e) {
     const std::string what = e.what();
     EXPECT_NE(what.find("topic orders, partition 2, offset 77"), std::string::npos) << what;
-    EXPECT_NE(what.find("NOT NULL constraint failed"), std::string::npos) << what;
+    EXPECT_NE(what.find("bad"), std::string::npos) << what;
   }
+  EXPECT_EQ(dest.transactions, 0);
 }
 
 // A task over a destination that pipelines, with `partitions` open.
@@ -414,68 +457,10 @@ TEST(TransactionalSinkTaskTest, AFatalPipelinedOutcomeReadInPreCommitFailsTheNex
   EXPECT_TRUE(dest.offsets.empty());
 }
 
-// A sink on the toolkit's OffsetStore: it writes only its rows and lets storeOffsets() run the
-// compare-and-set loop.
-struct FakeOffsetStore : OffsetStore {
-  explicit FakeOffsetStore(FakeDestination& dest) : dest(dest) {}
-  OffsetMap load(const std::vector<TopicPartition>& partitions) override {
-    ++loads;
-    OffsetMap out;
-    for (const auto& tp : partitions)
-      if (auto it = dest.offsets.find(tp); it != dest.offsets.end()) out[tp] = it->second;
-    return out;
-  }
-  bool compareAndSet(const Update& u) override {
-    auto it = dest.offsets.find(u.partition);
-    const std::optional<int64_t> actual =
-        it == dest.offsets.end() ? std::nullopt : std::optional<int64_t>(it->second);
-    if (actual != u.expected) return false;
-    staged[u.partition] = u.next_offset;
-    return true;
-  }
-  FakeDestination& dest;
-  OffsetMap staged;  // the open transaction's offsets
-  int loads = 0;
-};
-
-class StoreTask : public TransactionalSinkTask {
- public:
-  explicit StoreTask(FakeDestination& dest) : store(dest), dest_(dest) {}
-  void start(const Config&) override {}
-  void stop() override {}
-  using TransactionalSinkTask::failWrite;
-  FakeOffsetStore store;
-
- protected:
-  OffsetStore* offsetStore() override { return &store; }
-  bool writeBatch(std::span<const SinkRecord> records,
-                  std::span<const OffsetUpdate> offsets) override {
-    store.staged.clear();
-    if (!storeOffsets(offsets)) return false;  // rolled back: nothing staged is applied
-    FakeDestination::Transaction t;
-    for (const auto& r : records) t.rows.emplace_back(r.topicPartition(), r.offset());
-    t.offsets = store.staged;
-    dest_.apply(t);
-    return true;
-  }
-
- private:
-  FakeDestination& dest_;
-};
-
-struct StoreHarness {
-  explicit StoreHarness(FakeDestination& dest) : task(dest) {
-    task.initialize(context);
-    task.start(Config());
-  }
-  FakeContext context;
-  StoreTask task;
-};
-
 TEST(OffsetStoreTest, OpenLoadsTheStoredOffsetsThroughTheStore) {
   FakeDestination dest;
   dest.offsets[kP1] = 7;
-  StoreHarness h(dest);
+  Harness h(dest);
   h.task.open({kP0, kP1});
   EXPECT_EQ(h.task.store.loads, 1);
   EXPECT_EQ(h.context.rewinds, (OffsetMap{{kP1, 7}}));
@@ -484,7 +469,7 @@ TEST(OffsetStoreTest, OpenLoadsTheStoredOffsetsThroughTheStore) {
 
 TEST(OffsetStoreTest, AWrittenBatchAdvancesTheStoredOffsetsFromAbsentAndFromTheLastValue) {
   FakeDestination dest;
-  StoreHarness h(dest);
+  Harness h(dest);
   h.task.open({kP0});
   h.task.put(records(kP0, 0, 3));  // no row yet: inserted
   h.task.put(records(kP0, 3, 5));  // expected 3: updated
@@ -495,7 +480,7 @@ TEST(OffsetStoreTest, AWrittenBatchAdvancesTheStoredOffsetsFromAbsentAndFromTheL
 
 TEST(OffsetStoreTest, AStaleExpectationIsFencedWritesNothingAndContinuesFromTheStoredOffset) {
   FakeDestination dest;
-  StoreHarness zombie(dest), owner(dest);
+  Harness zombie(dest), owner(dest);
   zombie.task.open({kP0});
   zombie.task.put(records(kP0, 0, 4));
   owner.task.open({kP0});
@@ -510,29 +495,47 @@ TEST(OffsetStoreTest, AStaleExpectationIsFencedWritesNothingAndContinuesFromTheS
 
 TEST(WriteFailureTest, ARetriableFailureIsARetriableErrorNamingTheDestinationAndBatch) {
   FakeDestination dest;
-  StoreHarness h(dest);
+  Harness h(dest);
+  h.task.open({kP0});
+  h.task.write_error = WriteError(WriteFailure::kRetriable, "SQLite /x.db", "database is locked",
+                                  std::chrono::milliseconds(10));
   try {
-    h.task.failWrite(WriteFailure::kRetriable, "SQLite /x.db", "database is locked", 3,
-                     std::chrono::milliseconds(10));
+    h.task.put(records(kP0, 0, 3));
     FAIL();
   } catch (const RetriableError& e) {
     EXPECT_STREQ(e.what(), "SQLite /x.db: database is locked (retrying the batch of 3 records)");
   }
+  EXPECT_EQ(h.context.backoff, std::chrono::milliseconds(10));
+  h.task.put(records(kP0, 0, 3));  // redelivered
+  EXPECT_EQ(dest.offsets, (OffsetMap{{kP0, 3}}));
 }
 
 TEST(WriteFailureTest, FatalAndUnisolatedBadRecordFailuresFailTheTask) {
-  FakeDestination dest;
-  StoreHarness h(dest);
   for (auto kind : {WriteFailure::kFatal, WriteFailure::kBadRecord}) {
+    FakeDestination dest;
+    Harness h(dest);
+    h.task.open({kP0});
+    h.task.write_error = WriteError(kind, "PostgreSQL", "permission denied");
     try {
-      h.task.failWrite(kind, "PostgreSQL", "permission denied", 2);
+      h.task.put(records(kP0, 0, 2));
       FAIL() << toString(kind);
     } catch (const RetriableError&) {
       FAIL() << toString(kind) << " became retriable";
     } catch (const std::runtime_error& e) {
       EXPECT_STREQ(e.what(), "PostgreSQL rejected a batch of 2 records: permission denied");
     }
+    EXPECT_TRUE(dest.offsets.empty());
   }
+}
+
+TEST(WriteFailureTest, ARetriablePipelinedOutcomeAsksForTheDestinationsBackoff) {
+  Pipelined p({kP0});
+  auto& [dest, h] = p;
+  dest.outcome = FakeDestination::Outcome::kRetriable;
+  h.task.put(records(kP0, 0, 4));
+  EXPECT_TRUE(h.task.preCommit({{kP0, 4}}).empty());
+  EXPECT_EQ(h.context.backoff, std::chrono::milliseconds(25));
+  EXPECT_EQ(h.context.rewinds[kP0], 0);
 }
 
 }  // namespace

@@ -4,8 +4,9 @@
 // Under errors.tolerance=all the record is logged and/or written to the dead-letter queue and the
 // task goes on; under errors.tolerance=none report() throws, and the task should let it propagate.
 // DLQ writes are asynchronous: the worker waits for them before any offset commit that covers the
-// reported records, and a sink that stores its offsets itself (TransactionalSinkTask) calls
-// awaitDelivered() before committing a transaction that skips reported records. How long that
+// reported records, and a sink that stores its offsets itself (TransactionalSinkTask's destination,
+// through BatchScope) calls awaitDelivered() before committing a transaction that skips reported
+// records. How long that
 // wait may last is the worker's to say (offset.flush.timeout.ms), not the caller's.
 // Call it only from the task's own thread, inside put()/flush()/preCommit().
 #pragma once

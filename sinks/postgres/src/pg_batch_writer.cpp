@@ -19,22 +19,23 @@ constexpr std::string_view kIsolate = "ksink_isolate";  // bad-record isolation'
 }  // namespace
 
 bool PgBatchWriter::write(PgConnection& connection, const RecordMapper::Batch& batch,
-                          std::span<const OffsetStore::Update> offsets) {
-  const auto rows = prepare(connection, batch);
+                          BatchScope& scope) {
+  const auto rows = prepare(connection, batch, scope);
   try {
-    return transaction(connection, rows, offsets, /*isolating=*/false);
+    return transaction(connection, rows, scope, /*isolating=*/false);
   } catch (const PgError& e) {
     if (e.kind() != WriteFailure::kBadRecord) throw;
     spdlog::info("batch of {} rows rejected ({}); isolating the bad record(s)", rows.size(),
                  e.what());
   }
-  return transaction(connection, rows, offsets, /*isolating=*/true);
+  return transaction(connection, rows, scope, /*isolating=*/true);
 }
 
 // Maps every layout to its table (creating / evolving as configured) and reports the rows that
 // cannot be written at all; returns the rest, in record order.
 std::vector<const PgBatchWriter::Row*> PgBatchWriter::prepare(PgConnection& connection,
-                                                              const RecordMapper::Batch& batch) {
+                                                              const RecordMapper::Batch& batch,
+                                                              BatchScope& scope) {
   batch_tables_.clear();
   std::vector<const Row*> rows;
   rows.reserve(batch.rows.size());
@@ -54,8 +55,8 @@ std::vector<const PgBatchWriter::Row*> PgBatchWriter::prepare(PgConnection& conn
       known = batch_tables_.emplace(layout, resolved.table).first;
     }
     if (auto m = missing.find(layout); m != missing.end()) {
-      task_.report_bad(*row.record, TablePolicy::missingColumns(
-                                        tables_.tableId(layout->table).display(), m->second));
+      scope.reportBadRecord(*row.record, TablePolicy::missingColumns(
+                                             tables_.tableId(layout->table).display(), m->second));
       continue;
     }
     if (!known->second) continue;  // a delete from a table that does not exist: nothing to do
@@ -121,7 +122,8 @@ void PgBatchWriter::writeSegments(PgConnection& connection,
 
 // Bad-record isolation: write `rows` under a savepoint; when the server rejects the data, undo
 // and retry each half, down to the single record, which is reported.
-void PgBatchWriter::isolate(PgConnection& connection, std::span<const Row* const> rows) {
+void PgBatchWriter::isolate(PgConnection& connection, std::span<const Row* const> rows,
+                            BatchScope& scope) {
   if (rows.empty()) return;
   connection.exec(PgSql::savepoint(kIsolate));
   try {
@@ -132,19 +134,19 @@ void PgBatchWriter::isolate(PgConnection& connection, std::span<const Row* const
     if (e.kind() != WriteFailure::kBadRecord) throw;
     connection.exec(PgSql::rollbackToSavepoint(kIsolate));
     if (rows.size() == 1) {
-      task_.report_bad(*rows.front()->record, e);
+      scope.reportBadRecord(*rows.front()->record, e);
       return;
     }
   }
   const size_t half = rows.size() / 2;
-  isolate(connection, rows.subspan(0, half));
-  isolate(connection, rows.subspan(half));
+  isolate(connection, rows.subspan(0, half), scope);
+  isolate(connection, rows.subspan(half), scope);
 }
 
 // One destination transaction: rows, then the offsets compare-and-set last, so the offsets rows
 // stay locked only for the instant before COMMIT.
 bool PgBatchWriter::transaction(PgConnection& connection, std::span<const Row* const> rows,
-                                std::span<const OffsetStore::Update> offsets, bool isolating) {
+                                BatchScope& scope, bool isolating) {
   // Staging tables are created before BEGIN, so that no rollback (the batch's, or a bad record's
   // savepoint while isolating) takes one away; isolating writes subsets of these segments.
   const auto segments = segmentsOf(rows);
@@ -156,14 +158,14 @@ bool PgBatchWriter::transaction(PgConnection& connection, std::span<const Row* c
   if (isolating) {
     // Deferred constraints would otherwise fail only at COMMIT, outside every savepoint.
     connection.exec(PgSql::constraintsImmediate());
-    isolate(connection, rows);
+    isolate(connection, rows, scope);
   } else {
     writeSegments(connection, segments);
   }
   // The records this transaction skips are in the DLQ first (waited for before the offsets rows
   // are locked).
-  task_.await_reported();
-  if (!task_.store_offsets(offsets)) return false;  // tx rolls back
+  scope.awaitReportedRecords();
+  if (!scope.storeOffsets()) return false;  // tx rolls back
   tx.commit();
   return true;
 }

@@ -5,19 +5,18 @@
 // server rejects the data, the transaction is redone under savepoints, halving the rows down to
 // the bad record, which is reported.
 //
-// Calls into its task only through Task (reporting, the DLQ wait before COMMIT, the offsets'
-// compare-and-set). Throws PgError for database failures, which the task classifies.
+// Asks of its task only through the batch's BatchScope (reporting, the DLQ wait before COMMIT, the
+// offsets' compare-and-set). Throws PgError for database failures, which the destination
+// classifies.
 // Single-threaded: the task's thread.
 #pragma once
 
-#include <exception>
-#include <functional>
 #include <map>
 #include <span>
 #include <vector>
 
 #include "ksink/record_mapper.h"
-#include "ksink/transactional_sink_task.h"
+#include "ksink/transactional_destination.h"
 #include "pg_connection.h"
 #include "pg_row_writer.h"
 #include "pg_table_cache.h"
@@ -27,37 +26,29 @@ namespace ksink::postgres {
 
 class PgBatchWriter {
  public:
-  struct Task {
-    std::function<void(const SinkRecord&, const std::exception&)> report_bad;
-    std::function<void()> await_reported;
-    std::function<bool(std::span<const OffsetStore::Update>)> store_offsets;  // false: fenced
-  };
+  PgBatchWriter(const PostgresSinkConfig& config, PgTableCache& tables, PgRowWriter& writer)
+      : config_(config), tables_(tables), writer_(writer) {}
 
-  PgBatchWriter(const PostgresSinkConfig& config, PgTableCache& tables, PgRowWriter& writer,
-                Task task)
-      : config_(config), tables_(tables), writer_(writer), task_(std::move(task)) {}
-
-  // Writes `batch` (its failures already reported) and stores `offsets` in one transaction;
-  // false when fenced (rolled back).
-  bool write(PgConnection& connection, const RecordMapper::Batch& batch,
-             std::span<const OffsetStore::Update> offsets);
+  // Writes `batch` (its failures already reported) and stores the batch's offsets in one
+  // transaction; false when fenced (rolled back).
+  bool write(PgConnection& connection, const RecordMapper::Batch& batch, BatchScope& scope);
 
  private:
   using Row = RecordMapper::Row;
   using Layout = RecordMapper::Layout;
 
-  std::vector<const Row*> prepare(PgConnection& connection, const RecordMapper::Batch& batch);
+  std::vector<const Row*> prepare(PgConnection& connection, const RecordMapper::Batch& batch,
+                                  BatchScope& scope);
   std::vector<PgRowWriter::Segment> segmentsOf(std::span<const Row* const> rows) const;
   void writeRows(PgConnection& connection, std::span<const Row* const> rows);
   void writeSegments(PgConnection& connection, std::span<const PgRowWriter::Segment> segments);
-  void isolate(PgConnection& connection, std::span<const Row* const> rows);
-  bool transaction(PgConnection& connection, std::span<const Row* const> rows,
-                   std::span<const OffsetStore::Update> offsets, bool isolating);
+  void isolate(PgConnection& connection, std::span<const Row* const> rows, BatchScope& scope);
+  bool transaction(PgConnection& connection, std::span<const Row* const> rows, BatchScope& scope,
+                   bool isolating);
 
   const PostgresSinkConfig& config_;
   PgTableCache& tables_;
   PgRowWriter& writer_;
-  Task task_;
   // The table of each layout of the batch being written (valid during one write()).
   std::map<const Layout*, const PgTable*> batch_tables_;
 };

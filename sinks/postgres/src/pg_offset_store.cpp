@@ -45,8 +45,10 @@ OffsetMap PgOffsetStore::load(const std::vector<TopicPartition>& partitions) {
       return out;
     } catch (const std::exception& e) {
       const auto* pg = dynamic_cast<const PgError*>(&e);
-      const bool retriable =
-          dynamic_cast<const RetriableError*>(&e) || (pg && pg->kind() == WriteFailure::kRetriable);
+      const auto* write = dynamic_cast<const WriteError*>(&e);
+      const bool retriable = dynamic_cast<const RetriableError*>(&e) ||
+                             (pg && pg->kind() == WriteFailure::kRetriable) ||
+                             (write && write->kind() == WriteFailure::kRetriable);
       if (!retriable || std::chrono::steady_clock::now() >= deadline)
         throw std::runtime_error(
             fmt::format("cannot load offsets from {}: {}", kOffsetsTable, e.what()));

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "ksink/retriable_error.h"
+#include "ksink/write_failure.h"
 #include "pg_error.h"
 #include "pg_sql.h"
 
@@ -18,9 +19,10 @@ PgConnection& PgSession::connection() {
     c.exec(PgSql::sessionSettings(config_.db_timezone));
     connection_.emplace(std::move(c));
   } catch (const PgError& e) {
-    backoff_(std::chrono::milliseconds(config_.retry_backoff_ms));
-    throw RetriableError(fmt::format("cannot connect to PostgreSQL at {}: {}",
-                                     Config::redactPasswords(config_.connection_url), e.what()));
+    throw WriteError(WriteFailure::kRetriable, "PostgreSQL",
+                     fmt::format("cannot connect to PostgreSQL at {}: {}",
+                                 Config::redactPasswords(config_.connection_url), e.what()),
+                     std::chrono::milliseconds(config_.retry_backoff_ms));
   }
   return *connection_;
 }

@@ -16,16 +16,11 @@ namespace ksink::postgres {
 
 class PgSession {
  public:
-  // `backoff`: how the task asks the worker to wait before redelivering (context().timeout()).
-  PgSession(const PostgresSinkConfig& config,
-            std::function<void(std::chrono::milliseconds)> backoff, std::function<void()> on_drop)
-      : config_(config),
-        url_(config.connection_url),
-        backoff_(std::move(backoff)),
-        on_drop_(std::move(on_drop)) {}
+  PgSession(const PostgresSinkConfig& config, std::function<void()> on_drop)
+      : config_(config), url_(config.connection_url), on_drop_(std::move(on_drop)) {}
 
-  // The open connection, or a new one. Throws RetriableError (with the backoff set) when the
-  // server cannot be reached.
+  // The open connection, or a new one. Throws a retriable WriteError (with retry.backoff.ms as
+  // its backoff) when the server cannot be reached.
   PgConnection& connection();
   // The connection a transaction is open on; RetriableError when there is none.
   PgConnection& current();
@@ -40,7 +35,6 @@ class PgSession {
  private:
   const PostgresSinkConfig& config_;
   PgConnectionUrl url_;
-  std::function<void(std::chrono::milliseconds)> backoff_;
   std::function<void()> on_drop_;
   std::optional<PgConnection> connection_;
 };

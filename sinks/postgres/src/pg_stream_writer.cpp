@@ -21,11 +21,11 @@ using InsertMode = TableSinkConfig::InsertMode;
 
 PgStreamWriter::Outcome PgStreamWriter::write(PgConnection& connection,
                                               std::span<const SinkRecord> records,
-                                              std::span<const OffsetStore::Update> offsets,
-                                              bool pipelined, RecordMapper::Mapped& mapped) {
+                                              BatchScope& scope, bool pipelined,
+                                              RecordMapper::Mapped& mapped) {
   const bool upsert = config_.table.insert_mode == InsertMode::kUpsert;
   PgTransaction tx(connection);
-  if (pipelined && !store_offsets_(offsets)) return Outcome::kFenced;  // rolls back
+  if (pipelined && !scope.storeOffsets()) return Outcome::kFenced;  // rolls back
   std::optional<PgCopyStream> stream;
   std::shared_ptr<const RecordMapper::Layout> layout;
   std::unordered_set<size_t> keys;  // upsert: a key hash seen twice sends the batch to reduction
@@ -88,7 +88,7 @@ PgStreamWriter::Outcome PgStreamWriter::write(PgConnection& connection,
       writer_.straightUpsertDone(stream->target(), false);
     return Outcome::kGaveUp;
   }
-  if (!pipelined && !store_offsets_(offsets)) return Outcome::kFenced;
+  if (!pipelined && !scope.storeOffsets()) return Outcome::kFenced;
   tx.commit();
   return Outcome::kCommitted;
 }

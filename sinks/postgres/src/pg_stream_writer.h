@@ -17,12 +17,11 @@
 // Throws PgError for database failures. Single-threaded: the task's thread.
 #pragma once
 
-#include <functional>
 #include <span>
 #include <string>
 
-#include "ksink/offset_store.h"
 #include "ksink/record_mapper.h"
+#include "ksink/transactional_destination.h"
 #include "pg_connection.h"
 #include "pg_row_writer.h"
 #include "pg_table_cache.h"
@@ -32,24 +31,18 @@ namespace ksink::postgres {
 
 class PgStreamWriter {
  public:
-  using StoreOffsets = std::function<bool(std::span<const OffsetStore::Update>)>;
-
   PgStreamWriter(const PostgresSinkConfig& config, RecordMapper& mapper, PgTableCache& tables,
-                 PgRowWriter& writer, StoreOffsets store_offsets)
-      : config_(config),
-        mapper_(mapper),
-        tables_(tables),
-        writer_(writer),
-        store_offsets_(std::move(store_offsets)) {}
+                 PgRowWriter& writer)
+      : config_(config), mapper_(mapper), tables_(tables), writer_(writer) {}
 
   // What write() did with a batch. kGaveUp: nothing (the general path takes it); kSecondTable:
   // nothing, because the batch spans tables and `pipelined` was asked.
   enum class Outcome { kCommitted, kPending, kFenced, kGaveUp, kSecondTable };
   // `mapped` holds the rows converted so far, whatever the outcome: the general path (or a second
-  // write() of the same batch) takes them instead of converting those records again.
-  Outcome write(PgConnection& connection, std::span<const SinkRecord> records,
-                std::span<const OffsetStore::Update> offsets, bool pipelined,
-                RecordMapper::Mapped& mapped);
+  // write() of the same batch) takes them instead of converting those records again. The
+  // offsets' compare-and-set goes through `scope`.
+  Outcome write(PgConnection& connection, std::span<const SinkRecord> records, BatchScope& scope,
+                bool pipelined, RecordMapper::Mapped& mapped);
   // Whether write() may take the batch: inserts, and upserts while their keys are new.
   bool streamable(std::span<const SinkRecord> records) const;
 
@@ -67,7 +60,6 @@ class PgStreamWriter {
   RecordMapper& mapper_;
   PgTableCache& tables_;
   PgRowWriter& writer_;
-  StoreOffsets store_offsets_;
   // Records of the transaction whose COPY and COMMIT results are pending (0: none), and its
   // table (quoted).
   size_t pending_records_ = 0;

@@ -34,7 +34,7 @@ std::optional<SQLite::Exception> step(SQLite::Statement& st) {
 
 }  // namespace
 
-void SqliteRowWriter::write(const std::vector<RecordMapper::Row>& rows) {
+void SqliteRowWriter::write(const std::vector<RecordMapper::Row>& rows, BatchScope& scope) {
   for (size_t at = 0; at < rows.size();) {
     if (rows[at].is_truncate) {  // in order: the rows after it land in the emptied table
       if (db_.tableExists(rows[at].layout->table))
@@ -47,8 +47,8 @@ void SqliteRowWriter::write(const std::vector<RecordMapper::Row>& rows) {
            rows[end].is_delete == rows[at].is_delete && !rows[end].is_truncate)
       ++end;
     auto& plan = planFor(rows[at].layout, rows[at].is_delete);
-    while (plan.multi && end - at >= plan.multi_rows) at = writeRows(plan, rows, at, end);
-    for (; at < end; ++at) writeRow(plan, rows[at]);
+    while (plan.multi && end - at >= plan.multi_rows) at = writeRows(plan, rows, at, end, scope);
+    for (; at < end; ++at) writeRow(plan, rows[at], scope);
   }
 }
 
@@ -118,24 +118,24 @@ std::optional<std::string> SqliteRowWriter::bindRow(SQLite::Statement& st, const
 }
 
 // One row through the single-row statement; a constraint or type violation is reported.
-void SqliteRowWriter::writeRow(Plan& plan, const RecordMapper::Row& row) {
+void SqliteRowWriter::writeRow(Plan& plan, const RecordMapper::Row& row, BatchScope& scope) {
   if (plan.refused) {
-    report_bad_(*row.record, *plan.refused);
+    scope.reportBadRecord(*row.record, *plan.refused);
     return;
   }
   if (!plan.statement) return;
   auto& st = *plan.statement;
   if (auto misfit = bindRow(st, plan, row, 1)) {
-    report_bad_(*row.record, ConversionError(*misfit));
+    scope.reportBadRecord(*row.record, ConversionError(*misfit));
     return;
   }
-  if (auto bad = step(st)) report_bad_(*row.record, *bad);
+  if (auto bad = step(st)) scope.reportBadRecord(*row.record, *bad);
 }
 
 // One chunk of plan.multi_rows rows from [at, end) through the multi-row statement; rows that do
 // not fit are reported and skipped. Returns where the next chunk starts.
 size_t SqliteRowWriter::writeRows(Plan& plan, const std::vector<RecordMapper::Row>& rows, size_t at,
-                                  size_t end) {
+                                  size_t end, BatchScope& scope) {
   auto& st = *plan.multi;
   const size_t width = plan.order.size();
   // Sized before binding: text is bound without a copy, so scratch must not move mid-chunk.
@@ -144,19 +144,19 @@ size_t SqliteRowWriter::writeRows(Plan& plan, const std::vector<RecordMapper::Ro
   size_t next = at;
   for (; next < end && chunk_.size() < plan.multi_rows; ++next) {
     if (auto misfit = bindRow(st, plan, rows[next], chunk_.size() * width + 1)) {
-      report_bad_(*rows[next].record, ConversionError(*misfit));
+      scope.reportBadRecord(*rows[next].record, ConversionError(*misfit));
       continue;
     }
     chunk_.push_back(next);
   }
   if (chunk_.size() < plan.multi_rows) {
     // Misfits left too few rows for a full chunk: write the good ones singly.
-    for (const size_t i : chunk_) writeRow(plan, rows[i]);
+    for (const size_t i : chunk_) writeRow(plan, rows[i], scope);
     return next;
   }
   if (step(st)) {
     // The statement is atomic: nothing of the chunk was written. Find the bad rows one by one.
-    for (const size_t i : chunk_) writeRow(plan, rows[i]);
+    for (const size_t i : chunk_) writeRow(plan, rows[i], scope);
   }
   return next;
 }

@@ -12,8 +12,6 @@
 #include <SQLiteCpp/Database.h>
 #include <SQLiteCpp/Statement.h>
 
-#include <exception>
-#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -22,6 +20,7 @@
 
 #include "ksink/record_mapper.h"
 #include "ksink/table_sink_config.h"
+#include "ksink/transactional_destination.h"
 #include "sqlite_binder.h"
 #include "sqlite_tables.h"
 
@@ -29,13 +28,12 @@ namespace ksink::sqlite {
 
 class SqliteRowWriter {
  public:
-  using ReportBad = std::function<void(const SinkRecord&, const std::exception&)>;
-
   SqliteRowWriter(SQLite::Database& db, SqliteTables& tables,
-                  TableSinkConfig::InsertMode insert_mode, ReportBad report_bad)
-      : db_(db), tables_(tables), insert_mode_(insert_mode), report_bad_(std::move(report_bad)) {}
+                  TableSinkConfig::InsertMode insert_mode)
+      : db_(db), tables_(tables), insert_mode_(insert_mode) {}
 
-  void write(const std::vector<RecordMapper::Row>& rows);
+  // Bad rows are reported through `scope`.
+  void write(const std::vector<RecordMapper::Row>& rows, BatchScope& scope);
   // Statements and table views may be stale (DDL ran, or a transaction failed after it).
   void forget() {
     plans_.clear();
@@ -57,13 +55,13 @@ class SqliteRowWriter {
   Plan& planFor(const std::shared_ptr<const Layout>& layout, bool is_delete);
   std::optional<std::string> bindRow(SQLite::Statement& st, const Plan& plan,
                                      const RecordMapper::Row& row, size_t first);
-  void writeRow(Plan& plan, const RecordMapper::Row& row);
-  size_t writeRows(Plan& plan, const std::vector<RecordMapper::Row>& rows, size_t at, size_t end);
+  void writeRow(Plan& plan, const RecordMapper::Row& row, BatchScope& scope);
+  size_t writeRows(Plan& plan, const std::vector<RecordMapper::Row>& rows, size_t at, size_t end,
+                   BatchScope& scope);
 
   SQLite::Database& db_;
   SqliteTables& tables_;
   TableSinkConfig::InsertMode insert_mode_;
-  ReportBad report_bad_;
   std::unordered_map<const Layout*, Plan> plans_;
   std::optional<Plan> refused_;  // the last layout whose table lacks columns (not kept)
   std::vector<std::string> scratch_ = std::vector<std::string>(64);

@@ -29,6 +29,7 @@
 #include "ksink/table_sink_config.h"
 #include "ksink/table_sink_registration.h"
 #include "ksink/topic_partition.h"
+#include "ksink/transactional_destination.h"
 #include "ksink/transactional_sink_task.h"
 #include "ksink/transformation.h"
 #include "ksink/transformation_chain.h"

@@ -7,7 +7,7 @@
 // insert.mode insert (binary COPY, streamed while records convert) | upsert (streamed like an
 // insert while the keys are new, else COPY into a staging table, then UPDATE existing keys and
 // INSERT the rest) | update; pk.mode; delete.enabled; auto.create / auto.evolve. A streamed batch
-// of one table is pipelined: put() returns with its COMMIT sent, and awaitOutcome() reads the
+// of one table is pipelined: put() returns with its COMMIT sent, and the destination reads the
 // answer before the next batch (TransactionalSinkTask). See docs/postgres-sink.md.
 //
 // Failures are classified once, by SQLSTATE (PgError::classify, into the toolkit's WriteFailure): a
@@ -16,7 +16,8 @@
 // retried in halves under savepoints) and handed to the errant record reporter, or the task fails
 // naming it; anything else is fatal. Missing tables and columns: TablePolicy.
 //
-// Parts (sinks/postgres/src): PgSession (the connection), PgOffsetStore (ksink_offsets),
+// Parts (sinks/postgres/src): PgDestination (the TransactionalDestination the task drives, which
+// settles every batch's outcome), PgSession (the connection), PgOffsetStore (ksink_offsets),
 // PgStreamWriter (the streamed, pipelined path), PgBatchWriter (the general path), PgTableCache
 // (the catalog), PgSql (every statement's text).
 //
@@ -25,9 +26,7 @@
 #pragma once
 
 #include <memory>
-#include <span>
 #include <string>
-#include <vector>
 
 #include "ksink/config.h"
 #include "ksink/config_def.h"
@@ -37,28 +36,16 @@ namespace ksink::postgres {
 
 class PostgresSinkTask final : public TransactionalSinkTask {
  public:
-  PostgresSinkTask();
-  ~PostgresSinkTask() override;
-
-  // Connects, creates ksink_offsets if needed and checks the destination tables of `topics`;
-  // throws (failing the task at start, with the reason) on a bad URL, an unreachable server or a
-  // missing table with auto.create=false.
-  void start(const Config& config) override;
-  void stop() override;
   std::string version() const override;
 
   // Every key the sink reads (for the registry and `ksink validate`).
   static const ConfigDef& configDef();
 
  protected:
-  OffsetStore* offsetStore() override;
-  bool writeBatch(std::span<const SinkRecord> records,
-                  std::span<const OffsetUpdate> offsets) override;
-  bool awaitOutcome() override;
-
- private:
-  class Impl;
-  std::unique_ptr<Impl> impl_;
+  // Connects, creates ksink_offsets if needed and checks the destination tables of `topics`;
+  // throws (failing the task at start, with the reason) on a bad URL, an unreachable server or a
+  // missing table with auto.create=false.
+  std::unique_ptr<TransactionalDestination> openDestination(const Config& config) override;
 };
 
 }  // namespace ksink::postgres

@@ -16,7 +16,8 @@
 //   anything else (I/O error, corrupt file, missing table without auto.create) → task fails
 // Missing tables and columns are decided by the toolkit's TablePolicy.
 //
-// Parts (sinks/sqlite/src): SqliteSinkConfig, SqliteOffsetStore (ksink_offsets), SqliteTables
+// Parts (sinks/sqlite/src): SqliteDestination (the TransactionalDestination the task drives: the
+// batch's transaction), SqliteSinkConfig, SqliteOffsetStore (ksink_offsets), SqliteTables
 // (the catalog), SqliteRowWriter (the bulk path), SqliteBinder (the type mapping), SqliteDialect
 // (every statement's text).
 //
@@ -24,10 +25,9 @@
 #pragma once
 
 #include <memory>
-#include <span>
 #include <string>
-#include <vector>
 
+#include "ksink/config.h"
 #include "ksink/config_def.h"
 #include "ksink/transactional_sink_task.h"
 
@@ -40,25 +40,13 @@ class SqliteSinkTask final : public TransactionalSinkTask {
   // The file path a connection.url names; throws ConfigException for an unsupported URL.
   static std::string pathFromUrl(const std::string& url);
 
-  SqliteSinkTask();
-  ~SqliteSinkTask() override;
   std::string version() const override;
 
+ protected:
   // Opens the database (clear error when the file cannot be opened or is not a database), sets
   // WAL, synchronous and the busy timeout, creates ksink_offsets, and checks that the tables of
-  // the configured `topics` exist unless auto.create=true.
-  void start(const Config& config) override;
-  // Closes the database.
-  void stop() override;
-
- protected:
-  OffsetStore* offsetStore() override;
-  bool writeBatch(std::span<const SinkRecord> records,
-                  std::span<const OffsetUpdate> offsets) override;
-
- private:
-  class Impl;
-  std::unique_ptr<Impl> impl_;
+  // the configured `topics` exist unless auto.create=true. stop() closes it.
+  std::unique_ptr<TransactionalDestination> openDestination(const Config& config) override;
 };
 
 }  // namespace ksink::sqlite
