@@ -4,7 +4,6 @@
 #include <fmt/format.h>
 
 #include <charconv>
-#include <cstdlib>
 
 #include "json_converter.h"
 #include "json_values.h"
@@ -39,10 +38,9 @@ void checkDecimalScale(const Schema& schema, const Path& path) {
   int64_t scale = 0;
   const auto& text = it->second;
   const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), scale);
-  if (ec != std::errc() || end != text.data() + text.size() ||
-      std::abs(scale) > Value::kMaxDecimalScale)
-    fail(path, fmt::format("Decimal scale \"{}\" is not a whole number within ±{}", text,
-                           Value::kMaxDecimalScale));
+  if (ec != std::errc() || end != text.data() + text.size())
+    fail(path, fmt::format("Decimal scale \"{}\" is not a whole number", text));
+  if (auto beyond = Value::decimalBeyondBounds(std::nullopt, scale)) fail(path, *beyond);
 }
 
 std::shared_ptr<Schema> schemaFromDom(dom::element e, const Path& path) {

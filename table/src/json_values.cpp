@@ -178,9 +178,8 @@ Value convertBytes(od::value& v, const Schema& schema, const Path& path) {
   if (!bytes) fail(path, fmt::format("expected base64 for {}", schema));
   if (schema.logical() == Schema::Logical::kDecimal && bytes->empty())
     fail(path, "empty decimal bytes");
-  if (schema.logical() == Schema::Logical::kDecimal && bytes->size() > Value::kMaxDecimalBytes)
-    fail(path,
-         fmt::format("a decimal of {} bytes (at most {})", bytes->size(), Value::kMaxDecimalBytes));
+  if (schema.logical() == Schema::Logical::kDecimal)
+    if (auto beyond = Value::decimalBeyondBounds(bytes->size(), std::nullopt)) fail(path, *beyond);
   return Value::bytes(std::move(*bytes));
 }
 
@@ -188,14 +187,12 @@ Value convertBytes(od::value& v, const Schema& schema, const Path& path) {
 void checkDecimalBounds(const Value& decimal, const Path& path) {
   const Value* scale = decimal.find("scale");
   const Value* unscaled = decimal.find("value");
-  if (scale && scale->kind() == Value::Kind::kInt &&
-      std::abs(scale->asInt()) > Value::kMaxDecimalScale)
-    fail(path, fmt::format("decimal scale {} is not within ±{}", scale->asInt(),
-                           Value::kMaxDecimalScale));
-  if (unscaled && unscaled->kind() == Value::Kind::kBytes &&
-      unscaled->asBytes().size() > Value::kMaxDecimalBytes)
-    fail(path, fmt::format("a decimal of {} bytes (at most {})", unscaled->asBytes().size(),
-                           Value::kMaxDecimalBytes));
+  const bool has_scale = scale && scale->kind() == Value::Kind::kInt;
+  const bool has_bytes = unscaled && unscaled->kind() == Value::Kind::kBytes;
+  if (auto beyond = Value::decimalBeyondBounds(
+          has_bytes ? std::optional<size_t>(unscaled->asBytes().size()) : std::nullopt,
+          has_scale ? std::optional<int64_t>(scale->asInt()) : std::nullopt))
+    fail(path, *beyond);
 }
 
 Value convertStruct(od::value& v, const Schema& schema, const Path& path) {

@@ -117,12 +117,17 @@ std::string Value::toJson() const {
   return out;
 }
 
+std::optional<std::string> Value::decimalBeyondBounds(std::optional<size_t> unscaled_bytes,
+                                                      std::optional<int64_t> scale) {
+  if (scale && (*scale > kMaxDecimalScale || *scale < -kMaxDecimalScale))
+    return fmt::format("decimal scale {} is not within ±{}", *scale, kMaxDecimalScale);
+  if (unscaled_bytes && *unscaled_bytes > kMaxDecimalBytes)
+    return fmt::format("a decimal of {} bytes (at most {})", *unscaled_bytes, kMaxDecimalBytes);
+  return std::nullopt;
+}
+
 std::string Value::decimalToString(std::string_view unscaled, int32_t scale) {
-  if (unscaled.size() > kMaxDecimalBytes || std::abs(int64_t{scale}) > kMaxDecimalScale)
-    throw ConversionError(fmt::format(
-        "a decimal of {} bytes at scale {} is beyond the bounds (at most {} bytes, scale "
-        "within ±{})",
-        unscaled.size(), scale, kMaxDecimalBytes, kMaxDecimalScale));
+  if (auto beyond = decimalBeyondBounds(unscaled.size(), scale)) throw ConversionError(*beyond);
   // Two's complement big-endian → sign + magnitude, then magnitude → decimal digits by repeated
   // division (decimals are short; no big-integer library needed).
   std::vector<uint8_t> mag(unscaled.begin(), unscaled.end());

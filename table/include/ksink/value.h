@@ -71,6 +71,10 @@ class Value {
   static constexpr int64_t kMaxDecimalScale = 16383;
   static constexpr size_t kMaxDecimalDigits = 4096;
   static constexpr size_t kMaxDecimalBytes = 2048;
+  // Why a decimal of `unscaled_bytes` bytes at `scale` (each checked when given) is beyond those
+  // bounds; nullopt within them. The one check every reader of decimals applies.
+  static std::optional<std::string> decimalBeyondBounds(std::optional<size_t> unscaled_bytes,
+                                                        std::optional<int64_t> scale);
 
   // Text forms of Connect's logical values, as SQL accepts them.
   // "-12.345" for unscaled bytes of -12345 and scale 3. Throws ConversionError beyond the bounds.
