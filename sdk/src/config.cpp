@@ -2,11 +2,11 @@
 
 #include <fmt/format.h>
 
-#include <fstream>
 #include <regex>
 #include <sstream>
 
 #include "ksink/detail/config_parse.h"
+#include "read_file.h"
 
 namespace ksink {
 namespace {
@@ -122,11 +122,9 @@ std::map<std::string, std::string> Config::parseProperties(std::string_view text
 }
 
 std::map<std::string, std::string> Config::readProperties(const std::filesystem::path& path) {
-  std::ifstream file(path);
-  if (!file) fail(path.string(), "cannot read the properties file");
-  std::stringstream buffer;
-  buffer << file.rdbuf();
-  return parseProperties(buffer.str());
+  auto text = readFile(path);
+  if (!text) fail(path.string(), "cannot read the properties file");
+  return parseProperties(*text);
 }
 
 const ConfigDef& Config::definitions() const {

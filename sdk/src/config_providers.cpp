@@ -5,15 +5,15 @@
 #include <algorithm>
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
 #include <regex>
-#include <sstream>
 #include <stdexcept>
+#include <utility>
 #include <vector>
 
 #include "ksink/config.h"
 #include "ksink/config_exception.h"
 #include "ksink/detail/config_parse.h"
+#include "read_file.h"
 
 namespace ksink {
 namespace {
@@ -33,11 +33,9 @@ struct Unresolved : std::runtime_error {
 };
 
 std::string readWhole(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw Unresolved(fmt::format("cannot read {}", path.string()));
-  std::stringstream buffer;
-  buffer << in.rdbuf();
-  return buffer.str();
+  auto text = readFile(path);
+  if (!text) throw Unresolved(fmt::format("cannot read {}", path.string()));
+  return std::move(*text);
 }
 
 // allowed.paths: the path, made absolute and normal, lies under one of the roots.
