@@ -225,6 +225,15 @@ int64_t RealKafka::endOffset(const TopicPartition& tp) {
   return hi;
 }
 
+int RealKafka::groupMembers(const std::string& group) {
+  const rd_kafka_group_list* groups = nullptr;
+  if (auto err = rd_kafka_list_groups(clients_->producer, group.c_str(), &groups, 10000))
+    throw std::runtime_error(fmt::format("list groups: {}", rd_kafka_err2str(err)));
+  const int members = groups->group_cnt > 0 ? groups->groups[0].member_cnt : 0;
+  rd_kafka_group_list_destroy(groups);
+  return members;
+}
+
 OffsetMap RealKafka::waitForCommitted(const std::string& group, const std::string& topic,
                                       int partitions, const OffsetMap& expected,
                                       std::chrono::milliseconds timeout) {

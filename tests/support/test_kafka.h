@@ -65,6 +65,9 @@ class RealKafka {
   // a commit are left out.
   OffsetMap committed(const std::string& group, const std::string& topic, int partitions);
   int64_t endOffset(const TopicPartition& tp);
+  // How many members the consumer group has now, as its coordinator reports them (0 when the
+  // group is empty or unknown).
+  int groupMembers(const std::string& group);
 
   // Polls `committed` until it equals `expected` or `timeout` passes; returns the last value read.
   OffsetMap waitForCommitted(const std::string& group, const std::string& topic, int partitions,

@@ -13,6 +13,7 @@
 #include <thread>
 
 #include "child_process.h"
+#include "polling.h"
 #include "sqlite_query.h"
 #include "test_kafka.h"
 
@@ -210,6 +211,24 @@ TEST_F(SqliteSinkItTest,
   EXPECT_EQ(count(fmt::format(R"(SELECT count(*) FROM "{}")", topic_)), next);
   EXPECT_EQ(count(fmt::format(R"(SELECT count(*) FROM "{}" WHERE a >= 5)", topic_)), 0);
   for (const auto& [tp, offset] : kafka.committed(group(), topic_, 1)) EXPECT_LE(offset, 5);
+}
+
+// A process whose task failed leaves its consumer group on the way out, so the group does not
+// wait for the session to expire (6 s here, 45 s by default) before a restarted process gets the
+// partitions.
+TEST_F(SqliteSinkItTest, AProcessWhoseTaskFailedHasLeftItsGroupWhenItExits) {
+  auto& kafka = RealKafka::shared();
+  kafka.createTopic(topic_, 2);
+  execute(fmt::format(R"(CREATE TABLE "{}" (a INTEGER NOT NULL))", topic_));
+  kafka.produce(topic_, {{0, std::nullopt, R"({"a":1})"}});
+
+  auto ksink = startKsink("fails", {{"value.converter.schemas.enable", "false"}});
+  ASSERT_TRUE(waitUntil([&] { return kafka.groupMembers(group()) == 1; }, 60s)) << ksink->log();
+  kafka.produce(topic_, {{1, std::nullopt, R"({"a":null})"}});  // fails the task
+  const auto status = ksink->wait(60s);
+  ASSERT_TRUE(status.has_value()) << "the task did not fail\n" << ksink->log();
+  EXPECT_EQ(*status, 1) << ksink->log();
+  EXPECT_EQ(kafka.groupMembers(group()), 0) << "the member outlived its process\n" << ksink->log();
 }
 
 TEST_F(SqliteSinkItTest, WithErrorToleranceBadRecordsGoToTheDeadLetterQueueAndTheRestIsWritten) {
