@@ -116,7 +116,7 @@ void PgDestination::stop() noexcept {
   try {
     if (auto* c = session_.existing()) stream_.finishPending(*c);
   } catch (const std::exception& e) {
-    spdlog::debug("postgres sink: a pending COMMIT's outcome was lost at stop: {}", e.what());
+    spdlog::warn("postgres sink: a pending COMMIT's outcome was lost at stop: {}", e.what());
   }
   session_.close();
 }

@@ -12,7 +12,8 @@ namespace {
 
 using Kind = PgError::Kind;
 
-// The shared code (TransactionalSinkTask::failWrite) reads a PgError's kind without translation.
+// A PgError's kind is the toolkit's WriteFailure: PgDestination throws it as a WriteError without
+// translation.
 static_assert(std::is_same_v<Kind, WriteFailure>);
 
 TEST(PgErrorClassify, ConnectionLossIsRetriableWhateverTheServerSaid) {
