@@ -1,12 +1,14 @@
 #!/usr/bin/env python3
-"""Layers point down only: app -> sinks -> table toolkit -> SDK core.
+"""Layers point down only: app -> sinks -> table toolkit -> data model -> SDK core.
 
 Every quoted #include of a production file must resolve inside what its layer may see:
-  sdk/    its own include/ and src/ (the core names no toolkit header and no sink)
-  table/  its own include/ and src/, and the core's public headers (sdk/include), never the
-          runtime's internals (sdk/src)
-  sinks/<name>/  its own include/ and src/, the toolkit's and the core's public headers; no
-          other sink, no internals of the SDK's libraries
+  sdk/    its own include/ and src/ (the core names no data, toolkit or sink header)
+  data/   its own include/ and src/, and the core's public headers (sdk/include), never the
+          runtime's internals (sdk/src) nor the toolkit
+  table/  its own include/ and src/, the data model's and the core's public headers, never
+          their internals
+  sinks/<name>/  its own include/ and src/, the toolkit's, the data model's and the core's
+          public headers; no other sink, no internals of the SDK's libraries
 Usage: layers_test.py <source dir>; prints each offending include and exits 1.
 """
 import pathlib
@@ -15,14 +17,17 @@ import sys
 
 root = pathlib.Path(sys.argv[1]).resolve()
 core_public = [root / "sdk/include"]
+data_public = [root / "data/include"]
 table_public = [root / "table/include"]
 allowed = {
-    "sdk": core_public + [root / "sdk/src"],
-    "table": table_public + core_public + [root / "table/src"],
+    "sdk": core_public + [root / "sdk/src" / role for role in ("runtime", "kafka", "sink")],
+    "data": data_public + core_public + [root / "data/src"],
+    "table": table_public + data_public + core_public + [root / "table/src"],
 }
 for sink in (root / "sinks").iterdir():
     if sink.is_dir():
-        allowed[f"sinks/{sink.name}"] = [sink / "include", sink / "src"] + table_public + core_public
+        allowed[f"sinks/{sink.name}"] = ([sink / "include", sink / "src"] + table_public +
+                                         data_public + core_public)
 
 include = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
 problems = []

@@ -1,8 +1,9 @@
 // Umbrella header: the whole public SDK (what ksink::sdk links) — the core's connector contract
 // (config, records, SinkTask and its context, errors) and the runtime a program drives (Worker,
-// SinkRegistry, runCli, plugins), from sdk/include; and the table-sink toolkit (converters,
-// schemas and values, transforms, RecordMapper, TableSinkConfig, TransactionalSinkTask), from
-// table/include. It lives with the toolkit, the higher of the two layers.
+// SinkRegistry, runCli, plugins), from sdk/include; Connect's data model (converters, schemas and
+// values, ConnectRecord, transforms), from data/include; and the table-sink toolkit (RecordMapper,
+// TableSinkConfig, TransactionalSinkTask), from table/include. It lives with the toolkit, the
+// highest of the three layers.
 #pragma once
 
 #include "ksink/civil_date.h"

@@ -1,7 +1,7 @@
 // JSON values as Kafka Connect's JsonConverter reads them, on simdjson's On Demand API: a value
 // against its Connect schema (logical types, defaults, optional fields) or schemaless, and one
 // document parsed whole (scalars too, nothing trailing, nesting bounded). Every malformed or
-// mismatching input throws ConversionError saying what and where. Internal to the table toolkit,
+// mismatching input throws ConversionError saying what and where. Internal to the data model,
 // used by JsonConverter and by the JSON schema reader; no state, so any thread.
 #pragma once
 
