@@ -2,6 +2,8 @@
 // as they are, with an optional bytes schema.
 #pragma once
 
+#include <string>
+
 #include "ksink/converter.h"
 
 namespace ksink {
@@ -11,6 +13,17 @@ class ByteArrayConverter final : public Converter {
   SchemaAndValue toConnectData(std::string_view, std::optional<std::string_view> data) override {
     if (!data) return {Schema::of(Schema::Type::kBytes, true), Value()};
     return {Schema::of(Schema::Type::kBytes, true), Value::bytes(std::string(*data))};
+  }
+  // Connect's ByteArrayConverter: the bytes themselves, nullopt for a null; a schema other than
+  // bytes, or a value that is not bytes, is refused.
+  std::optional<std::string> fromConnectData(std::string_view,
+                                             const SchemaAndValue& data) override {
+    if (data.schema && data.schema->type != Schema::Type::kBytes)
+      throw ConversionError("ByteArrayConverter writes only bytes: the schema is not bytes");
+    if (data.value.isNull()) return std::nullopt;
+    if (data.value.kind() != Value::Kind::kBytes)
+      throw ConversionError("ByteArrayConverter writes only bytes");
+    return std::string(data.value.asBytes());
   }
 };
 

@@ -1,5 +1,6 @@
 #include "json_converter.h"
 
+#include "connect_json_writer.h"
 #include "json_values.h"
 
 namespace ksink {
@@ -26,6 +27,25 @@ std::shared_ptr<const Schema> JsonConverter::cachedSchema(std::string_view raw) 
   }
   schemas_.emplace(std::string(raw), schema);
   return schema;
+}
+
+std::optional<std::string> JsonConverter::fromConnectData(std::string_view,
+                                                          const SchemaAndValue& data) {
+  if (!data.schema && data.value.isNull()) return std::nullopt;
+  std::string out;
+  if (!schemas_enable_) {
+    appendConnectJson(out, data.schema.get(), data.value);
+    return out;
+  }
+  out += "{\"schema\":";
+  if (data.schema)
+    appendConnectSchemaJson(out, *data.schema);
+  else
+    out += "null";
+  out += ",\"payload\":";
+  appendConnectJson(out, data.schema.get(), data.value);
+  out += '}';
+  return out;
 }
 
 SchemaAndValue JsonConverter::toConnectData(std::string_view topic,

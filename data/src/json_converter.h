@@ -1,4 +1,5 @@
-// JsonConverter: Kafka Connect's org.apache.kafka.connect.json.JsonConverter, reading only.
+// JsonConverter: Kafka Connect's org.apache.kafka.connect.json.JsonConverter, both ways. Writing
+// (fromConnectData) gives Connect's bytes: connect_json_writer.h.
 //
 // schemas.enable=true: the data is Connect's envelope {"schema": {...}, "payload": ...} and the
 // payload is converted against the schema (logical types Decimal — base64 bytes as Connect writes
@@ -30,6 +31,10 @@ class JsonConverter final : public Converter {
 
   SchemaAndValue toConnectData(std::string_view topic,
                                std::optional<std::string_view> data) override;
+  // schemas.enable=true: {"schema":<the schema's JSON form, or null>,"payload":<the value>};
+  // false: the value alone. A null schema with a null value is a null (nullopt), as in Connect.
+  std::optional<std::string> fromConnectData(std::string_view topic,
+                                             const SchemaAndValue& data) override;
 
   // Parses one Connect schema in its JSON form (what the envelope's "schema" holds).
   static std::shared_ptr<const Schema> parseSchema(std::string_view json);

@@ -38,6 +38,11 @@ class FlakyConverter : public Converter {
     if (v.starts_with("bad")) throw ConversionError("cannot parse");
     return inner_->toConnectData(topic, data);
   }
+  // Writing has no faults to inject: the string converter's bytes.
+  std::optional<std::string> fromConnectData(std::string_view topic,
+                                             const SchemaAndValue& data) override {
+    return inner_->fromConnectData(topic, data);
+  }
 
  private:
   std::shared_ptr<Faults> faults_;

@@ -1,5 +1,7 @@
-// Converter: turns a record's key or value bytes into a SchemaAndValue, like Kafka Connect's
-// Converter.toConnectData(). Sinks get theirs from makeConverter().
+// Converter: turns a record's key or value bytes into a SchemaAndValue and back, like Kafka
+// Connect's Converter.toConnectData() / fromConnectData(). Sinks read with theirs, sources write;
+// both get them from makeConverter(). What fromConnectData() writes is what Connect's converter of
+// the same name writes for the same data, byte for byte.
 //
 // Chosen by `key.converter` / `value.converter` with Connect's class names or short aliases:
 //   org.apache.kafka.connect.json.JsonConverter       | json    (+ `<prefix>.schemas.enable`,
@@ -14,6 +16,7 @@
 
 #include <memory>
 #include <optional>
+#include <string>
 #include <string_view>
 
 #include "ksink/config.h"
@@ -30,6 +33,11 @@ class Converter {
   // Throws ConversionError when the bytes cannot be converted; never crashes on any input.
   virtual SchemaAndValue toConnectData(std::string_view topic,
                                        std::optional<std::string_view> data) = 0;
+  // The bytes of `data` (nullopt = a null key/value: what Connect writes for a null schema and
+  // value). Throws ConversionError for data the converter cannot write (a value its schema does not
+  // admit, a kind the converter does not carry).
+  virtual std::optional<std::string> fromConnectData(std::string_view topic,
+                                                     const SchemaAndValue& data) = 0;
 
   // Builds the key (`is_key`) or value converter named in `config`; throws ConfigException for an
   // unknown converter name.

@@ -1,0 +1,350 @@
+#include "connect_json_writer.h"
+
+#include <fmt/format.h>
+
+#include <cmath>
+
+#include "base64.h"
+#include "ksink/conversion_error.h"
+#include "transforms/java_float.h"
+
+namespace ksink {
+namespace {
+
+void appendString(std::string& out, std::string_view s) {
+  static constexpr char kHex[] = "0123456789ABCDEF";
+  out += '"';
+  for (const char c : s) {
+    const auto u = static_cast<unsigned char>(c);
+    switch (c) {
+      case '"':
+        out += "\\\"";
+        break;
+      case '\\':
+        out += "\\\\";
+        break;
+      case '\b':
+        out += "\\b";
+        break;
+      case '\f':
+        out += "\\f";
+        break;
+      case '\n':
+        out += "\\n";
+        break;
+      case '\r':
+        out += "\\r";
+        break;
+      case '\t':
+        out += "\\t";
+        break;
+      default:
+        if (u < 0x20) {
+          out += "\\u00";
+          out += kHex[u >> 4];
+          out += kHex[u & 0xF];
+        } else {
+          out += c;
+        }
+    }
+  }
+  out += '"';
+}
+
+void appendFloating(std::string& out, double d, bool float32) {
+  if (std::isnan(d) || std::isinf(d)) {  // Jackson quotes what JSON cannot hold as a number
+    out += '"';
+    out += detail::javaFloatToString(d, float32);
+    out += '"';
+    return;
+  }
+  out += detail::javaFloatToString(d, float32);
+}
+
+std::string_view typeName(Schema::Type type) {
+  switch (type) {
+    case Schema::Type::kInt8:
+      return "int8";
+    case Schema::Type::kInt16:
+      return "int16";
+    case Schema::Type::kInt32:
+      return "int32";
+    case Schema::Type::kInt64:
+      return "int64";
+    case Schema::Type::kFloat32:
+      return "float";
+    case Schema::Type::kFloat64:
+      return "double";
+    case Schema::Type::kBoolean:
+      return "boolean";
+    case Schema::Type::kString:
+      return "string";
+    case Schema::Type::kBytes:
+      return "bytes";
+    case Schema::Type::kArray:
+      return "array";
+    case Schema::Type::kMap:
+      return "map";
+    case Schema::Type::kStruct:
+      return "struct";
+  }
+  return "string";
+}
+
+std::string_view kindName(Value::Kind kind) {
+  switch (kind) {
+    case Value::Kind::kNull:
+      return "null";
+    case Value::Kind::kBoolean:
+      return "a boolean";
+    case Value::Kind::kInt:
+      return "an integer";
+    case Value::Kind::kDouble:
+      return "a floating-point number";
+    case Value::Kind::kString:
+      return "a string";
+    case Value::Kind::kBytes:
+      return "bytes";
+    case Value::Kind::kArray:
+      return "an array";
+    case Value::Kind::kObject:
+      return "an object";
+  }
+  return "a value";
+}
+
+[[noreturn]] void refuse(const Schema& schema, const Value& value) {
+  throw ConversionError(
+      fmt::format("cannot write {} as {}", kindName(value.kind()), typeName(schema.type)));
+}
+
+// The schema's own keys up to, not including, "field" (a struct field appends it).
+void appendSchemaBody(std::string& out, const Schema& schema) {
+  out += "{\"type\":";
+  appendString(out, typeName(schema.type));
+  switch (schema.type) {
+    case Schema::Type::kArray:
+      if (!schema.value_schema) throw ConversionError("an array schema without its items' schema");
+      out += ",\"items\":";
+      appendConnectSchemaJson(out, *schema.value_schema);
+      break;
+    case Schema::Type::kMap:
+      if (!schema.key_schema || !schema.value_schema)
+        throw ConversionError("a map schema without its keys' or values' schema");
+      out += ",\"keys\":";
+      appendConnectSchemaJson(out, *schema.key_schema);
+      out += ",\"values\":";
+      appendConnectSchemaJson(out, *schema.value_schema);
+      break;
+    case Schema::Type::kStruct: {
+      out += ",\"fields\":[";
+      bool first = true;
+      for (const auto& field : schema.fields) {
+        if (!first) out += ',';
+        first = false;
+        appendSchemaBody(out, *field.schema);
+        out += ",\"field\":";
+        appendString(out, field.name);
+        out += '}';
+      }
+      out += ']';
+      break;
+    }
+    default:
+      break;
+  }
+  out += ",\"optional\":";
+  out += schema.optional ? "true" : "false";
+  if (!schema.name.empty()) {
+    out += ",\"name\":";
+    appendString(out, schema.name);
+  }
+  if (schema.version) out += fmt::format(",\"version\":{}", *schema.version);
+  if (!schema.doc.empty()) {
+    out += ",\"doc\":";
+    appendString(out, schema.doc);
+  }
+  if (!schema.parameters.empty()) {
+    out += ",\"parameters\":{";
+    bool first = true;
+    for (const auto& [key, value] : schema.parameters) {
+      if (!first) out += ',';
+      first = false;
+      appendString(out, key);
+      out += ':';
+      appendString(out, value);
+    }
+    out += '}';
+  }
+  if (schema.default_value) {
+    out += ",\"default\":";
+    appendConnectJson(out, &schema, *schema.default_value);
+  }
+}
+
+void appendSchemaless(std::string& out, const Value& value) {
+  switch (value.kind()) {
+    case Value::Kind::kNull:
+      out += "null";
+      return;
+    case Value::Kind::kBoolean:
+      out += value.asBoolean() ? "true" : "false";
+      return;
+    case Value::Kind::kInt:
+      out += fmt::format("{}", value.asInt());
+      return;
+    case Value::Kind::kDouble:
+      appendFloating(out, value.asDouble(), false);
+      return;
+    case Value::Kind::kString:
+      appendString(out, value.asString());
+      return;
+    case Value::Kind::kBytes:
+      appendString(out, base64Encode(value.asBytes()));
+      return;
+    case Value::Kind::kArray: {
+      out += '[';
+      bool first = true;
+      for (const auto& item : value.asArray()) {
+        if (!first) out += ',';
+        first = false;
+        appendSchemaless(out, item);
+      }
+      out += ']';
+      return;
+    }
+    case Value::Kind::kObject: {
+      out += '{';
+      bool first = true;
+      for (const auto& [name, item] : value.asObject()) {
+        if (!first) out += ',';
+        first = false;
+        appendString(out, name);
+        out += ':';
+        appendSchemaless(out, item);
+      }
+      out += '}';
+      return;
+    }
+  }
+}
+
+}  // namespace
+
+void appendConnectSchemaJson(std::string& out, const Schema& schema) {
+  appendSchemaBody(out, schema);
+  out += '}';
+}
+
+void appendConnectJson(std::string& out, const Schema* schema, const Value& value) {
+  if (!schema) {
+    appendSchemaless(out, value);
+    return;
+  }
+  if (value.isNull()) {
+    if (schema->default_value) {
+      appendConnectJson(out, schema, *schema->default_value);
+    } else if (schema->optional) {
+      out += "null";
+    } else {
+      throw ConversionError(
+          fmt::format("a null for a required {} without a default value", typeName(schema->type)));
+    }
+    return;
+  }
+  switch (schema->type) {
+    case Schema::Type::kInt8:
+    case Schema::Type::kInt16:
+    case Schema::Type::kInt32:
+    case Schema::Type::kInt64:
+      if (value.kind() != Value::Kind::kInt) refuse(*schema, value);
+      out += fmt::format("{}", value.asInt());
+      return;
+    case Schema::Type::kFloat32:
+    case Schema::Type::kFloat64:
+      if (value.kind() == Value::Kind::kDouble)
+        appendFloating(out, value.asDouble(), schema->type == Schema::Type::kFloat32);
+      else if (value.kind() == Value::Kind::kInt)
+        appendFloating(out, static_cast<double>(value.asInt()),
+                       schema->type == Schema::Type::kFloat32);
+      else
+        refuse(*schema, value);
+      return;
+    case Schema::Type::kBoolean:
+      if (value.kind() != Value::Kind::kBoolean) refuse(*schema, value);
+      out += value.asBoolean() ? "true" : "false";
+      return;
+    case Schema::Type::kString:
+      if (value.kind() != Value::Kind::kString) refuse(*schema, value);
+      appendString(out, value.asString());
+      return;
+    case Schema::Type::kBytes:
+      if (value.kind() != Value::Kind::kBytes) refuse(*schema, value);
+      appendString(out, base64Encode(value.asBytes()));
+      return;
+    case Schema::Type::kArray: {
+      if (value.kind() != Value::Kind::kArray) refuse(*schema, value);
+      out += '[';
+      bool first = true;
+      for (const auto& item : value.asArray()) {
+        if (!first) out += ',';
+        first = false;
+        appendConnectJson(out, schema->value_schema.get(), item);
+      }
+      out += ']';
+      return;
+    }
+    case Schema::Type::kMap: {
+      const bool object_mode =
+          !schema->key_schema || schema->key_schema->type == Schema::Type::kString;
+      if (object_mode) {
+        if (value.kind() != Value::Kind::kObject) refuse(*schema, value);
+        out += '{';
+        bool first = true;
+        for (const auto& [key, item] : value.asObject()) {
+          if (!first) out += ',';
+          first = false;
+          appendString(out, key);
+          out += ':';
+          appendConnectJson(out, schema->value_schema.get(), item);
+        }
+        out += '}';
+        return;
+      }
+      // Non-string keys: an array of [key, value] pairs, as the reader takes them.
+      if (value.kind() != Value::Kind::kArray) refuse(*schema, value);
+      out += '[';
+      bool first = true;
+      for (const auto& entry : value.asArray()) {
+        if (entry.kind() != Value::Kind::kArray || entry.asArray().size() != 2)
+          throw ConversionError("a map entry must be a [key, value] pair");
+        if (!first) out += ',';
+        first = false;
+        out += '[';
+        appendConnectJson(out, schema->key_schema.get(), entry.asArray()[0]);
+        out += ',';
+        appendConnectJson(out, schema->value_schema.get(), entry.asArray()[1]);
+        out += ']';
+      }
+      out += ']';
+      return;
+    }
+    case Schema::Type::kStruct: {
+      if (value.kind() != Value::Kind::kObject) refuse(*schema, value);
+      out += '{';
+      bool first = true;
+      for (const auto& field : schema->fields) {
+        if (!first) out += ',';
+        first = false;
+        appendString(out, field.name);
+        out += ':';
+        const Value* item = value.find(field.name);
+        appendConnectJson(out, field.schema.get(), item ? *item : Value());
+      }
+      out += '}';
+      return;
+    }
+  }
+}
+
+}  // namespace ksink

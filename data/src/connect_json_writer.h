@@ -1,0 +1,28 @@
+// The bytes Kafka Connect's JsonConverter writes (fromConnectData), byte for byte: compact JSON as
+// Jackson serializes it — object keys in the order Connect puts them, strings with Jackson's
+// escapes (\" \\ \b \f \n \r \t, other control characters as \u00XX in upper-case hex, the rest
+// as UTF-8), integers in decimal, floating point as Java's Float/Double.toString (NaN and the
+// infinities quoted), bytes (and so Decimal's unscaled bytes) as padded base64.
+//
+// A schema's JSON form (JsonConverter.asJsonSchema): {"type", then "items" | "keys","values" |
+// "fields" (each field's own form with "field" last), "optional", "name", "version", "doc",
+// "parameters", "default"}. A value follows its schema: a struct is an object in field order, a
+// map with string keys an object and any other map an array of [key, value] pairs, a null takes
+// the schema's default; schemaless values are written by their kind. Throws ConversionError for
+// a value its schema does not admit (a null for a required field without a default, a kind the
+// type cannot hold). No state: any thread.
+#pragma once
+
+#include <string>
+
+#include "ksink/schema.h"
+#include "ksink/value.h"
+
+namespace ksink {
+
+// Appends `schema`'s JSON form to `out`.
+void appendConnectSchemaJson(std::string& out, const Schema& schema);
+// Appends `value` written against `schema` (nullptr = schemaless) to `out`.
+void appendConnectJson(std::string& out, const Schema* schema, const Value& value);
+
+}  // namespace ksink
