@@ -11,8 +11,9 @@
 namespace ksink {
 namespace {
 
-void appendString(std::string& out, std::string_view s) {
-  static constexpr char kHex[] = "0123456789ABCDEF";
+void appendString(std::string& out, std::string_view s,
+                  JsonSpelling spelling = JsonSpelling::kConnect) {
+  const char* hex = spelling == JsonSpelling::kConnect ? "0123456789ABCDEF" : "0123456789abcdef";
   out += '"';
   for (const char c : s) {
     const auto u = static_cast<unsigned char>(c);
@@ -41,8 +42,8 @@ void appendString(std::string& out, std::string_view s) {
       default:
         if (u < 0x20) {
           out += "\\u00";
-          out += kHex[u >> 4];
-          out += kHex[u & 0xF];
+          out += hex[u >> 4];
+          out += hex[u & 0xF];
         } else {
           out += c;
         }
@@ -51,7 +52,12 @@ void appendString(std::string& out, std::string_view s) {
   out += '"';
 }
 
-void appendFloating(std::string& out, double d, bool float32) {
+void appendFloating(std::string& out, double d, bool float32,
+                    JsonSpelling spelling = JsonSpelling::kConnect) {
+  if (spelling == JsonSpelling::kPlain) {
+    out += fmt::format("{}", d);
+    return;
+  }
   if (std::isnan(d) || std::isinf(d)) {  // Jackson quotes what JSON cannot hold as a number
     out += '"';
     out += detail::javaFloatToString(d, float32);
@@ -182,7 +188,9 @@ void appendSchemaBody(std::string& out, const Schema& schema) {
   }
 }
 
-void appendSchemaless(std::string& out, const Value& value) {
+}  // namespace
+
+void appendSchemalessJson(std::string& out, const Value& value, JsonSpelling spelling) {
   switch (value.kind()) {
     case Value::Kind::kNull:
       out += "null";
@@ -194,13 +202,13 @@ void appendSchemaless(std::string& out, const Value& value) {
       out += fmt::format("{}", value.asInt());
       return;
     case Value::Kind::kDouble:
-      appendFloating(out, value.asDouble(), false);
+      appendFloating(out, value.asDouble(), false, spelling);
       return;
     case Value::Kind::kString:
-      appendString(out, value.asString());
+      appendString(out, value.asString(), spelling);
       return;
     case Value::Kind::kBytes:
-      appendString(out, base64Encode(value.asBytes()));
+      appendString(out, base64Encode(value.asBytes()), spelling);
       return;
     case Value::Kind::kArray: {
       out += '[';
@@ -208,7 +216,7 @@ void appendSchemaless(std::string& out, const Value& value) {
       for (const auto& item : value.asArray()) {
         if (!first) out += ',';
         first = false;
-        appendSchemaless(out, item);
+        appendSchemalessJson(out, item, spelling);
       }
       out += ']';
       return;
@@ -219,17 +227,15 @@ void appendSchemaless(std::string& out, const Value& value) {
       for (const auto& [name, item] : value.asObject()) {
         if (!first) out += ',';
         first = false;
-        appendString(out, name);
+        appendString(out, name, spelling);
         out += ':';
-        appendSchemaless(out, item);
+        appendSchemalessJson(out, item, spelling);
       }
       out += '}';
       return;
     }
   }
 }
-
-}  // namespace
 
 void appendConnectSchemaJson(std::string& out, const Schema& schema) {
   appendSchemaBody(out, schema);
@@ -238,7 +244,7 @@ void appendConnectSchemaJson(std::string& out, const Schema& schema) {
 
 void appendConnectJson(std::string& out, const Schema* schema, const Value& value) {
   if (!schema) {
-    appendSchemaless(out, value);
+    appendSchemalessJson(out, value, JsonSpelling::kConnect);
     return;
   }
   if (value.isNull()) {

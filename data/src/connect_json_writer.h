@@ -20,6 +20,13 @@
 
 namespace ksink {
 
+// How a schemaless value's JSON is spelled: as Connect writes it (Jackson's upper-case \u00XX,
+// Java's number text, NaN quoted), or plain (lower-case \u00xx, the shortest round-trip number
+// text: Value::toJson, for JSON columns and messages).
+enum class JsonSpelling { kConnect, kPlain };
+
+// Appends `value` as JSON, by its kind, spelled as asked.
+void appendSchemalessJson(std::string& out, const Value& value, JsonSpelling spelling);
 // Appends `schema`'s JSON form to `out`.
 void appendConnectSchemaJson(std::string& out, const Schema& schema);
 // Appends `value` written against `schema` (nullptr = schemaless) to `out`.

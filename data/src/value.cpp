@@ -9,94 +9,12 @@
 #include <cstdlib>
 #include <limits>
 
-#include "base64.h"
+#include "connect_json_writer.h"
 #include "ksink/civil_date.h"
 #include "ksink/conversion_error.h"
 
 namespace ksink {
 namespace {
-
-void appendJsonString(std::string& out, std::string_view s) {
-  out += '"';
-  for (const char c : s) {
-    switch (c) {
-      case '"':
-        out += "\\\"";
-        break;
-      case '\\':
-        out += "\\\\";
-        break;
-      case '\n':
-        out += "\\n";
-        break;
-      case '\r':
-        out += "\\r";
-        break;
-      case '\t':
-        out += "\\t";
-        break;
-      case '\b':
-        out += "\\b";
-        break;
-      case '\f':
-        out += "\\f";
-        break;
-      default:
-        if (static_cast<unsigned char>(c) < 0x20)
-          out += fmt::format("\\u{:04x}", static_cast<unsigned>(c));
-        else
-          out += c;
-    }
-  }
-  out += '"';
-}
-
-void appendJson(std::string& out, const Value& v) {
-  switch (v.kind()) {
-    case Value::Kind::kNull:
-      out += "null";
-      break;
-    case Value::Kind::kBoolean:
-      out += v.asBoolean() ? "true" : "false";
-      break;
-    case Value::Kind::kInt:
-      out += fmt::format("{}", v.asInt());
-      break;
-    case Value::Kind::kDouble:
-      out += fmt::format("{}", v.asDouble());
-      break;
-    case Value::Kind::kString:
-      appendJsonString(out, v.asString());
-      break;
-    case Value::Kind::kBytes:
-      appendJsonString(out, base64Encode(v.asBytes()));
-      break;
-    case Value::Kind::kArray: {
-      out += '[';
-      bool first = true;
-      for (const auto& item : v.asArray()) {
-        if (!first) out += ',';
-        first = false;
-        appendJson(out, item);
-      }
-      out += ']';
-      break;
-    }
-    case Value::Kind::kObject: {
-      out += '{';
-      bool first = true;
-      for (const auto& [name, item] : v.asObject()) {
-        if (!first) out += ',';
-        first = false;
-        appendJsonString(out, name);
-        out += ':';
-        appendJson(out, item);
-      }
-      out += '}';
-      break;
-    }
-  }
-}
 
 int64_t floorDiv(int64_t a, int64_t b) {
   return a / b - ((a % b != 0) && ((a < 0) != (b < 0)));
@@ -113,7 +31,7 @@ const Value* Value::find(std::string_view name) const {
 
 std::string Value::toJson() const {
   std::string out;
-  appendJson(out, *this);
+  appendSchemalessJson(out, *this, JsonSpelling::kPlain);
   return out;
 }
 
