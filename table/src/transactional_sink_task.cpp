@@ -105,6 +105,15 @@ void TransactionalSinkTask::stop() {
   destination_.reset();
 }
 
+template <typename Call>
+auto TransactionalSinkTask::guarded(Call&& call, size_t records) {
+  try {
+    return call();
+  } catch (const WriteError& e) {
+    fail(e, records);
+  }
+}
+
 void TransactionalSinkTask::fail(const WriteError& error, size_t records) {
   if (error.kind() == WriteFailure::kRetriable) {
     if (error.backoff()) context().timeout(*error.backoff());
@@ -182,12 +191,8 @@ bool TransactionalSinkTask::writeChunk(std::span<const SinkRecord> records) {
     updates.push_back({tp, it == written_.end() ? std::nullopt : it->second, offset});
   }
   Scope scope(context(), destination().offsetStore(), updates);
-  TransactionalDestination::Written written;
-  try {
-    written = destination().writeBatch(records, scope);
-  } catch (const WriteError& e) {
-    fail(e, records.size());
-  }
+  const auto written =
+      guarded([&] { return destination().writeBatch(records, scope); }, records.size());
   if (written == TransactionalDestination::Written::kFenced) return false;
   for (const auto& u : updates) written_[u.partition] = u.next_offset;
   if (written == TransactionalDestination::Written::kCommitted) {
@@ -200,38 +205,22 @@ bool TransactionalSinkTask::writeChunk(std::span<const SinkRecord> records) {
   return true;
 }
 
-// Fatal: nothing of the pending batch is stored, and the task is to fail.
-void TransactionalSinkTask::forgetPending(const InFlight& batch) {
-  for (const auto& u : batch.updates)
-    if (auto it = stored_.find(u.partition); it != stored_.end())
-      written_[u.partition] = it->second;
-}
-
 bool TransactionalSinkTask::settle(std::span<const SinkRecord> in_hand) {
   if (!in_flight_) return true;
   const InFlight batch = std::move(*std::exchange(in_flight_, std::nullopt));
   std::optional<std::string> error;  // the outcome is unknown or the failure transient
   try {
-    if (destination().awaitOutcome()) {
+    if (guarded([&] { return destination().awaitOutcome(); }, batch.records)) {
       for (const auto& u : batch.updates) stored_[u.partition] = u.next_offset;
       return true;
     }
   } catch (const RetriableError& e) {
     error = e.what();
-  } catch (const WriteError& e) {
-    if (e.kind() != WriteFailure::kRetriable) {
-      forgetPending(batch);
-      try {
-        fail(e, batch.records);
-      } catch (...) {
-        fatal_ = std::current_exception();
-        throw;
-      }
-    }
-    if (e.backoff()) context().timeout(*e.backoff());
-    error = fmt::format("{}: {}", e.destination(), e.what());
   } catch (...) {
-    forgetPending(batch);
+    // Fatal: nothing of the batch is stored, and the task is to fail with this error.
+    for (const auto& u : batch.updates)
+      if (auto it = stored_.find(u.partition); it != stored_.end())
+        written_[u.partition] = it->second;
     fatal_ = std::current_exception();
     throw;
   }

@@ -94,11 +94,14 @@ class TransactionalSinkTask : public SinkTask {
   TransactionalDestination& destination() const { return *destination_; }
   // Returns false when a compare-and-set failed (the rest of the batch was abandoned and rewound).
   bool writeChunk(std::span<const SinkRecord> records);
-  // A WriteError becomes what the worker understands (see write_failure.h).
+  // A WriteError becomes what the worker understands (see write_failure.h): RetriableError, with
+  // the destination's backoff asked of context().timeout(), or a fatal error.
   [[noreturn]] void fail(const WriteError& error, size_t records);
+  // call(), a call into the destination about `records` records, with a WriteError it throws
+  // turned into what the worker understands (fail()).
+  template <typename Call>
+  auto guarded(Call&& call, size_t records);
   void fence(std::span<const SinkRecord> unwritten);
-  struct InFlight;
-  void forgetPending(const InFlight& batch);
   // Reads the pending outcome, if any; false when the pending batch did not commit, in which case
   // it and `in_hand` (records delivered but not written yet) have been rewound.
   bool settle(std::span<const SinkRecord> in_hand = {});
