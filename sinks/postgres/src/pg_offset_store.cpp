@@ -8,7 +8,6 @@
 #include <stdexcept>
 #include <thread>
 
-#include "ksink/retriable_error.h"
 #include "ksink/transactional_sink_task.h"
 #include "pg_error.h"
 #include "pg_sql.h"
@@ -46,8 +45,8 @@ OffsetMap PgOffsetStore::load(const std::vector<TopicPartition>& partitions) {
     } catch (const std::exception& e) {
       const auto* pg = dynamic_cast<const PgError*>(&e);
       const auto* write = dynamic_cast<const WriteError*>(&e);
-      const bool retriable = dynamic_cast<const RetriableError*>(&e) ||
-                             (pg && pg->kind() == WriteFailure::kRetriable) ||
+      // The session throws WriteError when it cannot connect, a statement PgError.
+      const bool retriable = (pg && pg->kind() == WriteFailure::kRetriable) ||
                              (write && write->kind() == WriteFailure::kRetriable);
       if (!retriable || std::chrono::steady_clock::now() >= deadline)
         throw std::runtime_error(
