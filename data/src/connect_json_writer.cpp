@@ -7,6 +7,7 @@
 #include "base64.h"
 #include "ksink/conversion_error.h"
 #include "transforms/java_float.h"
+#include "transforms/transform_support.h"
 
 namespace ksink {
 namespace {
@@ -67,67 +68,15 @@ void appendFloating(std::string& out, double d, bool float32,
   out += detail::javaFloatToString(d, float32);
 }
 
-std::string_view typeName(Schema::Type type) {
-  switch (type) {
-    case Schema::Type::kInt8:
-      return "int8";
-    case Schema::Type::kInt16:
-      return "int16";
-    case Schema::Type::kInt32:
-      return "int32";
-    case Schema::Type::kInt64:
-      return "int64";
-    case Schema::Type::kFloat32:
-      return "float";
-    case Schema::Type::kFloat64:
-      return "double";
-    case Schema::Type::kBoolean:
-      return "boolean";
-    case Schema::Type::kString:
-      return "string";
-    case Schema::Type::kBytes:
-      return "bytes";
-    case Schema::Type::kArray:
-      return "array";
-    case Schema::Type::kMap:
-      return "map";
-    case Schema::Type::kStruct:
-      return "struct";
-  }
-  return "string";
-}
-
-std::string_view kindName(Value::Kind kind) {
-  switch (kind) {
-    case Value::Kind::kNull:
-      return "null";
-    case Value::Kind::kBoolean:
-      return "a boolean";
-    case Value::Kind::kInt:
-      return "an integer";
-    case Value::Kind::kDouble:
-      return "a floating-point number";
-    case Value::Kind::kString:
-      return "a string";
-    case Value::Kind::kBytes:
-      return "bytes";
-    case Value::Kind::kArray:
-      return "an array";
-    case Value::Kind::kObject:
-      return "an object";
-  }
-  return "a value";
-}
-
 [[noreturn]] void refuse(const Schema& schema, const Value& value) {
-  throw ConversionError(
-      fmt::format("cannot write {} as {}", kindName(value.kind()), typeName(schema.type)));
+  throw ConversionError(fmt::format("cannot write a value of kind {} as {}",
+                                    detail::kindName(value), Schema::typeName(schema.type)));
 }
 
 // The schema's own keys up to, not including, "field" (a struct field appends it).
 void appendSchemaBody(std::string& out, const Schema& schema) {
   out += "{\"type\":";
-  appendString(out, typeName(schema.type));
+  appendString(out, Schema::typeName(schema.type));
   switch (schema.type) {
     case Schema::Type::kArray:
       if (!schema.value_schema) throw ConversionError("an array schema without its items' schema");
@@ -253,8 +202,8 @@ void appendConnectJson(std::string& out, const Schema* schema, const Value& valu
     } else if (schema->optional) {
       out += "null";
     } else {
-      throw ConversionError(
-          fmt::format("a null for a required {} without a default value", typeName(schema->type)));
+      throw ConversionError(fmt::format("a null for a required {} without a default value",
+                                        Schema::typeName(schema->type)));
     }
     return;
   }
