@@ -2,12 +2,11 @@
 //   ksink-jsonl run worker.properties jsonl-sink.properties
 #include "jsonl_file_sink.h"
 #include "ksink/cli.h"
-#include "ksink/sink_registry.h"
+#include "ksink/connector_registry.h"
 
 int main(int argc, char** argv) {
-  ksink::SinkRegistry::global().add({"jsonl-file",
-                                     [] { return std::make_unique<example::JsonlFileSink>(); },
-                                     example::JsonlFileSink::configDef(),
-                                     "Appends records as JSON lines to a file"});
+  ksink::ConnectorRegistry::global().add(
+      {"jsonl-file", [] { return std::make_unique<example::JsonlFileSink>(); },
+       example::JsonlFileSink::configDef(), "Appends records as JSON lines to a file"});
   return ksink::runCli(argc, argv);
 }

@@ -248,7 +248,7 @@ std::optional<RecordMapper::Row> RecordMapper::map(const SinkRecord& record) {
     key = std::move(transformed->key);
     value = std::move(transformed->value);
     topic = transformed->topic;
-    partition = transformed->partition;
+    partition = transformed->partition.value_or(partition);
   }
   const auto& table = tableFor(topic);
   if (transformed && transformed->truncate) {

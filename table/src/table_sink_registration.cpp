@@ -4,7 +4,7 @@
 
 namespace ksink {
 
-void TableSinkRegistration::registerIn(SinkRegistry& registry) const {
+void TableSinkRegistration::registerIn(ConnectorRegistry& registry) const {
   registry.add({name, factory, config_def, tables + description, alter_offsets}, aliases);
   const std::string debezium = "debezium-" + name;
   registry.add({debezium, factory, config_def,

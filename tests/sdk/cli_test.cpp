@@ -78,7 +78,7 @@ TEST_F(CliTest, RunRejectsAnUnknownSinkListingTheKnownOnes) {
   auto c = connector("name=x\nconnector.class=nope\ntopics=a\n");
   auto r = runKsink("run " + files(c));
   EXPECT_EQ(r.exit_code, 2);
-  EXPECT_NE(r.output.find("unknown sink 'nope'"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("unknown connector 'nope'"), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("jsonl-file"), std::string::npos) << r.output;
 }
 
@@ -239,6 +239,19 @@ TEST_F(CliTest, ATransformFromAPluginServesTheChain) {
   EXPECT_NE(with.output.find("ok (sqlite)"), std::string::npos) << with.output;
 }
 
+TEST_F(CliTest, APluginBuiltForTheSinksOnlyAbiIsRefusedWithTheReason) {
+  std::ofstream(dir_ / "worker.properties")
+      << "bootstrap.servers=127.0.0.1:1\nplugin.path=" << KSINK_ABI1_PLUGIN_DIR << "\n";
+  auto c =
+      connector("name=x\nconnector.class=sqlite\nconnection.url=sqlite:///tmp/x.db\ntopics=a\n");
+  auto r = runKsink("validate " + files(c), KSINK_BIN);
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_NE(r.output.find("old_sink.so was built for plugin ABI 1 (the sinks-only SinkRegistry), "
+                          "this ksink loads ABI 2: rebuild it against this SDK"),
+            std::string::npos)
+      << r.output;
+}
+
 TEST_F(CliTest, PluginPathThatIsNotADirectoryIsAConfigError) {
   std::ofstream(dir_ / "worker.properties")
       << "bootstrap.servers=127.0.0.1:1\nplugin.path=/nonexistent/plugins\n";
@@ -296,7 +309,7 @@ TEST_F(CliTest, ConfluentJdbcSinkClassPicksTheSinkByTheConnectionUrl) {
       "topics=a\nconnection.url=jdbc:mysql://db/app\n");
   auto r = runKsink("validate " + files(c), KSINK_BIN);
   EXPECT_EQ(r.exit_code, 2) << r.output;
-  EXPECT_NE(r.output.find("unknown sink 'io.confluent.connect.jdbc.JdbcSinkConnector'"),
+  EXPECT_NE(r.output.find("unknown connector 'io.confluent.connect.jdbc.JdbcSinkConnector'"),
             std::string::npos)
       << r.output;
 }

@@ -33,8 +33,8 @@ class RecordingGroup final : public ConnectorGroup {
 
 class ConnectorOffsetsTest : public ::testing::Test {
  protected:
-  SinkRegistry::Entry sinkWithHook(bool fails = false) {
-    SinkRegistry::Entry entry{"stores-offsets", nullptr, ConfigDef(), "test"};
+  ConnectorRegistry::SinkEntry sinkWithHook(bool fails = false) {
+    ConnectorRegistry::SinkEntry entry{"stores-offsets", nullptr, ConfigDef(), "test"};
     entry.alter_offsets = [this, fails](const Config& config,
                                         const std::optional<OffsetMap>& offsets) {
       calls_.push_back(fmt::format("sink.{} name={}", offsets ? "set" : "reset",
@@ -84,7 +84,7 @@ TEST_F(ConnectorOffsetsTest, AFailingSinkHookLeavesTheGroupUnchangedAndSaysWhy) 
 }
 
 TEST_F(ConnectorOffsetsTest, ASinkWithoutTheHookOnlyChangesTheGroup) {
-  SinkRegistry::Entry plain{"no-offsets", nullptr, ConfigDef(), "test"};
+  ConnectorRegistry::SinkEntry plain{"no-offsets", nullptr, ConfigDef(), "test"};
   const auto lines = alterConnectorOffsets(config_, plain, offsets_, group_);
   EXPECT_EQ(calls_, (std::vector<std::string>{"group.check", "group.alter t-0=5"}));
   EXPECT_NE(lines.at(0).find("stores no offsets of its own"), std::string::npos) << lines.at(0);

@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Layers point down only: app -> sinks -> table toolkit -> data model -> SDK core.
+"""Layers point down only: app -> sinks -> table toolkit -> data model -> SDK core, and
+app -> sources -> data model -> SDK core.
 
 Every quoted #include of a production file must resolve inside what its layer may see:
   sdk/    its own include/ and src/ (the core names no data, toolkit or sink header)
@@ -9,6 +10,8 @@ Every quoted #include of a production file must resolve inside what its layer ma
           their internals
   sinks/<name>/  its own include/ and src/, the toolkit's, the data model's and the core's
           public headers; no other sink, no internals of the SDK's libraries
+  sources/<name>/  its own include/ and src/, the data model's and the core's public headers;
+          no toolkit, no sink, no other source, no internals of the SDK's libraries
 Usage: layers_test.py <source dir>; prints each offending include and exits 1.
 """
 import pathlib
@@ -20,7 +23,8 @@ core_public = [root / "sdk/include"]
 data_public = [root / "data/include"]
 table_public = [root / "table/include"]
 allowed = {
-    "sdk": core_public + [root / "sdk/src" / role for role in ("runtime", "kafka", "sink")],
+    "sdk": core_public + [root / "sdk/src" / role
+                          for role in ("runtime", "kafka", "sink", "source")],
     "data": data_public + core_public + [root / "data/src"],
     "table": table_public + data_public + core_public + [root / "table/src"],
 }
@@ -28,6 +32,11 @@ for sink in (root / "sinks").iterdir():
     if sink.is_dir():
         allowed[f"sinks/{sink.name}"] = ([sink / "include", sink / "src"] + table_public +
                                          data_public + core_public)
+
+for source in (root / "sources").iterdir():
+    if source.is_dir():
+        allowed[f"sources/{source.name}"] = ([source / "include", source / "src"] + data_public +
+                                             core_public)
 
 include = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
 problems = []

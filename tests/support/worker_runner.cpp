@@ -5,7 +5,7 @@
 #include <cstdio>
 #include <cstdlib>
 
-#include "worker_config.h"
+#include "sink_connector_config.h"
 #include "worker_sink_task.h"
 
 namespace ksink::test {
@@ -111,7 +111,7 @@ TaskRunner::TaskRunner(const Properties& properties, std::unique_ptr<SinkTask> t
                        const ksink::Clock& clock)
     : clock_(clock) {
   const Config config(properties);
-  auto settings = WorkerConfig::parse(config);
+  auto settings = SinkConnectorConfig::parse(config);
   graceful_timeout_ = settings.shutdown_graceful_timeout;
   task_ = std::make_shared<WorkerSinkTask>(0, std::move(settings), config, std::move(task), clock_);
   run_ = std::make_unique<BackgroundRun>([task = task_] { task->run(); });

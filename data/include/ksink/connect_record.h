@@ -8,6 +8,9 @@
 // always comes from `original`, the coordinates the record was consumed with, like Connect 3.6+'s
 // SinkRecord.originalKafkaTopic/Partition/Offset.
 //
+// A source task's records pass through the same chain on their way to Kafka (no `original` then;
+// the partition may be unset).
+//
 // A plain value type; `original` points to the SinkRecord it came from, valid while that is.
 #pragma once
 
@@ -31,7 +34,8 @@ struct ConnectHeader {
 
 struct ConnectRecord {
   std::string topic;
-  int32_t partition = 0;
+  // nullopt: none chosen (a source record left to the producer's partitioner).
+  std::optional<int32_t> partition = 0;
   std::optional<int64_t> timestamp;  // milliseconds since the epoch
   SchemaAndValue key;
   SchemaAndValue value;  // a null value is a tombstone

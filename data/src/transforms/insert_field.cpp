@@ -96,7 +96,9 @@ class InsertField : public Transformation {
   Value::Object inserted(const ConnectRecord& record, bool with_schema) const {
     Value::Object out;
     if (topic_) out.emplace_back(topic_->name, Value::string(record.topic));
-    if (partition_) out.emplace_back(partition_->name, Value::integer(record.partition));
+    if (partition_)
+      out.emplace_back(partition_->name,
+                       record.partition ? Value::integer(*record.partition) : Value());
     if (offset_) {
       if (!record.original)
         throw ConversionError(

@@ -53,6 +53,14 @@ struct TaskCounters {
   uint64_t deadletterqueue_produce_requests = 0;
   uint64_t deadletterqueue_produce_failures = 0;
   int64_t last_error_timestamp_ms = 0;
+  // A source task's (Connect's source-task-metrics): records poll() returned, records Kafka
+  // acknowledged, records returned and not yet acknowledged, how long poll() took.
+  uint64_t source_record_poll_total = 0;
+  uint64_t source_record_write_total = 0;
+  int64_t source_record_active_count = 0;
+  uint64_t poll_batch_count = 0;
+  double poll_batch_avg_time_ms = 0;
+  double poll_batch_max_time_ms = 0;
 };
 
 struct TaskStatus {
@@ -80,8 +88,8 @@ struct TaskStatus {
 
 struct ConnectorStatus {
   std::string name;
-  std::string type = "sink";  // Connect's connector type, as its REST status shows it
-  std::string sink;           // the connector's class (connector.class)
+  std::string type = "sink";  // Connect's connector type, as its REST status shows it: sink, source
+  std::string sink;           // the connector's class (connector.class), whatever its type
   std::vector<TaskStatus> tasks;
 };
 

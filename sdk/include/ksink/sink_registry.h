@@ -1,79 +1,10 @@
-// SinkRegistry: sinks by name, for the `ksink` command line (`connector.class=<name>`).
-//
-// Built-in sinks register themselves at start-up; a program that links the SDK registers its own
-// before calling runCli(). A sink also claims the shared Connect class names it serves (for the
-// configurations it can serve), so the command line names no sink. Registration is not
-// thread-safe: do it before starting workers.
+// The registry's name before it served sources too: ConnectorRegistry (ksink/connector_registry.h).
 #pragma once
 
-#include <functional>
-#include <map>
-#include <optional>
-#include <string>
-#include <string_view>
-#include <vector>
-
-#include "ksink/config.h"
-#include "ksink/config_def.h"
-#include "ksink/topic_partition.h"
-#include "ksink/worker.h"
+#include "ksink/connector_registry.h"
 
 namespace ksink {
 
-class SinkRegistry {
- public:
-  struct Entry {
-    std::string name;
-    TaskFactory factory;
-    ConfigDef config_def;  // the sink's own keys, checked by `ksink validate` and at start
-    std::string description;
-    // Kafka Connect's SinkConnector.alterOffsets (KIP-875), for sinks that keep their own offsets
-    // (e.g. in the destination, like TransactionalSinkTask's ksink_offsets): without it, a task's
-    // open() would rewind to the stored offsets and `ksink offsets --set/--reset` would change
-    // nothing. `offsets` nullopt: reset, forget every offset stored for this connector (its
-    // `name`); otherwise set exactly these partitions to these next offsets, leaving the others.
-    // `config` is the connector's full configuration (worker keys merged in), already validated.
-    // Called only by `ksink offsets` on the CLI's thread, once the consumer group was found
-    // without members (no task of the connector runs), and before the group's offsets change;
-    // throwing (any exception, with the reason) aborts the command and leaves the group
-    // unchanged. Must be idempotent: a failed command is simply run again.
-    // Null for sinks that keep no offsets of their own (the group's are then the only ones).
-    std::function<void(const Config& config, const std::optional<OffsetMap>& offsets)>
-        alter_offsets = nullptr;
-    // For an entry that serves another connector's configuration (e.g. the Debezium JDBC sink's
-    // keys): turns the connector's properties into this sink's own before anything is checked,
-    // throwing ConfigException for keys it cannot serve. Null: the properties are used as they
-    // are.
-    std::function<std::map<std::string, std::string>(std::map<std::string, std::string>)>
-        adapt_config = nullptr;
-  };
-
-  static SinkRegistry& global();
-
-  // Whether a sink serves a shared class name for this configuration (the connector's merged
-  // properties), e.g. by the scheme of its connection.url.
-  using Claim = std::function<bool(const std::map<std::string, std::string>& config)>;
-
-  // `aliases` are further names for the same sink (e.g. a Java connector class name).
-  void add(Entry entry, const std::vector<std::string>& aliases = {});
-  // `name` (a class several sinks may serve, such as Confluent's JdbcSinkConnector) resolves to
-  // the sink `sink` for the configurations `claim` accepts. Claims are tried in the order added.
-  void claim(std::string name, std::string sink, Claim claim);
-
-  // The sink named `name` (a name, an alias, or a claimed class for `config`); nullptr if none.
-  const Entry* find(std::string_view name,
-                    const std::map<std::string, std::string>& config = {}) const;
-  std::vector<std::string> names() const;
-
- private:
-  struct Claimed {
-    std::string name;
-    std::string sink;
-    Claim claim;
-  };
-  std::map<std::string, Entry, std::less<>> entries_;
-  std::map<std::string, std::string, std::less<>> aliases_;
-  std::vector<Claimed> claims_;
-};
+using SinkRegistry = ConnectorRegistry;
 
 }  // namespace ksink

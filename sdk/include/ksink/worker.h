@@ -1,5 +1,8 @@
-// Worker: runs one sink connector: `tasks.max` SinkTasks, each with its own librdkafka consumer in
-// the consumer group `connect-<name>`, each on its own thread.
+// Worker: runs one connector's `tasks.max` tasks, each on its own thread. A sink connector's
+// SinkTasks each get their own librdkafka consumer in the consumer group `connect-<name>`; a
+// source connector's tasks (ksink/source_task.h, run through the data model's adapter: see
+// ksink/source_connector.h) each get their own producer, and commit their source offsets to the
+// connector's offset store.
 //
 // run() blocks until every task has ended. If a task fails, the other tasks are stopped gracefully
 // and run() rethrows the first task's error. stop() may be called from any thread (and a signal
@@ -14,6 +17,7 @@
 
 #include "ksink/config.h"
 #include "ksink/connector_status.h"
+#include "ksink/detail/source_task_driver.h"
 #include "ksink/sink_task.h"
 
 namespace ksink {
@@ -25,6 +29,9 @@ class Worker {
   // Validates the configuration against the worker's declared keys (and the definitions the Config
   // was built with); throws ConfigException naming every bad key before anything connects.
   Worker(Config config, TaskFactory factory);
+  // A source connector, its tasks as drivers (ksink::makeSourceWorker builds one from a
+  // SourceTask factory).
+  Worker(Config config, detail::SourceDriverFactory factory);
   ~Worker();
   Worker(const Worker&) = delete;
   Worker& operator=(const Worker&) = delete;
@@ -36,6 +43,8 @@ class Worker {
 
   // The worker's declared configuration keys (Connect's worker + sink connector keys).
   static const ConfigDef& configDef();
+  // The same for a source connector (Connect's worker + source connector keys).
+  static const ConfigDef& sourceConfigDef();
 
  private:
   class Impl;

@@ -1,9 +1,9 @@
 #include "group_offsets.h"
 
+#include <fmt/format.h>
+
 #include <regex>
 #include <stdexcept>
-
-#include <fmt/format.h>
 
 #include "rdkafka_handles.h"
 
@@ -20,7 +20,7 @@ struct MetadataDeleter {
 using KafkaHandle = std::unique_ptr<rd_kafka_t, KafkaDeleter>;
 
 // A client with the connector's consumer settings (security included) that never joins the group.
-KafkaHandle groupClient(const WorkerConfig& settings) {
+KafkaHandle groupClient(const SinkConnectorConfig& settings) {
   ConfHandle conf(rd_kafka_conf_new());
   char errstr[512];
   for (const auto& [key, value] : settings.consumer_properties)
@@ -32,21 +32,20 @@ KafkaHandle groupClient(const WorkerConfig& settings) {
   return rk;
 }
 
-[[noreturn]] void stillHasMembers(const WorkerConfig& settings, const char* what) {
+[[noreturn]] void stillHasMembers(const SinkConnectorConfig& settings, const char* what) {
   throw std::runtime_error(fmt::format(
       "cannot {} the offsets of group {}: it still has members. Stop every ksink process "
       "running this connector first (a killed one leaves the group after session.timeout.ms)",
       what, settings.group_id));
 }
 
-[[noreturn]] void groupError(const WorkerConfig& settings, rd_kafka_resp_err_t err,
+[[noreturn]] void groupError(const SinkConnectorConfig& settings, rd_kafka_resp_err_t err,
                              const char* what) {
   if (err == RD_KAFKA_RESP_ERR_NON_EMPTY_GROUP || err == RD_KAFKA_RESP_ERR_UNKNOWN_MEMBER_ID ||
       err == RD_KAFKA_RESP_ERR_GROUP_SUBSCRIBED_TO_TOPIC)
     stillHasMembers(settings, what);
-  throw std::runtime_error(
-      fmt::format("cannot {} the offsets of group {}: {}", what, settings.group_id,
-                  rd_kafka_err2str(err)));
+  throw std::runtime_error(fmt::format("cannot {} the offsets of group {}: {}", what,
+                                       settings.group_id, rd_kafka_err2str(err)));
 }
 
 // Waits for an admin result event; throws on a timeout or a request-level error.
@@ -60,7 +59,7 @@ EventHandle awaitAdmin(rd_kafka_queue_t* queue, int timeout_ms, const char* what
 
 }  // namespace
 
-void requireNoGroupMembers(const WorkerConfig& settings, int timeout_ms) {
+void requireNoGroupMembers(const SinkConnectorConfig& settings, int timeout_ms) {
   auto rk = groupClient(settings);
   QueueHandle queue(rd_kafka_queue_new(rk.get()));
   const char* group = settings.group_id.c_str();
@@ -80,7 +79,7 @@ void requireNoGroupMembers(const WorkerConfig& settings, int timeout_ms) {
   }
 }
 
-void resetGroupOffsets(const WorkerConfig& settings, int timeout_ms) {
+void resetGroupOffsets(const SinkConnectorConfig& settings, int timeout_ms) {
   auto rk = groupClient(settings);
   QueueHandle queue(rd_kafka_queue_new(rk.get()));
   rd_kafka_DeleteGroup_t* group = rd_kafka_DeleteGroup_new(settings.group_id.c_str());
@@ -98,7 +97,8 @@ void resetGroupOffsets(const WorkerConfig& settings, int timeout_ms) {
   }
 }
 
-void alterGroupOffsets(const WorkerConfig& settings, const OffsetMap& offsets, int timeout_ms) {
+void alterGroupOffsets(const SinkConnectorConfig& settings, const OffsetMap& offsets,
+                       int timeout_ms) {
   auto rk = groupClient(settings);
   QueueHandle queue(rd_kafka_queue_new(rk.get()));
   auto list = toPartitionList(offsets);
@@ -119,7 +119,7 @@ void alterGroupOffsets(const WorkerConfig& settings, const OffsetMap& offsets, i
   }
 }
 
-std::vector<GroupOffsetRow> readGroupOffsets(const WorkerConfig& settings, int timeout_ms) {
+std::vector<GroupOffsetRow> readGroupOffsets(const SinkConnectorConfig& settings, int timeout_ms) {
   auto rk = groupClient(settings);
 
   const rd_kafka_metadata_t* raw = nullptr;
@@ -132,18 +132,20 @@ std::vector<GroupOffsetRow> readGroupOffsets(const WorkerConfig& settings, int t
   for (int t = 0; t < md->topic_cnt; ++t) {
     const auto& topic = md->topics[t];
     const std::string name = topic.topic;
-    const bool wanted =
-        settings.topics_regex.empty()
-            ? std::find(settings.topics.begin(), settings.topics.end(), name) != settings.topics.end()
-            : std::regex_match(name, pattern);
+    const bool wanted = settings.topics_regex.empty()
+                            ? std::find(settings.topics.begin(), settings.topics.end(), name) !=
+                                  settings.topics.end()
+                            : std::regex_match(name, pattern);
     if (!wanted || topic.err) continue;
-    for (int p = 0; p < topic.partition_cnt; ++p) partitions.push_back({name, topic.partitions[p].id});
+    for (int p = 0; p < topic.partition_cnt; ++p)
+      partitions.push_back({name, topic.partitions[p].id});
   }
   std::sort(partitions.begin(), partitions.end());
 
   auto list = toPartitionList(partitions);
   if (auto err = rd_kafka_committed(rk.get(), list.get(), timeout_ms))
-    throw std::runtime_error(fmt::format("cannot read committed offsets: {}", rd_kafka_err2str(err)));
+    throw std::runtime_error(
+        fmt::format("cannot read committed offsets: {}", rd_kafka_err2str(err)));
   std::vector<GroupOffsetRow> rows;
   for (int i = 0; i < list->cnt; ++i) {
     const auto& e = list->elems[i];

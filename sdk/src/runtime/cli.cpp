@@ -23,10 +23,12 @@
 #include "connector_offsets.h"
 #include "group_offsets.h"
 #include "ksink/config.h"
+#include "ksink/connector_registry.h"
 #include "ksink/detail/config_parse.h"
-#include "ksink/sink_registry.h"
 #include "ksink/worker.h"
 #include "plugin_loader.h"
+#include "sink_connector_config.h"
+#include "source_connector_config.h"
 #include "status_server.h"
 #include "unknown_keys.h"
 #include "worker_config.h"
@@ -40,9 +42,29 @@ constexpr int kExitBadConfig = 2;
 struct Connector {
   std::string file;
   Config config;
-  const SinkRegistry::Entry* sink = nullptr;
+  // Exactly one of the two.
+  const ConnectorRegistry::SinkEntry* sink = nullptr;
+  const ConnectorRegistry::SourceEntry* source = nullptr;
   std::vector<std::string> warnings;  // keys ksink knows nothing of, ignored
+
+  const std::string& className() const { return sink ? sink->name : source->name; }
+  std::unique_ptr<Worker> makeWorker() const {
+    return sink ? std::make_unique<Worker>(config, sink->factory)
+                : std::make_unique<Worker>(config, source->factory);
+  }
+  std::chrono::milliseconds gracefulTimeout() const {
+    return WorkerConfig::parse(config).shutdown_graceful_timeout;
+  }
 };
+
+// Adds to `problems` those of `more` it does not hold yet (two checks of one key say it once).
+void addProblems(std::vector<ConfigProblem>& problems, const std::vector<ConfigProblem>& more) {
+  for (const auto& p : more)
+    if (std::ranges::none_of(problems, [&](const ConfigProblem& q) {
+          return q.key == p.key && q.reason == p.reason;
+        }))
+      problems.push_back(p);
+}
 
 // Worker properties first, the connector's on top (Connect standalone keeps them apart; one
 // merged view is what a task sees here). `worker` is readWorker()'s: its references resolved,
@@ -52,33 +74,48 @@ Connector loadConnector(const std::map<std::string, std::string>& worker, const 
   const auto own = ConfigProviders::fromWorker(worker).resolve(Config::readProperties(file));
   for (auto& [k, v] : own) values.insert_or_assign(k, v);
   auto cls = values.contains("connector.class") ? values.at("connector.class") : "";
-  const auto* sink = SinkRegistry::global().find(cls, values);
-  if (!sink) {
+  const auto& registry = ConnectorRegistry::global();
+  Connector out;
+  out.file = file;
+  out.sink = registry.find(cls, values);
+  if (!out.sink) out.source = registry.findSource(cls);
+  if (!out.sink && !out.source) {
     throw ConfigException(
-        {{"connector.class", fmt::format("{} (known sinks: {})",
-                                         cls.empty() ? "is required" : "unknown sink '" + cls + "'",
-                                         fmt::join(SinkRegistry::global().names(), ", "))}});
+        {{"connector.class",
+          fmt::format("{} (known connectors: {})",
+                      cls.empty() ? "is required" : "unknown connector '" + cls + "'",
+                      fmt::join(registry.names(), ", "))}});
   }
-  if (sink->adapt_config) values = sink->adapt_config(std::move(values));
-  // Every problem at once: the sink's own keys, then the worker's (which include Connect's
-  // cross-key rules and librdkafka's checks of the consumer properties).
-  auto problems = sink->config_def.validate(values);
-  try {
-    WorkerConfig::parse(Config(values), sink->config_def);
-  } catch (const ConfigException& e) {  // it checks the sink's keys again: each problem once
-    for (const auto& p : e.problems()) {
-      if (std::ranges::none_of(problems, [&](const ConfigProblem& q) {
-            return q.key == p.key && q.reason == p.reason;
-          }))
-        problems.push_back(p);
+  // Every problem at once: the connector's own keys, then the worker's and its kind's (which
+  // include Connect's cross-key rules and librdkafka's checks of the client properties).
+  std::vector<ConfigProblem> problems;
+  ConfigDef def;
+  if (out.sink) {
+    if (out.sink->adapt_config) values = out.sink->adapt_config(std::move(values));
+    problems = out.sink->config_def.validate(values);
+    try {
+      SinkConnectorConfig::parse(Config(values), out.sink->config_def);
+    } catch (const ConfigException& e) {
+      addProblems(problems, e.problems());
     }
+    def = Worker::configDef();
+    def.include(out.sink->config_def);
+  } else {
+    problems = out.source->config_def.validate(values);
+    try {
+      SourceConnectorConfig::parse(Config(values), out.source->config_def);
+    } catch (const ConfigException& e) {
+      addProblems(problems, e.problems());
+    }
+    def = Worker::sourceConfigDef();
+    def.include(out.source->config_def);
   }
-  ConfigDef def = Worker::configDef();
-  def.include(sink->config_def);
   auto unknown = findUnknownKeys(def, values);
   problems.insert(problems.end(), unknown.misspelt.begin(), unknown.misspelt.end());
   if (!problems.empty()) throw ConfigException(std::move(problems));
-  return {file, Config(std::move(values), std::move(def)), sink, std::move(unknown.ignored)};
+  out.config = Config(std::move(values), std::move(def));
+  out.warnings = std::move(unknown.ignored);
+  return out;
 }
 
 // Two connectors of one name would share a consumer group (and a sink's stored offsets), each
@@ -105,7 +142,7 @@ std::map<std::string, std::string> readWorker(const std::string& file) {
   }
   static bool plugins_loaded = false;
   if (auto it = props.find("plugin.path"); it != props.end() && !plugins_loaded) {
-    loadPlugins(detail::parseList(it->second), SinkRegistry::global());
+    loadPlugins(detail::parseList(it->second), ConnectorRegistry::global());
     plugins_loaded = true;
   }
   return props;
@@ -129,11 +166,10 @@ int run(const std::string& worker_file, const std::vector<std::string>& connecto
       auto connector = loadConnector(worker_props, file);
       requireUniqueName(names, connector);
       for (const auto& w : connector.warnings) spdlog::warn("{}: {}", file, w);
-      workers.push_back(std::make_unique<Worker>(connector.config, connector.sink->factory));
-      graceful_timeout = std::max(graceful_timeout,
-                                  WorkerConfig::parse(connector.config).shutdown_graceful_timeout);
-      spdlog::info("connector {} ({}) from {}", connector.config.getString("name"),
-                   connector.sink->name, file);
+      workers.push_back(connector.makeWorker());
+      graceful_timeout = std::max(graceful_timeout, connector.gracefulTimeout());
+      spdlog::info("{} connector {} ({}) from {}", connector.sink ? "sink" : "source",
+                   connector.config.getString("name"), connector.className(), file);
     }
   } catch (const ConfigException& e) {
     fmt::print(stderr, "ksink: {}\n", e.what());
@@ -232,8 +268,8 @@ int validate(const std::string& worker_file, const std::vector<std::string>& con
     try {
       auto connector = loadConnector(worker_props, file);
       requireUniqueName(names, connector);
-      Worker worker(connector.config, connector.sink->factory);  // validates, connects nothing
-      fmt::print("{}: ok ({})\n", file, connector.sink->name);
+      connector.makeWorker();  // validates, connects nothing
+      fmt::print("{}: ok ({})\n", file, connector.className());
       for (const auto& w : connector.warnings) fmt::print("  warning: {}\n", w);
     } catch (const ConfigException& e) {
       ++problems;
@@ -261,7 +297,12 @@ int offsets(const std::string& worker_file, const std::string& connector_file, b
             const std::vector<std::string>& assignments) {
   try {
     const auto connector = loadConnector(readWorker(worker_file), connector_file);
-    const auto settings = WorkerConfig::parse(connector.config);
+    if (connector.source)
+      throw ConfigException(
+          {{"connector.class", fmt::format("{} is a source connector: `ksink offsets` shows and "
+                                           "changes sink connectors' offsets only, so far",
+                                           connector.className())}});
+    const auto settings = SinkConnectorConfig::parse(connector.config);
     if (reset || !assignments.empty()) {
       std::optional<OffsetMap> target;
       if (!reset) target = parseOffsetAssignments(assignments);

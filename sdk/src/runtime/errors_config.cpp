@@ -1,6 +1,7 @@
 #include "errors_config.h"
 
 #include "ksink/detail/config_parse.h"
+#include "worker_config.h"
 
 namespace ksink {
 namespace {
@@ -16,9 +17,8 @@ ConfigDef makeDef() {
               "Include the record's topic, partition, offset and timestamp in that log.")
       .define("errors.deadletterqueue.topic.name", Type::kString, "", Importance::kMedium,
               "Topic that receives records that could not be written (empty: no DLQ).")
-      .define("errors.deadletterqueue.topic.replication.factor", Type::kInt, "3",
-              Importance::kLow, "Replication factor of the DLQ topic when ksink creates it.",
-              ConfigDef::atLeast(-1))
+      .define("errors.deadletterqueue.topic.replication.factor", Type::kInt, "3", Importance::kLow,
+              "Replication factor of the DLQ topic when ksink creates it.", ConfigDef::atLeast(-1))
       .define("errors.deadletterqueue.context.headers.enable", Type::kBoolean, "false",
               Importance::kMedium, "Add the __connect.errors.* headers to DLQ records.");
   return def;
@@ -42,13 +42,7 @@ ErrorsConfig ErrorsConfig::parse(const Config& raw) {
   out.dlq_topic = config.getString("errors.deadletterqueue.topic.name");
   out.dlq_replication_factor = config.getInt("errors.deadletterqueue.topic.replication.factor");
   out.dlq_context_headers = config.getBoolean("errors.deadletterqueue.context.headers.enable");
-  out.producer_properties["bootstrap.servers"] = config.getString("bootstrap.servers");
-  for (const auto& [key, value] : config.values())
-    if (detail::isClientSecurityKey(key)) out.producer_properties[key] = value;
-  for (const auto& [key, value] : config.withPrefix("producer."))
-    if (!key.starts_with("override.")) out.producer_properties[key] = value;
-  for (const auto& [key, value] : config.withPrefix("producer.override."))
-    out.producer_properties[key] = value;
+  out.producer_properties = WorkerConfig::producerProperties(config);
   // DLQ records must not be lost or duplicated by retries: acks=all, idempotence.
   out.producer_properties.try_emplace("acks", "all");
   out.producer_properties.try_emplace("enable.idempotence", "true");

@@ -1,12 +1,11 @@
 #include "plugin_loader.h"
 
 #include <dlfcn.h>
+#include <fmt/format.h>
+#include <spdlog/spdlog.h>
 
 #include <algorithm>
 #include <filesystem>
-
-#include <fmt/format.h>
-#include <spdlog/spdlog.h>
 
 #include "ksink/config_exception.h"
 #include "ksink/plugin.h"
@@ -21,7 +20,7 @@ namespace {
 }  // namespace
 
 std::vector<std::string> loadPlugins(const std::vector<std::string>& directories,
-                                     SinkRegistry& registry) {
+                                     ConnectorRegistry& registry) {
   namespace fs = std::filesystem;
   std::vector<std::string> loaded;
   for (const auto& dir : directories) {
@@ -37,12 +36,18 @@ std::vector<std::string> loadPlugins(const std::vector<std::string>& directories
       void* handle = ::dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
       if (!handle) fail(fmt::format("cannot load {}: {}", path.string(), ::dlerror()));
       auto version = reinterpret_cast<int (*)()>(::dlsym(handle, "ksink_plugin_abi_version"));
-      auto init = reinterpret_cast<void (*)(SinkRegistry&)>(::dlsym(handle, "ksink_register_sinks"));
-      if (!version || !init)
+      if (!version)
         fail(fmt::format("{} is not a ksink plugin (no KSINK_PLUGIN entry point)", path.string()));
       if (version() != KSINK_PLUGIN_ABI_VERSION)
-        fail(fmt::format("{} was built for plugin ABI {}, this ksink has {}", path.string(),
-                         version(), KSINK_PLUGIN_ABI_VERSION));
+        fail(fmt::format(
+            "{} was built for plugin ABI {}{}, this ksink loads ABI {}: rebuild it "
+            "against this SDK",
+            path.string(), version(), version() == 1 ? " (the sinks-only SinkRegistry)" : "",
+            KSINK_PLUGIN_ABI_VERSION));
+      auto init = reinterpret_cast<void (*)(ConnectorRegistry&)>(
+          ::dlsym(handle, "ksink_register_connectors"));
+      if (!init)
+        fail(fmt::format("{} is not a ksink plugin (no KSINK_PLUGIN entry point)", path.string()));
       init(registry);
       spdlog::info("loaded plugin {}", path.string());
       loaded.push_back(path.string());

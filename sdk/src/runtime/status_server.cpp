@@ -1,11 +1,11 @@
 #include "status_server.h"
 
-#include <regex>
-#include <stdexcept>
-
 #include <fmt/format.h>
 #include <httplib.h>
 #include <spdlog/spdlog.h>
+
+#include <regex>
+#include <stdexcept>
 
 namespace ksink {
 namespace {
@@ -14,9 +14,15 @@ std::string jsonString(std::string_view s) {
   std::string out = "\"";
   for (const unsigned char c : s) {
     switch (c) {
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
-      case '\n': out += "\\n"; break;
+      case '"':
+        out += "\\\"";
+        break;
+      case '\\':
+        out += "\\\\";
+        break;
+      case '\n':
+        out += "\\n";
+        break;
       default:
         if (c < 0x20)
           out += fmt::format("\\u{:04x}", c);
@@ -51,7 +57,9 @@ std::string renderPrometheus(const std::vector<ConnectorStatus>& connectors) {
   // Names as the Prometheus JMX exporter turns Connect's MBeans into metrics
   // (kafka.connect:type=sink-task-metrics → kafka_connect_sink_task_metrics_<attribute>), so
   // existing Connect dashboards work.
+  // Each metric is rendered for the tasks of connectors of its type ("" = every type).
   struct Metric {
+    const char* type_of_connector;
     const char* group;
     const char* name;
     const char* type;
@@ -59,61 +67,96 @@ std::string renderPrometheus(const std::vector<ConnectorStatus>& connectors) {
     std::function<double(const TaskStatus&)> value;
   };
   const std::vector<Metric> metrics = {
-      {"sink_task", "sink_record_read_total", "counter", "Records read from Kafka",
+      {"sink", "sink_task", "sink_record_read_total", "counter", "Records read from Kafka",
        [](const TaskStatus& t) { return double(t.counters.sink_record_read_total); }},
-      {"sink_task", "sink_record_send_total", "counter", "Records handed to a successful put()",
+      {"sink", "sink_task", "sink_record_send_total", "counter",
+       "Records handed to a successful put()",
        [](const TaskStatus& t) { return double(t.counters.sink_record_send_total); }},
-      {"sink_task", "sink_record_active_count", "gauge", "Records read but not yet committed",
+      {"sink", "sink_task", "sink_record_active_count", "gauge",
+       "Records read but not yet committed",
        [](const TaskStatus& t) { return double(t.activeCount()); }},
-      {"sink_task", "sink_record_lag_max", "gauge",
+      {"sink", "sink_task", "sink_record_lag_max", "gauge",
        "Largest number of records not yet confirmed durable, over the task's partitions",
        [](const TaskStatus& t) { return double(t.lagMax()); }},
-      {"sink_task", "partition_count", "gauge", "Partitions assigned to the task",
+      {"sink", "sink_task", "partition_count", "gauge", "Partitions assigned to the task",
        [](const TaskStatus& t) { return double(t.partitions.size()); }},
-      {"sink_task", "offset_commit_seq_no", "gauge", "Sequence number of the last commit attempt",
+      {"sink", "sink_task", "offset_commit_seq_no", "gauge",
+       "Sequence number of the last commit attempt",
        [](const TaskStatus& t) { return double(t.counters.offset_commit_seq_no); }},
-      {"sink_task", "offset_commit_completion_total", "counter",
+      {"sink", "sink_task", "offset_commit_completion_total", "counter",
        "Commits completed (skipped ones included)",
        [](const TaskStatus& t) { return double(t.counters.offset_commit_completion_total); }},
-      {"sink_task", "offset_commit_skip_total", "counter",
+      {"sink", "sink_task", "offset_commit_skip_total", "counter",
        "Commit results ignored because a newer commit had started",
        [](const TaskStatus& t) { return double(t.counters.offset_commit_skip_total); }},
-      {"sink_task", "offset_commit_failure_total", "counter", "Commits that failed or timed out",
+      {"sink", "sink_task", "offset_commit_failure_total", "counter",
+       "Commits that failed or timed out",
        [](const TaskStatus& t) { return double(t.counters.offset_commit_failure_total); }},
-      {"sink_task", "put_batch_avg_time_ms", "gauge", "Average duration of successful put()",
+      {"sink", "sink_task", "put_batch_avg_time_ms", "gauge",
+       "Average duration of successful put()",
        [](const TaskStatus& t) { return t.counters.put_batch_avg_time_ms; }},
-      {"sink_task", "put_batch_max_time_ms", "gauge", "Longest successful put()",
+      {"sink", "sink_task", "put_batch_max_time_ms", "gauge", "Longest successful put()",
        [](const TaskStatus& t) { return t.counters.put_batch_max_time_ms; }},
-      {"task_error", "total_record_errors", "counter", "Records that failed",
+      {"", "task_error", "total_record_errors", "counter", "Records that failed",
        [](const TaskStatus& t) { return double(t.counters.total_record_errors); }},
-      {"task_error", "total_records_skipped", "counter", "Bad records skipped",
+      {"", "task_error", "total_records_skipped", "counter", "Bad records skipped",
        [](const TaskStatus& t) { return double(t.counters.total_records_skipped); }},
-      {"task_error", "total_errors_logged", "counter", "Errors logged",
+      {"", "task_error", "total_errors_logged", "counter", "Errors logged",
        [](const TaskStatus& t) { return double(t.counters.total_errors_logged); }},
-      {"task_error", "total_retries", "counter",
+      {"", "task_error", "total_retries", "counter",
        "Retries after a RetriableError: of a record's conversion, and of put()",
        [](const TaskStatus& t) { return double(t.counters.total_retries); }},
-      {"task_error", "deadletterqueue_produce_requests", "counter", "Records written to the DLQ",
+      {"", "task_error", "deadletterqueue_produce_requests", "counter",
+       "Records written to the DLQ",
        [](const TaskStatus& t) { return double(t.counters.deadletterqueue_produce_requests); }},
-      {"task_error", "deadletterqueue_produce_failures", "counter", "Failed DLQ writes",
+      {"", "task_error", "deadletterqueue_produce_failures", "counter", "Failed DLQ writes",
        [](const TaskStatus& t) { return double(t.counters.deadletterqueue_produce_failures); }},
-      {"task_error", "last_error_timestamp", "gauge", "Time of the last error (ms since epoch)",
+      {"", "task_error", "last_error_timestamp", "gauge", "Time of the last error (ms since epoch)",
        [](const TaskStatus& t) { return double(t.counters.last_error_timestamp_ms); }},
+      {"source", "source_task", "source_record_poll_total", "counter",
+       "Records the task's poll() returned",
+       [](const TaskStatus& t) { return double(t.counters.source_record_poll_total); }},
+      {"source", "source_task", "source_record_write_total", "counter",
+       "Records Kafka acknowledged",
+       [](const TaskStatus& t) { return double(t.counters.source_record_write_total); }},
+      {"source", "source_task", "source_record_active_count", "gauge",
+       "Records returned by poll() and not yet acknowledged by Kafka",
+       [](const TaskStatus& t) { return double(t.counters.source_record_active_count); }},
+      {"source", "source_task", "poll_batch_avg_time_ms", "gauge", "Average duration of poll()",
+       [](const TaskStatus& t) { return t.counters.poll_batch_avg_time_ms; }},
+      {"source", "source_task", "poll_batch_max_time_ms", "gauge", "Longest poll()",
+       [](const TaskStatus& t) { return t.counters.poll_batch_max_time_ms; }},
+      {"source", "connector_task", "offset_commit_success_percentage", "gauge",
+       "Share of offset commits that succeeded",
+       [](const TaskStatus& t) {
+         const double all = double(t.counters.offset_commit_completion_total +
+                                   t.counters.offset_commit_failure_total);
+         return all == 0 ? 0.0 : double(t.counters.offset_commit_completion_total) / all;
+       }},
+      {"source", "connector_task", "offset_commit_failure_percentage", "gauge",
+       "Share of offset commits that failed or timed out",
+       [](const TaskStatus& t) {
+         const double all = double(t.counters.offset_commit_completion_total +
+                                   t.counters.offset_commit_failure_total);
+         return all == 0 ? 0.0 : double(t.counters.offset_commit_failure_total) / all;
+       }},
   };
   std::string out;
   for (const auto& m : metrics) {
     const auto full = fmt::format("kafka_connect_{}_metrics_{}", m.group, m.name);
     out += fmt::format("# HELP {} {}\n# TYPE {} {}\n", full, m.help, full, m.type);
-    for (const auto& c : connectors)
+    for (const auto& c : connectors) {
+      if (*m.type_of_connector && c.type != m.type_of_connector) continue;
       for (const auto& t : c.tasks)
         out += fmt::format("{}{{connector=\"{}\",task=\"{}\"}} {}\n", full, labelValue(c.name),
                            t.id, m.value(t));
+    }
   }
   // Per partition: the ledger, so commit progress is visible where Connect shows nothing.
   for (const char* which : {"delivered", "confirmed", "committed"}) {
     const auto full = fmt::format("ksink_partition_{}_offset", which);
-    out += fmt::format("# HELP {} Next offset {} per partition\n# TYPE {} gauge\n", full, which,
-                       full);
+    out +=
+        fmt::format("# HELP {} Next offset {} per partition\n# TYPE {} gauge\n", full, which, full);
     for (const auto& c : connectors)
       for (const auto& t : c.tasks)
         for (const auto& p : t.partitions) {
@@ -121,9 +164,9 @@ std::string renderPrometheus(const std::vector<ConnectorStatus>& connectors) {
                           : std::string_view(which) == "confirmed" ? p.offsets.confirmed
                                                                    : p.offsets.committed;
           if (v)
-            out += fmt::format("{}{{connector=\"{}\",task=\"{}\",topic=\"{}\",partition=\"{}\"}} {}\n",
-                               full, labelValue(c.name), t.id, labelValue(p.tp.topic),
-                               p.tp.partition, *v);
+            out += fmt::format(
+                "{}{{connector=\"{}\",task=\"{}\",topic=\"{}\",partition=\"{}\"}} {}\n", full,
+                labelValue(c.name), t.id, labelValue(p.tp.topic), p.tp.partition, *v);
         }
   }
   return out;
@@ -182,8 +225,7 @@ StatusServer::StatusServer(const std::string& listener, Snapshot snapshot)
   });
   port_ = port == 0 ? impl_->server.bind_to_any_port(host)
                     : (impl_->server.bind_to_port(host, port) ? port : -1);
-  if (port_ < 0)
-    throw std::runtime_error(fmt::format("listeners: cannot listen on {}", listener));
+  if (port_ < 0) throw std::runtime_error(fmt::format("listeners: cannot listen on {}", listener));
   thread_ = std::thread([this] { impl_->server.listen_after_bind(); });
   spdlog::info("status and metrics on http://{}:{} (/status, /metrics)", host, port_);
 }

@@ -10,8 +10,13 @@
 #include <vector>
 
 #include "clock.h"
+#include "file_offset_store.h"
+#include "sink_connector_config.h"
+#include "source_connector_config.h"
+#include "topic_offset_store.h"
 #include "worker_config.h"
 #include "worker_sink_task.h"
+#include "worker_source_task.h"
 
 namespace ksink {
 namespace {
@@ -24,14 +29,51 @@ struct RunState {
   std::exception_ptr first_failure;
 };
 
+// How a Worker makes the tasks of its connector's kind.
+struct TaskKind {
+  std::string type;  // Connect's connector type: sink, source
+  // Consumers of one group start one after the other (see awaitFirstAssignment).
+  bool stagger_start = false;
+  std::function<std::shared_ptr<WorkerTask>(int id, const Clock& clock)> make;
+};
+
+TaskKind sinkKind(const Config& config, TaskFactory factory) {
+  auto settings = SinkConnectorConfig::parse(config);
+  return {"sink", true,
+          [settings, config, factory = std::move(factory)](int id, const Clock& clock) {
+            auto task = factory();
+            if (!task) throw std::runtime_error("the task factory returned no task");
+            return std::make_shared<WorkerSinkTask>(id, settings, config, std::move(task), clock);
+          }};
+}
+
+// Connect standalone's file when one is named, else the offsets topic.
+std::shared_ptr<OffsetBackingStore> offsetStore(const SourceConnectorConfig& settings) {
+  if (!settings.offsets_file.empty()) return FileOffsetStore::forFile(settings.offsets_file);
+  return std::make_shared<TopicOffsetStore>(settings.client_properties, settings.offsets_topic,
+                                            settings.offsets_topic_partitions,
+                                            settings.offsets_topic_replication_factor);
+}
+
+TaskKind sourceKind(const Config& config, detail::SourceDriverFactory factory) {
+  auto settings = SourceConnectorConfig::parse(config);
+  return {"source", false,
+          [settings, config, factory = std::move(factory)](int id, const Clock& clock) {
+            auto task = factory();
+            if (!task) throw std::runtime_error("the task factory returned no task");
+            return std::make_shared<WorkerSourceTask>(id, settings, config, std::move(task),
+                                                      offsetStore(settings), clock);
+          }};
+}
+
 }  // namespace
 
 class Worker::Impl {
  public:
-  Impl(Config config, TaskFactory factory)
+  Impl(Config config, TaskKind kind)
       : settings_(WorkerConfig::parse(config)),
         config_(std::move(config)),
-        factory_(std::move(factory)) {}
+        kind_(std::move(kind)) {}
 
   void run();
   void stop();
@@ -42,10 +84,10 @@ class Worker::Impl {
 
   const WorkerConfig settings_;
   const Config config_;
-  TaskFactory factory_;
-  const Clock& clock_ = Clock::steady();            // the stop deadline and the wait for it
-  std::mutex mutex_;                                // guards tasks_, stop_deadline_
-  std::vector<std::shared_ptr<WorkerTask>> tasks_;  // a sink connector's: WorkerSinkTasks
+  TaskKind kind_;
+  const Clock& clock_ = Clock::steady();  // the stop deadline and the wait for it
+  std::mutex mutex_;                      // guards tasks_, stop_deadline_
+  std::vector<std::shared_ptr<WorkerTask>> tasks_;
   std::optional<Clock::time_point> stop_deadline_;
 };
 
@@ -59,12 +101,7 @@ void Worker::Impl::run() {
     if (stop_deadline_) return;  // stopped before it started
   }
   std::vector<std::shared_ptr<WorkerTask>> created;
-  for (int i = 0; i < settings_.tasks_max; ++i) {
-    auto task = factory_();
-    if (!task) throw std::runtime_error("the task factory returned no task");
-    created.push_back(
-        std::make_shared<WorkerSinkTask>(i, settings_, config_, std::move(task), clock_));
-  }
+  for (int i = 0; i < settings_.tasks_max; ++i) created.push_back(kind_.make(i, clock_));
   auto launch = [&threads, state](std::shared_ptr<WorkerTask> task) {
     threads.emplace_back([task, state] {
       std::exception_ptr failure;
@@ -86,7 +123,7 @@ void Worker::Impl::run() {
     state->running = static_cast<int>(tasks_.size());
     launch(tasks_.front());
   }
-  if (tasks_.size() > 1) awaitFirstAssignment(*state);
+  if (tasks_.size() > 1 && kind_.stagger_start) awaitFirstAssignment(*state);
   {
     std::lock_guard lock(mutex_);
     for (size_t i = 1; i < tasks_.size(); ++i) launch(tasks_[i]);
@@ -173,14 +210,18 @@ void Worker::Impl::stop() {
 ConnectorStatus Worker::Impl::status() {
   ConnectorStatus out;
   out.name = settings_.name;
-  out.sink = settings_.sink_name;
+  out.type = kind_.type;
+  out.sink = settings_.connector_class;
   std::lock_guard lock(mutex_);
   for (const auto& task : tasks_) out.tasks.push_back(task->status());
   return out;
 }
 
 Worker::Worker(Config config, TaskFactory factory)
-    : impl_(std::make_unique<Impl>(std::move(config), std::move(factory))) {}
+    : impl_(std::make_unique<Impl>(config, sinkKind(config, std::move(factory)))) {}
+
+Worker::Worker(Config config, detail::SourceDriverFactory factory)
+    : impl_(std::make_unique<Impl>(config, sourceKind(config, std::move(factory)))) {}
 
 Worker::~Worker() = default;
 
@@ -195,7 +236,11 @@ ConnectorStatus Worker::status() const {
 }
 
 const ConfigDef& Worker::configDef() {
-  return WorkerConfig::configDef();
+  return SinkConnectorConfig::configDef();
+}
+
+const ConfigDef& Worker::sourceConfigDef() {
+  return SourceConnectorConfig::configDef();
 }
 
 }  // namespace ksink

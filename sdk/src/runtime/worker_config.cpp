@@ -1,14 +1,6 @@
 #include "worker_config.h"
 
-#include <fmt/format.h>
-#include <fmt/ranges.h>
-#include <librdkafka/rdkafka.h>
-
-#include <algorithm>
-#include <regex>
-
 #include "ksink/detail/config_parse.h"
-#include "rdkafka_handles.h"
 
 namespace ksink {
 namespace {
@@ -16,68 +8,22 @@ namespace {
 using Type = ConfigDef::Type;
 using Importance = ConfigDef::Importance;
 
-ConfigDef makeDef() {
+ConfigDef makeWorkerDef() {
   ConfigDef def;
-  def.define("name", Type::kString, std::nullopt, Importance::kHigh,
-             "Connector name; the consumer group is connect-<name>.", ConfigDef::nonEmpty())
-      .define("connector.class", Type::kString, "", Importance::kHigh,
-              "Which sink to run (a built-in name or one registered by a plugin).")
-      .define("tasks.max", Type::kInt, "1", Importance::kHigh,
-              "Number of tasks (consumers) run by this process.", ConfigDef::atLeast(1))
-      .define("topics", Type::kList, "", Importance::kHigh,
-              "Comma-separated topics to consume. Exactly one of topics / topics.regex.")
-      .define("topics.regex", Type::kString, "", Importance::kHigh,
-              "Regular expression of topics to consume (ECMAScript syntax, as librdkafka's).")
-      .define("bootstrap.servers", Type::kString, std::nullopt, Importance::kHigh,
-              "Kafka brokers, host:port[,host:port...].", ConfigDef::nonEmpty())
+  def.define("bootstrap.servers", Type::kString, std::nullopt, Importance::kHigh,
+             "Kafka brokers, host:port[,host:port...].", ConfigDef::nonEmpty())
       .define("offset.flush.interval.ms", Type::kLong, "60000", Importance::kLow,
-              "Interval between preCommit + offset commit cycles.", ConfigDef::atLeast(0))
+              "Interval between offset commit cycles.", ConfigDef::atLeast(0))
       .define("offset.flush.timeout.ms", Type::kLong, "5000", Importance::kLow,
               "Longest wait for an offset commit before it counts as failed.",
               ConfigDef::atLeast(1))
       .define("task.shutdown.graceful.timeout.ms", Type::kLong, "5000", Importance::kLow,
-              "Bound on a graceful stop: final preCommit, commit, close and consumer teardown.",
+              "Bound on a graceful stop: the final commit and the task's teardown.",
               ConfigDef::atLeast(0))
-      .define("errors.retry.timeout", Type::kLong, "0", Importance::kMedium,
-              "How long a retriable failure is retried (ms); -1 retries forever. A record's "
-              "conversion: 0 means no retry (Connect's default). put(): 0 means retry forever "
-              "as Connect does.",
-              ConfigDef::atLeast(-1))
-      .define("errors.retry.delay.max.ms", Type::kLong, "60000", Importance::kMedium,
-              "Cap of the exponential backoff between retries (starts at 300 ms).",
-              ConfigDef::atLeast(0))
-      .define("errors.tolerance", Type::kString, "none", Importance::kMedium,
-              "none: the first bad record fails the task; all: bad records are skipped.",
-              ConfigDef::oneOf({"none", "all"}))
-      // A sink that applies transforms declares these keys itself (its definitions replace
-      // these): for any other sink, a chain would be skipped silently.
-      .define("transforms", Type::kList, "", Importance::kHigh,
-              "Single message transforms; only for sinks that apply them (the table sinks)",
-              [](std::string_view value) -> std::optional<std::string> {
-                if (detail::parseList(value).empty()) return std::nullopt;
-                return fmt::format(
-                    "'{}': this sink does not apply single message transforms (its "
-                    "configuration does not define transforms=), so the "
-                    "records would be written untransformed; remove the key or use a sink that "
-                    "applies them",
-                    value);
-              })
-      .define("predicates", Type::kList, "", Importance::kMedium,
-              "Transform predicates (KIP-585); only for sinks that apply transforms",
-              [](std::string_view value) -> std::optional<std::string> {
-                if (detail::parseList(value).empty()) return std::nullopt;
-                return fmt::format(
-                    "'{}': predicates apply to transforms, which this sink does not apply", value);
-              })
-      // Not Connect's 500: a put() takes what is already fetched, up to this, without waiting, so
-      // a slow topic still gets small batches; at full speed a sink writing a transaction per
-      // put() pays its commit per 10000 records instead of per 500 (docs/performance.md).
-      .define("consumer.max.poll.records", Type::kInt, "10000", Importance::kMedium,
-              "Most records handed to one put().", ConfigDef::atLeast(1))
       .define("listeners", Type::kString, "http://127.0.0.1:8083", Importance::kLow,
               "HTTP listener for /metrics and /status (ksink run); empty turns it off.")
       .define("plugin.path", Type::kList, "", Importance::kLow,
-              "Directories of sink plugins (shared libraries) loaded by ksink.")
+              "Directories of connector plugins (shared libraries) loaded by ksink.")
       .define("config.providers", Type::kList, "", Importance::kLow,
               "Configuration providers (env, file, directory) whose ${provider:[path:]key} "
               "references the worker and connector files may hold; each declared with "
@@ -85,201 +31,68 @@ ConfigDef makeDef() {
       .define("log.level", Type::kString, "info", Importance::kLow,
               "trace, debug, info, warn, error, critical or off.",
               ConfigDef::oneOf({"trace", "debug", "info", "warn", "error", "critical", "off"}));
-  // Passed to the consumer (and the dead-letter queue's producer), whose client checks them.
+  // Passed to the clients, which check them.
   def.claimPrefix("config.providers.")  // checked by ConfigProviders
       .claimPrefix("consumer.")
       .claimPrefix("producer.")
       .claimPrefix("security.protocol")
       .claimPrefix("ssl.")
       .claimPrefix("sasl.");
-  def.include(ErrorsConfig::configDef());
   return def;
 }
 
-// Java assignor class names, so a Connect config carries over unchanged.
-std::optional<std::string> assignorName(std::string_view name) {
-  name = detail::trim(name);
-  if (name == "range" || name == "org.apache.kafka.clients.consumer.RangeAssignor") return "range";
-  if (name == "roundrobin" || name == "org.apache.kafka.clients.consumer.RoundRobinAssignor")
-    return "roundrobin";
-  if (name == "cooperative-sticky" ||
-      name == "org.apache.kafka.clients.consumer.CooperativeStickyAssignor")
-    return "cooperative-sticky";
-  return std::nullopt;
-}
-
-// Java consumer keys librdkafka does not have and that have no effect here.
-bool isJavaOnlyKey(std::string_view key) {
-  return key == "key.deserializer" || key == "value.deserializer" || key == "max.poll.records" ||
-         key == "default.api.timeout.ms";
+ConfigDef makeConnectorDef() {
+  ConfigDef def;
+  def.define("name", Type::kString, std::nullopt, Importance::kHigh,
+             "Connector name (a sink's consumer group is connect-<name>; a source's offsets are "
+             "stored under it).",
+             ConfigDef::nonEmpty())
+      .define("connector.class", Type::kString, "", Importance::kHigh,
+              "Which connector to run (a built-in name or one registered by a plugin).")
+      .define("tasks.max", Type::kInt, "1", Importance::kHigh,
+              "Number of tasks run by this process.", ConfigDef::atLeast(1));
+  return def;
 }
 
 }  // namespace
 
 const ConfigDef& WorkerConfig::configDef() {
-  static const ConfigDef def = makeDef();
+  static const ConfigDef def = makeWorkerDef();
   return def;
 }
 
-WorkerConfig WorkerConfig::parse(const Config& raw, const ConfigDef& sink_keys) {
-  ConfigDef def = configDef();
-  def.include(raw.definitions());
-  def.include(sink_keys);
-  std::vector<ConfigProblem> problems = def.validate(raw.values());
-  const Config config(raw.values());  // getters below fall back to our defaults explicitly
-  auto value = [&](std::string_view key) {
+const ConfigDef& WorkerConfig::connectorKeys() {
+  static const ConfigDef def = makeConnectorDef();
+  return def;
+}
+
+WorkerConfig WorkerConfig::parse(const Config& config) {
+  auto value = [&](std::string_view key, const ConfigDef& def) {
     return config.get(key).value_or(def.find(key)->default_value.value_or(""));
   };
-  auto longValue = [&](std::string_view key, int64_t fallback) {
-    return detail::parseLong(value(key)).value_or(fallback);
+  auto millis = [&](std::string_view key) {
+    return std::chrono::milliseconds(detail::parseLong(value(key, configDef())).value_or(0));
   };
-
   WorkerConfig out;
-  out.name = value("name");
-  out.tasks_max = static_cast<int>(longValue("tasks.max", 1));
-  out.topics = detail::parseList(value("topics"));
-  out.topics_regex = std::string(detail::trim(value("topics.regex")));
-  out.offset_flush_interval = std::chrono::milliseconds(longValue("offset.flush.interval.ms", 0));
-  out.offset_flush_timeout = std::chrono::milliseconds(longValue("offset.flush.timeout.ms", 1));
-  out.shutdown_graceful_timeout =
-      std::chrono::milliseconds(longValue("task.shutdown.graceful.timeout.ms", 0));
-  out.retry_delay_max = std::chrono::milliseconds(longValue("errors.retry.delay.max.ms", 0));
-  out.retry_timeout = std::chrono::milliseconds(longValue("errors.retry.timeout", 0));
+  out.name = value("name", connectorKeys());
+  out.connector_class = value("connector.class", connectorKeys());
+  out.tasks_max =
+      static_cast<int>(detail::parseLong(value("tasks.max", connectorKeys())).value_or(1));
+  out.bootstrap_servers = value("bootstrap.servers", configDef());
+  out.offset_flush_interval = millis("offset.flush.interval.ms");
+  out.offset_flush_timeout = millis("offset.flush.timeout.ms");
+  out.shutdown_graceful_timeout = millis("task.shutdown.graceful.timeout.ms");
+  return out;
+}
 
-  // Connect's rule (SinkConnectorConfig.validate): exactly one of topics / topics.regex.
-  if (out.topics.empty() && out.topics_regex.empty()) {
-    problems.push_back({"topics", "Must configure one of topics or topics.regex"});
-  } else if (!out.topics.empty() && !out.topics_regex.empty()) {
-    problems.push_back(
-        {"topics.regex",
-         "topics and topics.regex are mutually exclusive options, but both are set."});
-  }
-  if (!out.topics_regex.empty()) {
-    try {
-      std::regex check(out.topics_regex);
-    } catch (const std::regex_error& e) {
-      problems.push_back(
-          {"topics.regex", fmt::format("is not a valid regular expression: {}", e.what())});
-    }
-  }
-
-  // Consumer properties, later wins: Connect's base settings, security pass-through, worker-wide
-  // consumer.*, then the connector's consumer.override.*.
-  std::map<std::string, std::pair<std::string, std::string>> props;  // key -> (value, origin key)
-  auto set = [&](const std::string& key, const std::string& v, const std::string& origin) {
-    props.insert_or_assign(key, std::make_pair(v, origin));
-  };
-  set("bootstrap.servers", value("bootstrap.servers"), "bootstrap.servers");
-  set("group.id", "connect-" + out.name, "name");
-  set("client.id", "connector-consumer-" + out.name, "name");
-  set("auto.offset.reset", "earliest", "auto.offset.reset");
-  set("partition.assignment.strategy", "range", "partition.assignment.strategy");
-  set("enable.partition.eof", "false", "enable.partition.eof");
-  // The prefetch: a budget of bytes per task rather than librdkafka's 64 MiB / 100000 messages,
-  // so a process at full speed stays small. A stopped fetcher is woken as the queue drains (see
-  // fetch_waker.h), so the small budget costs no one-second stalls. One fetch response (at most
-  // fetch.max.bytes) can land on top of a full queue; a batch holds copies of its records, not
-  // the responses they came in.
-  set("queued.max.messages.kbytes", "2048", "queued.max.messages.kbytes");
-  set("queued.min.messages", "20000", "queued.min.messages");
-  set("fetch.max.bytes", "2097152", "fetch.max.bytes");
-  for (const auto& [key, v] : config.values())
-    if (detail::isClientSecurityKey(key)) set(key, v, key);
-  for (const auto& [key, v] : config.withPrefix("consumer."))
-    if (!key.starts_with("override.")) set(key, v, "consumer." + key);
-  for (const auto& [key, v] : config.withPrefix("consumer.override."))
-    set(key, v, "consumer.override." + key);
-
-  out.max_poll_records = static_cast<int>(longValue("consumer.max.poll.records", 10000));
-  if (auto it = props.find("max.poll.records"); it != props.end()) {
-    auto n = detail::parseLong(it->second.first);
-    if (!n || *n < 1)
-      problems.push_back({it->second.second, "must be a positive integer"});
-    else
-      out.max_poll_records = static_cast<int>(*n);
-  }
-  if (auto it = props.find("default.api.timeout.ms"); it != props.end()) {
-    auto n = detail::parseLong(it->second.first);
-    if (!n || *n < 1)
-      problems.push_back({it->second.second, "must be a positive number of milliseconds"});
-    else
-      out.lookup_timeout = std::chrono::milliseconds(*n);
-  }
-  if (auto it = props.find("enable.auto.commit");
-      it != props.end() && detail::parseBoolean(it->second.first).value_or(true)) {
-    problems.push_back(
-        {it->second.second, "must stay false: ksink commits only what the sink confirmed"});
-  }
-  if (auto it = props.find("enable.auto.offset.store");
-      it != props.end() && detail::parseBoolean(it->second.first).value_or(true)) {
-    problems.push_back({it->second.second, "must stay false: ksink commits explicit offsets"});
-  }
-  {
-    auto& [strategies, origin] = props["partition.assignment.strategy"];
-    std::vector<std::string> names;
-    bool cooperative = false, eager = false;
-    for (const auto& item : detail::parseList(strategies)) {
-      auto name = assignorName(item);
-      if (!name) {
-        problems.push_back({origin, fmt::format("unknown assignment strategy '{}' (use range, "
-                                                "roundrobin or cooperative-sticky)",
-                                                item)});
-        continue;
-      }
-      (*name == "cooperative-sticky" ? cooperative : eager) = true;
-      names.push_back(*name);
-    }
-    if (cooperative && eager)
-      problems.push_back({origin, "cannot mix eager (range, roundrobin) and cooperative-sticky"});
-    strategies = fmt::format("{}", fmt::join(names, ","));
-  }
-  // Kafka refuses an empty group id or instance id; an empty instance id would also become the
-  // same "-<task>" in every process, which then fence each other.
-  for (const char* key : {"group.id", "group.instance.id"})
-    if (auto it = props.find(key); it != props.end() && detail::trim(it->second.first).empty())
-      problems.push_back(
-          {it->second.second, std::string_view(key) == "group.id"
-                                  ? "must not be empty"
-                                  : "must not be empty: name this process, or leave the key out "
-                                    "to run without static membership"});
-  if (auto it = props.find("group.id"); it != props.end()) out.group_id = it->second.first;
-
-  // librdkafka is the authority on its own property names and values: try each on a scratch conf.
-  ConfHandle scratch(rd_kafka_conf_new());
-  char errstr[512];
-  for (const auto& [key, entry] : props) {
-    if (isJavaOnlyKey(key)) continue;
-    if (rd_kafka_conf_set(scratch.get(), key.c_str(), entry.first.c_str(), errstr, sizeof errstr) !=
-        RD_KAFKA_CONF_OK) {
-      problems.push_back({entry.second, errstr});
-      continue;
-    }
-    out.consumer_properties.emplace(key, entry.first);
-  }
-  out.consumer_properties["enable.auto.commit"] = "false";
-  out.consumer_properties["enable.auto.offset.store"] = "false";
-
-  // KAFKA-9985: a DLQ the connector also consumes feeds its own failures back to it.
-  const auto dlq = std::string(detail::trim(value("errors.deadletterqueue.topic.name")));
-  if (!dlq.empty()) {
-    const bool listed = std::find(out.topics.begin(), out.topics.end(), dlq) != out.topics.end();
-    bool matched = false;
-    if (!out.topics_regex.empty()) {
-      try {
-        matched = std::regex_match(dlq, std::regex(out.topics_regex));
-      } catch (const std::regex_error&) {
-      }
-    }
-    if (listed || matched)
-      problems.push_back({"errors.deadletterqueue.topic.name",
-                          fmt::format("the dead-letter queue topic '{}' is also consumed by this "
-                                      "connector ({}); choose another topic",
-                                      dlq, listed ? "topics" : "topics.regex")});
-  }
-
-  if (!problems.empty()) throw ConfigException(std::move(problems));
-  out.sink_name = value("connector.class");
-  out.errors = ErrorsConfig::parse(config);
+std::map<std::string, std::string> WorkerConfig::producerProperties(const Config& config) {
+  std::map<std::string, std::string> out;
+  out["bootstrap.servers"] = config.get("bootstrap.servers").value_or("");
+  for (const auto& [key, value] : config.values())
+    if (detail::isClientSecurityKey(key)) out[key] = value;
+  for (const auto& [key, value] : config.withPrefix("producer."))
+    if (!key.starts_with("override.")) out[key] = value;
+  for (const auto& [key, value] : config.withPrefix("producer.override.")) out[key] = value;
   return out;
 }
 

@@ -1,44 +1,38 @@
-// WorkerConfig: the worker and sink-connector keys (Kafka Connect's names and defaults), parsed
-// and validated once, and the librdkafka consumer properties derived from them.
+// WorkerConfig: the keys of the worker — what every connector of a process shares, whatever its
+// kind (Kafka Connect's WorkerConfig: brokers, commit interval and timeout, graceful stop,
+// listeners, plugins, config providers, client security and client-wide consumer./producer.
+// settings) — and the few every connector has (name, connector.class, tasks.max). Each kind adds
+// its connector's own keys on top: SinkConnectorConfig (sink/), SourceConnectorConfig (source/).
 #pragma once
 
 #include <chrono>
 #include <map>
-#include <optional>
 #include <string>
-#include <vector>
 
-#include "errors_config.h"
 #include "ksink/config.h"
+#include "ksink/config_def.h"
 
 namespace ksink {
 
 struct WorkerConfig {
   std::string name;
+  std::string connector_class;
   int tasks_max = 1;
-  std::vector<std::string> topics;  // exactly one of topics / topics_regex is set
-  std::string topics_regex;
+  std::string bootstrap_servers;
   std::chrono::milliseconds offset_flush_interval{60000};
   std::chrono::milliseconds offset_flush_timeout{5000};
   std::chrono::milliseconds shutdown_graceful_timeout{5000};
-  std::chrono::milliseconds retry_delay_max{60000};
-  std::chrono::milliseconds retry_timeout{0};  // 0 = retry put() forever (Connect's behaviour)
-  int max_poll_records = 500;
-  std::chrono::milliseconds poll_timeout{100};  // longest wait for the first record of a batch
-  // default.api.timeout.ms (Java's name): how long a newly assigned partition's committed offset
-  // (and, without one, its watermarks) is looked up, retries included, before the task fails.
-  std::chrono::milliseconds lookup_timeout{60000};
-  std::string group_id;
-  // librdkafka properties for every task's consumer (client.id gets the task number appended).
-  std::map<std::string, std::string> consumer_properties;
-  std::string sink_name;  // connector.class, for error reports
-  ErrorsConfig errors;
 
-  // Validates `config` against configDef() (its keys replaced by the config's own definitions and
-  // by `sink_keys`, e.g. a sink's transforms=) plus Connect's cross-key rules and librdkafka's own
-  // property checks; throws ConfigException naming every bad key.
-  static WorkerConfig parse(const Config& config, const ConfigDef& sink_keys = {});
+  // Reads the values; `config` has been validated against a definition including configDef()
+  // and connectorKeys() (a kind's parse does that), so missing keys take the defaults.
+  static WorkerConfig parse(const Config& config);
+  // The librdkafka properties of a producer for this connector, later wins: bootstrap.servers,
+  // the client security keys, the worker's producer.*, the connector's producer.override.*.
+  static std::map<std::string, std::string> producerProperties(const Config& config);
+  // The worker's keys.
   static const ConfigDef& configDef();
+  // name, connector.class, tasks.max.
+  static const ConfigDef& connectorKeys();
 };
 
 }  // namespace ksink

@@ -13,14 +13,14 @@ namespace {
 
 class BrokerGroup final : public ConnectorGroup {
  public:
-  explicit BrokerGroup(WorkerConfig settings) : settings_(std::move(settings)) {}
+  explicit BrokerGroup(SinkConnectorConfig settings) : settings_(std::move(settings)) {}
   std::string id() const override { return settings_.group_id; }
   void requireNoMembers() override { requireNoGroupMembers(settings_); }
   void reset() override { resetGroupOffsets(settings_); }
   void alter(const OffsetMap& offsets) override { alterGroupOffsets(settings_, offsets); }
 
  private:
-  WorkerConfig settings_;
+  SinkConnectorConfig settings_;
 };
 
 std::string describe(const OffsetMap& offsets) {
@@ -31,12 +31,12 @@ std::string describe(const OffsetMap& offsets) {
 
 }  // namespace
 
-std::unique_ptr<ConnectorGroup> brokerGroup(const WorkerConfig& settings) {
+std::unique_ptr<ConnectorGroup> brokerGroup(const SinkConnectorConfig& settings) {
   return std::make_unique<BrokerGroup>(settings);
 }
 
 std::vector<std::string> alterConnectorOffsets(const Config& config,
-                                               const SinkRegistry::Entry& sink,
+                                               const ConnectorRegistry::SinkEntry& sink,
                                                const std::optional<OffsetMap>& offsets,
                                                ConnectorGroup& group) {
   const auto connector = config.get("name").value_or("");

@@ -2,7 +2,8 @@
 // (KIP-875's PATCH/DELETE /connectors/<name>/offsets):
 //   1. the connector must be stopped: its consumer group has no members; otherwise nothing
 //      changes anywhere;
-//   2. the sink's own stored offsets (SinkRegistry::Entry::alter_offsets, for sinks that have
+//   2. the sink's own stored offsets (ConnectorRegistry::SinkEntry::alter_offsets, for sinks that
+//   have
 //      the hook), so that a task's open() does not rewind to the old ones;
 //   3. the consumer group's committed offsets.
 // A failure at 1 or 2 leaves the group as it was. A failure at 3 after 2 (a member joined in
@@ -19,9 +20,9 @@
 #include <vector>
 
 #include "ksink/config.h"
-#include "ksink/sink_registry.h"
+#include "ksink/connector_registry.h"
 #include "ksink/topic_partition.h"
-#include "worker_config.h"
+#include "sink_connector_config.h"
 
 namespace ksink {
 
@@ -36,13 +37,13 @@ class ConnectorGroup {
 };
 
 // The group of `settings` on the broker (group_offsets.h).
-std::unique_ptr<ConnectorGroup> brokerGroup(const WorkerConfig& settings);
+std::unique_ptr<ConnectorGroup> brokerGroup(const SinkConnectorConfig& settings);
 
 // `offsets` nullopt: reset; otherwise set these partitions. `config` is the connector's merged,
 // validated configuration, handed to the sink's hook. Returns one line per change made, for the
 // user. Throws std::runtime_error saying what was and was not changed.
 std::vector<std::string> alterConnectorOffsets(const Config& config,
-                                               const SinkRegistry::Entry& sink,
+                                               const ConnectorRegistry::SinkEntry& sink,
                                                const std::optional<OffsetMap>& offsets,
                                                ConnectorGroup& group);
 

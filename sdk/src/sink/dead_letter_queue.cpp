@@ -8,6 +8,7 @@
 
 #include "rdkafka_handles.h"
 #include "rdkafka_timeout.h"
+#include "topic_admin.h"
 
 namespace ksink {
 namespace {
@@ -21,53 +22,6 @@ void onDelivery(rd_kafka_t* /*rk*/, const rd_kafka_message_t* m, void* opaque) {
   ++*static_cast<std::atomic<uint64_t>*>(opaque);
   spdlog::error("dead-letter queue write to {}-{} failed: {}", rd_kafka_topic_name(m->rkt),
                 m->partition, rd_kafka_err2str(m->err));
-}
-
-// Creates the topic if it is missing. Failing here is not fatal: brokers that auto-create topics
-// (and the embedded mock cluster, which has no CreateTopics) still accept the writes.
-void ensureTopic(rd_kafka_t* rk, const std::string& topic, int replication_factor) {
-  // Listing every topic never auto-creates one; ask CreateTopics only when the DLQ is missing.
-  const rd_kafka_metadata_t* md = nullptr;
-  if (!rd_kafka_metadata(rk, 1, nullptr, &md, 10000)) {
-    bool exists = false;
-    for (int i = 0; i < md->topic_cnt && !exists; ++i)
-      exists = topic == md->topics[i].topic && !md->topics[i].err;
-    rd_kafka_metadata_destroy(md);
-    if (exists) return;
-  }
-  char err[512];
-  rd_kafka_NewTopic_t* nt =
-      rd_kafka_NewTopic_new(topic.c_str(), 1, replication_factor, err, sizeof err);
-  if (!nt) {
-    spdlog::warn("dead-letter queue topic {}: {}", topic, err);
-    return;
-  }
-  QueueHandle queue(rd_kafka_queue_new(rk));
-  rd_kafka_AdminOptions_t* options = rd_kafka_AdminOptions_new(rk, RD_KAFKA_ADMIN_OP_CREATETOPICS);
-  rd_kafka_AdminOptions_set_request_timeout(options, 10000, err, sizeof err);
-  rd_kafka_CreateTopics(rk, &nt, 1, options, queue.get());
-  EventHandle event(rd_kafka_queue_poll(queue.get(), 15000));
-  rd_kafka_AdminOptions_destroy(options);
-  rd_kafka_NewTopic_destroy(nt);
-  if (!event) {
-    spdlog::warn("dead-letter queue topic {}: no answer to CreateTopics", topic);
-    return;
-  }
-  if (rd_kafka_event_error(event.get())) {
-    spdlog::warn("dead-letter queue topic {}: {}", topic, rd_kafka_event_error_string(event.get()));
-    return;
-  }
-  size_t n = 0;
-  const auto** results =
-      rd_kafka_CreateTopics_result_topics(rd_kafka_event_CreateTopics_result(event.get()), &n);
-  for (size_t i = 0; i < n; ++i) {
-    const auto code = rd_kafka_topic_result_error(results[i]);
-    if (code == RD_KAFKA_RESP_ERR_NO_ERROR)
-      spdlog::info("created dead-letter queue topic {}", topic);
-    else if (code != RD_KAFKA_RESP_ERR_TOPIC_ALREADY_EXISTS)
-      spdlog::warn("dead-letter queue topic {}: {}", topic,
-                   rd_kafka_topic_result_error_string(results[i]));
-  }
 }
 
 }  // namespace
@@ -95,7 +49,15 @@ DeadLetterQueue::DeadLetterQueue(const ErrorsConfig& config, std::string connect
   producer_->rk.reset(rd_kafka_new(RD_KAFKA_PRODUCER, conf.get(), err, sizeof err));
   if (!producer_->rk) throw std::runtime_error(fmt::format("dead-letter queue producer: {}", err));
   conf.release();
-  ensureTopic(producer_->rk.get(), topic_, config.dlq_replication_factor);
+  // Not fatal: brokers that auto-create topics (and the embedded mock cluster, which has no
+  // CreateTopics) still accept the writes.
+  try {
+    if (ensureTopic(producer_->rk.get(), topic_, 1, config.dlq_replication_factor, {},
+                    std::chrono::seconds(10)))
+      spdlog::info("created dead-letter queue topic {}", topic_);
+  } catch (const std::exception& e) {
+    spdlog::warn("dead-letter queue: {}", e.what());
+  }
 }
 
 DeadLetterQueue::~DeadLetterQueue() {

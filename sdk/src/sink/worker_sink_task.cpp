@@ -9,7 +9,7 @@ namespace ksink {
 
 using std::chrono::milliseconds;
 
-WorkerSinkTask::WorkerSinkTask(int id, WorkerConfig settings, Config config,
+WorkerSinkTask::WorkerSinkTask(int id, SinkConnectorConfig settings, Config config,
                                std::unique_ptr<SinkTask> task, const Clock& clock)
     : settings_(std::move(settings)),
       config_(std::move(config)),

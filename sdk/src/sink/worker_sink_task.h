@@ -24,11 +24,11 @@
 #include "ksink/connector_status.h"
 #include "ksink/sink_task.h"
 #include "offset_ledger.h"
+#include "sink_connector_config.h"
 #include "stage_retry.h"
 #include "task_metrics.h"
 #include "worker_batch_delivery.h"
 #include "worker_commit_cycle.h"
-#include "worker_config.h"
 #include "worker_rebalance_listener.h"
 #include "worker_task.h"
 #include "worker_task_context.h"
@@ -39,8 +39,8 @@ namespace ksink {
 class WorkerSinkTask final : public WorkerTask {
  public:
   // `clock`: where the task takes its time from (and waits on); it must outlive the task.
-  WorkerSinkTask(int id, WorkerConfig settings, Config config, std::unique_ptr<SinkTask> task,
-                 const Clock& clock = Clock::steady());
+  WorkerSinkTask(int id, SinkConnectorConfig settings, Config config,
+                 std::unique_ptr<SinkTask> task, const Clock& clock = Clock::steady());
   ~WorkerSinkTask() override;
 
   // Runs the task until stop() or a fatal error; rethrows the task's fatal error.
@@ -64,7 +64,7 @@ class WorkerSinkTask final : public WorkerTask {
   std::exception_ptr finish(std::exception_ptr failure);
   void publishSnapshot();
 
-  const WorkerConfig settings_;
+  const SinkConnectorConfig settings_;
   const Config config_;
   std::unique_ptr<SinkTask> task_;
   TaskMetrics metrics_;

@@ -23,9 +23,9 @@
 #include "ksink/sink_task.h"
 #include "offset_ledger.h"
 #include "record_bytes.h"
+#include "sink_connector_config.h"
 #include "task_assignment.h"
 #include "task_metrics.h"
-#include "worker_config.h"
 #include "worker_errant_record_reporter.h"
 
 namespace ksink {
@@ -53,7 +53,7 @@ struct WorkerBatch {
 struct WorkerTaskState {
   using time_point = Clock::time_point;
 
-  WorkerTaskState(int task_id, const WorkerConfig& worker_settings, SinkTask& sink_task,
+  WorkerTaskState(int task_id, const SinkConnectorConfig& worker_settings, SinkTask& sink_task,
                   TaskMetrics& task_metrics, const Clock& task_clock)
       : id(task_id),
         settings(worker_settings),
@@ -70,7 +70,7 @@ struct WorkerTaskState {
   std::chrono::milliseconds until(time_point t) const { return clock.timeoutUntil(t); }
 
   const int id;
-  const WorkerConfig& settings;
+  const SinkConnectorConfig& settings;
   SinkTask& task;
   TaskMetrics& metrics;
   const Clock& clock;  // all the task's time: its loop, commit cycle and backoff

@@ -1,6 +1,6 @@
-// alterPostgresOffsets: the PostgreSQL sink's SinkRegistry::Entry::alter_offsets (KIP-875's
-// SinkConnector.alterOffsets): applies `ksink offsets --set/--reset` to the offsets the sink
-// stores in `ksink_offsets` for its connector (`name`), which a task's open() rewinds to.
+// alterPostgresOffsets: the PostgreSQL sink's ConnectorRegistry::SinkEntry::alter_offsets
+// (KIP-875's SinkConnector.alterOffsets): applies `ksink offsets --set/--reset` to the offsets the
+// sink stores in `ksink_offsets` for its connector (`name`), which a task's open() rewinds to.
 //
 //   reset (nullopt)  DELETE the connector's rows; no table, nothing to forget
 //   set              upsert each given (topic, partition) row to its offset, in one transaction;

@@ -7,7 +7,7 @@
 
 namespace ksink {
 
-void registerPostgresSink(SinkRegistry& registry) {
+void registerPostgresSink(ConnectorRegistry& registry) {
   auto sink = TableSinkRegistration::of<postgres::PostgresSinkTask>(
       "postgres", "PostgreSQL tables",
       ", exactly once (COPY; insert, upsert, update; Confluent JDBC sink configuration)");

@@ -7,7 +7,7 @@
 
 namespace ksink {
 
-void registerSqliteSink(SinkRegistry& registry) {
+void registerSqliteSink(ConnectorRegistry& registry) {
   auto sink = TableSinkRegistration::of<sqlite::SqliteSinkTask>(
       "sqlite", "SQLite tables",
       " in a local file, exactly once (insert, upsert, update; Confluent JDBC sink configuration)");

@@ -1,4 +1,4 @@
-// alterSqliteOffsets: the SQLite sink's SinkRegistry::Entry::alter_offsets (KIP-875's
+// alterSqliteOffsets: the SQLite sink's ConnectorRegistry::SinkEntry::alter_offsets (KIP-875's
 // SinkConnector.alterOffsets): applies `ksink offsets --set/--reset` to the offsets the sink
 // stores in the database file's `ksink_offsets` for its connector (`name`), which a task's
 // open() rewinds to.

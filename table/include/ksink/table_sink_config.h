@@ -58,7 +58,7 @@ struct TableSinkConfig {
   // natively: a chain step resolving collection.name.format and Debezium's unwrap are appended
   // to the connector's transforms (c/r/u → the new row, d → a delete, tombstones and truncates
   // skipped). Throws ConfigException naming every Debezium key ksink cannot serve, and every
-  // Confluent-only key, which the Debezium sink would not read. Used as SinkRegistry's
+  // Confluent-only key, which the Debezium sink would not read. Used as ConnectorRegistry's
   // adapt_config by the table sinks.
   static std::map<std::string, std::string> fromDebeziumJdbcSink(
       std::map<std::string, std::string> values);

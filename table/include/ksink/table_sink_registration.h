@@ -1,8 +1,8 @@
 // TableSinkRegistration: how a table sink (a TransactionalSinkTask configured by TableSinkConfig)
-// joins a SinkRegistry — under its name with Confluent's JDBC sink keys, as `debezium-<name>` with
-// the Debezium JDBC sink's keys (TableSinkConfig::fromDebeziumJdbcSink), and claiming Confluent's
-// and Debezium's JDBC sink classes for the connection URLs it opens. Register from the main thread,
-// before runCli() (SinkRegistry's rule).
+// joins a ConnectorRegistry — under its name with Confluent's JDBC sink keys, as `debezium-<name>`
+// with the Debezium JDBC sink's keys (TableSinkConfig::fromDebeziumJdbcSink), and claiming
+// Confluent's and Debezium's JDBC sink classes for the connection URLs it opens. Register from the
+// main thread, before runCli() (ConnectorRegistry's rule).
 #pragma once
 
 #include <functional>
@@ -14,7 +14,7 @@
 
 #include "ksink/config.h"
 #include "ksink/config_def.h"
-#include "ksink/sink_registry.h"
+#include "ksink/connector_registry.h"
 #include "ksink/worker.h"
 
 namespace ksink {
@@ -42,7 +42,7 @@ struct TableSinkRegistration {
     return r;
   }
 
-  void registerIn(SinkRegistry& registry) const;
+  void registerIn(ConnectorRegistry& registry) const;
 };
 
 }  // namespace ksink

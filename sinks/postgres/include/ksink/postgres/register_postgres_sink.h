@@ -4,10 +4,10 @@
 // binary calls it at start-up; a program with its own main() may call it before runCli().
 #pragma once
 
-#include "ksink/sink_registry.h"
+#include "ksink/connector_registry.h"
 
 namespace ksink {
 
-void registerPostgresSink(SinkRegistry& registry);
+void registerPostgresSink(ConnectorRegistry& registry);
 
 }  // namespace ksink

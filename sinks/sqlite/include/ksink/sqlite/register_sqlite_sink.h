@@ -3,10 +3,10 @@
 // Call it before runCli(), from the main thread.
 #pragma once
 
-#include "ksink/sink_registry.h"
+#include "ksink/connector_registry.h"
 
 namespace ksink {
 
-void registerSqliteSink(SinkRegistry& registry);
+void registerSqliteSink(ConnectorRegistry& registry);
 
 }  // namespace ksink

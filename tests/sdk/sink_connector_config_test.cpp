@@ -1,4 +1,4 @@
-#include "worker_config.h"
+#include "sink_connector_config.h"
 
 #include <gtest/gtest.h>
 
@@ -16,7 +16,7 @@ std::map<std::string, std::string> base() {
 // The key ConfigException names for `values`, or "" when it is accepted.
 std::set<std::string> rejectedKeys(std::map<std::string, std::string> values) {
   try {
-    WorkerConfig::parse(Config(std::move(values)));
+    SinkConnectorConfig::parse(Config(std::move(values)));
     return {};
   } catch (const ConfigException& e) {
     std::set<std::string> keys;
@@ -25,8 +25,8 @@ std::set<std::string> rejectedKeys(std::map<std::string, std::string> values) {
   }
 }
 
-TEST(WorkerConfig, DefaultsFollowKafkaConnect) {
-  auto wc = WorkerConfig::parse(Config(base()));
+TEST(SinkConnectorConfig, DefaultsFollowKafkaConnect) {
+  auto wc = SinkConnectorConfig::parse(Config(base()));
   EXPECT_EQ(wc.group_id, "connect-orders");
   EXPECT_EQ(wc.offset_flush_interval.count(), 60000);
   EXPECT_EQ(wc.offset_flush_timeout.count(), 5000);
@@ -39,21 +39,21 @@ TEST(WorkerConfig, DefaultsFollowKafkaConnect) {
   EXPECT_EQ(wc.topics, (std::vector<std::string>{"a", "b"}));
 }
 
-TEST(WorkerConfig, PrefetchIsASmallByteBudgetAndCanBeOverridden) {
+TEST(SinkConnectorConfig, PrefetchIsASmallByteBudgetAndCanBeOverridden) {
   // librdkafka's own 64 MiB / 100000 messages make a process of hundreds of MiB at full speed.
-  auto wc = WorkerConfig::parse(Config(base()));
+  auto wc = SinkConnectorConfig::parse(Config(base()));
   EXPECT_EQ(wc.consumer_properties.at("queued.max.messages.kbytes"), "2048");
   EXPECT_EQ(wc.consumer_properties.at("queued.min.messages"), "20000");
   EXPECT_EQ(wc.consumer_properties.at("fetch.max.bytes"), "2097152");
   auto values = base();
   values["consumer.override.queued.min.messages"] = "1000";
   values["consumer.queued.max.messages.kbytes"] = "65536";
-  wc = WorkerConfig::parse(Config(values));
+  wc = SinkConnectorConfig::parse(Config(values));
   EXPECT_EQ(wc.consumer_properties.at("queued.min.messages"), "1000");
   EXPECT_EQ(wc.consumer_properties.at("queued.max.messages.kbytes"), "65536");
 }
 
-TEST(WorkerConfig, ConsumerOverridesPassThroughAndWinOverWorkerWide) {
+TEST(SinkConnectorConfig, ConsumerOverridesPassThroughAndWinOverWorkerWide) {
   auto values = base();
   values["consumer.session.timeout.ms"] = "10000";
   values["consumer.fetch.min.bytes"] = "10";
@@ -62,7 +62,7 @@ TEST(WorkerConfig, ConsumerOverridesPassThroughAndWinOverWorkerWide) {
       "org.apache.kafka.clients.consumer.CooperativeStickyAssignor";
   values["consumer.override.max.poll.records"] = "50";
   values["security.protocol"] = "plaintext";
-  auto wc = WorkerConfig::parse(Config(values));
+  auto wc = SinkConnectorConfig::parse(Config(values));
   EXPECT_EQ(wc.consumer_properties.at("session.timeout.ms"), "10000");
   EXPECT_EQ(wc.consumer_properties.at("fetch.min.bytes"), "20");
   EXPECT_EQ(wc.consumer_properties.at("partition.assignment.strategy"), "cooperative-sticky");
@@ -71,19 +71,19 @@ TEST(WorkerConfig, ConsumerOverridesPassThroughAndWinOverWorkerWide) {
   EXPECT_FALSE(wc.consumer_properties.contains("max.poll.records"));
 }
 
-TEST(WorkerConfig, RejectsBothTopicsAndRegex) {
+TEST(SinkConnectorConfig, RejectsBothTopicsAndRegex) {
   auto values = base();
   values["topics.regex"] = "a.*";
   EXPECT_EQ(rejectedKeys(values), (std::set<std::string>{"topics.regex"}));
 }
 
-TEST(WorkerConfig, RejectsNeitherTopicsNorRegex) {
+TEST(SinkConnectorConfig, RejectsNeitherTopicsNorRegex) {
   auto values = base();
   values.erase("topics");
   EXPECT_EQ(rejectedKeys(values), (std::set<std::string>{"topics"}));
 }
 
-TEST(WorkerConfig, RejectsNonNumericAndNegativeIntervals) {
+TEST(SinkConnectorConfig, RejectsNonNumericAndNegativeIntervals) {
   auto values = base();
   values["offset.flush.interval.ms"] = "often";
   values["offset.flush.timeout.ms"] = "-1";
@@ -91,32 +91,32 @@ TEST(WorkerConfig, RejectsNonNumericAndNegativeIntervals) {
             (std::set<std::string>{"offset.flush.interval.ms", "offset.flush.timeout.ms"}));
 }
 
-TEST(WorkerConfig, RejectsUnknownAssignmentStrategy) {
+TEST(SinkConnectorConfig, RejectsUnknownAssignmentStrategy) {
   auto values = base();
   values["consumer.override.partition.assignment.strategy"] = "sticky-ish";
   EXPECT_EQ(rejectedKeys(values),
             (std::set<std::string>{"consumer.override.partition.assignment.strategy"}));
 }
 
-TEST(WorkerConfig, RejectsMissingBootstrapServers) {
+TEST(SinkConnectorConfig, RejectsMissingBootstrapServers) {
   auto values = base();
   values.erase("bootstrap.servers");
   EXPECT_EQ(rejectedKeys(values), (std::set<std::string>{"bootstrap.servers"}));
 }
 
-TEST(WorkerConfig, RejectsAutoCommit) {
+TEST(SinkConnectorConfig, RejectsAutoCommit) {
   auto values = base();
   values["consumer.override.enable.auto.commit"] = "true";
   EXPECT_EQ(rejectedKeys(values), (std::set<std::string>{"consumer.override.enable.auto.commit"}));
 }
 
-TEST(WorkerConfig, LibrdkafkaRejectsUnknownConsumerProperties) {
+TEST(SinkConnectorConfig, LibrdkafkaRejectsUnknownConsumerProperties) {
   auto values = base();
   values["consumer.override.no.such.property"] = "1";
   EXPECT_EQ(rejectedKeys(values), (std::set<std::string>{"consumer.override.no.such.property"}));
 }
 
-TEST(WorkerConfig, RejectsAnEmptyGroupOrInstanceId) {
+TEST(SinkConnectorConfig, RejectsAnEmptyGroupOrInstanceId) {
   // An empty instance id would be "-0" in every process: each would fence the others.
   auto values = base();
   values["consumer.group.instance.id"] = "";
@@ -128,18 +128,18 @@ TEST(WorkerConfig, RejectsAnEmptyGroupOrInstanceId) {
                                                          "consumer.override.group.id"}));
   values = base();
   values["consumer.group.instance.id"] = "host-a";
-  EXPECT_EQ(WorkerConfig::parse(Config(values)).consumer_properties.at("group.instance.id"),
+  EXPECT_EQ(SinkConnectorConfig::parse(Config(values)).consumer_properties.at("group.instance.id"),
             "host-a");
 }
 
-TEST(WorkerConfig, RejectsInvalidRegex) {
+TEST(SinkConnectorConfig, RejectsInvalidRegex) {
   auto values = base();
   values.erase("topics");
   values["topics.regex"] = "a(";
   EXPECT_EQ(rejectedKeys(values), (std::set<std::string>{"topics.regex"}));
 }
 
-TEST(WorkerConfig, S39_RejectsADeadLetterQueueTheConnectorAlsoConsumes) {
+TEST(SinkConnectorConfig, S39_RejectsADeadLetterQueueTheConnectorAlsoConsumes) {
   auto listed = base();
   listed["errors.deadletterqueue.topic.name"] = "b";
   EXPECT_EQ(rejectedKeys(listed), (std::set<std::string>{"errors.deadletterqueue.topic.name"}));
@@ -153,7 +153,7 @@ TEST(WorkerConfig, S39_RejectsADeadLetterQueueTheConnectorAlsoConsumes) {
   EXPECT_TRUE(rejectedKeys(fine).empty());
 }
 
-TEST(WorkerConfig, RejectsAnUnknownToleranceAndLogLevel) {
+TEST(SinkConnectorConfig, RejectsAnUnknownToleranceAndLogLevel) {
   auto values = base();
   values["errors.tolerance"] = "some";
   values["log.level"] = "loud";
@@ -169,12 +169,12 @@ namespace {
 // For a sink that does not apply transforms (its definitions do not include
 // TransformationChain's), a transforms= chain would be skipped and the records written
 // untransformed: refused instead.
-TEST(WorkerConfig, TransformsAndPredicatesAreRefusedForASinkThatDoesNotApplyThem) {
+TEST(SinkConnectorConfig, TransformsAndPredicatesAreRefusedForASinkThatDoesNotApplyThem) {
   auto values = base();
   values["transforms"] = "unwrap";
   values["transforms.unwrap.type"] = "io.debezium.transforms.ExtractNewRecordState";
   try {
-    WorkerConfig::parse(Config(values));
+    SinkConnectorConfig::parse(Config(values));
     FAIL() << "transforms=unwrap was accepted";
   } catch (const ConfigException& e) {
     ASSERT_EQ(e.problems().size(), 1u) << e.what();
@@ -185,7 +185,7 @@ TEST(WorkerConfig, TransformsAndPredicatesAreRefusedForASinkThatDoesNotApplyThem
   }
   // A sink that applies them declares the keys: accepted.
   ConfigDef applies = TransformationChain::configDef();
-  EXPECT_NO_THROW(WorkerConfig::parse(Config(values, applies)));
+  EXPECT_NO_THROW(SinkConnectorConfig::parse(Config(values, applies)));
   auto predicates = base();
   predicates["predicates"] = "isTombstone";
   EXPECT_EQ(rejectedKeys(predicates), (std::set<std::string>{"predicates"}));

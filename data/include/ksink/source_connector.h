@@ -1,0 +1,55 @@
+// Running a SourceTask: registering a source connector under a name for `ksink run` (and plugins),
+// or running one directly with a Worker.
+//
+//   ksink::addSourceConnector(ksink::ConnectorRegistry::global(),
+//                             {"my-source", [] { return std::make_unique<MySource>(); },
+//                              MySource::configDef()});
+//
+//   auto worker = ksink::makeSourceWorker(config, [] { return std::make_unique<MySource>(); });
+//   worker->run();  // until worker->stop()
+//
+// The runtime converts each record the task returns with the connector's `key.converter` /
+// `value.converter` (Connect's JSON converter with schemas by default), after its `transforms=`
+// chain, and stores source offsets in Kafka Connect's format.
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "ksink/config.h"
+#include "ksink/config_def.h"
+#include "ksink/connector_registry.h"
+#include "ksink/detail/source_task_driver.h"
+#include "ksink/source_task.h"
+#include "ksink/worker.h"
+
+namespace ksink {
+
+using SourceTaskFactory = std::function<std::unique_ptr<SourceTask>()>;
+
+struct SourceConnectorEntry {
+  std::string name;
+  SourceTaskFactory factory;
+  ConfigDef config_def;  // the source's own keys
+  std::string description;
+};
+
+// The definitions every source connector has on top of the worker's: the converters and the
+// transforms chain.
+const ConfigDef& sourceConnectorKeys();
+
+// The runtime's view of a task made by `factory`: records converted, offsets in Connect's bytes.
+detail::SourceDriverFactory sourceDriverFactory(SourceTaskFactory factory);
+
+// Registers the source under `entry.name` and `aliases` (e.g. a Java connector class name), its
+// keys checked with sourceConnectorKeys().
+void addSourceConnector(ConnectorRegistry& registry, SourceConnectorEntry entry,
+                        const std::vector<std::string>& aliases = {});
+
+// A Worker running `config`'s connector with tasks made by `factory`. Throws ConfigException
+// naming every bad key.
+std::unique_ptr<Worker> makeSourceWorker(const Config& config, SourceTaskFactory factory);
+
+}  // namespace ksink

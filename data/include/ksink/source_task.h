@@ -1,0 +1,59 @@
+// SourceTask: the class a user subclasses to write a source (Kafka Connect's SourceTask, same
+// names and meanings).
+//
+// Call order: initialize(ctx) → start(config) → poll()* → stop() on the task's own thread;
+// meanwhile commitRecord(record, metadata) and commit() on the runtime's service thread, as
+// Connect calls them from its producer and committer threads (a task that shares state between
+// them and poll() guards it).
+// poll() returns the next records, or none when nothing is ready; it may block a while, but
+// should return soon after wakeup() (called from another thread when the task is to stop: unlike
+// Connect, ksink tells a task blocked in poll() so it can stop within
+// task.shutdown.graceful.timeout.ms). commitRecord(record, metadata) follows each record's
+// acknowledgement by Kafka (metadata: where it landed), or its end without one — dropped by a
+// transform, or failed under errors.tolerance=all — with nullopt. commit() follows each
+// successful (or empty) offset flush: the offsets committed so far are durable.
+//
+// Errors: RetriableError from poll() → the worker waits a little and polls again; any other
+// exception → the task fails (what Kafka acknowledged is still committed, then stop()).
+// Exceptions from commit() and commitRecord() are logged and otherwise ignored.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "ksink/config.h"
+#include "ksink/record_metadata.h"
+#include "ksink/source_record.h"
+#include "ksink/source_task_context.h"
+
+namespace ksink {
+
+class SourceTask {
+ public:
+  virtual ~SourceTask() = default;
+
+  // Called by the worker before start(); the task reaches the context through context().
+  void initialize(SourceTaskContext& context) { context_ = &context; }
+
+  virtual void start(const Config& config) = 0;
+  virtual std::vector<SourceRecord> poll() = 0;
+  // Any thread: the task is stopping; a poll() waiting for data should return now.
+  virtual void wakeup() {}
+  virtual void commit() {}
+  virtual void commitRecord(const SourceRecord& record,
+                            const std::optional<RecordMetadata>& metadata) {
+    (void)record;
+    (void)metadata;
+  }
+  virtual void stop() = 0;
+  virtual std::string version() const { return "unknown"; }
+
+ protected:
+  SourceTaskContext& context() const { return *context_; }
+
+ private:
+  SourceTaskContext* context_ = nullptr;
+};
+
+}  // namespace ksink

@@ -1,0 +1,43 @@
+#include "ksink/source_connector.h"
+
+#include "ksink/converter.h"
+#include "ksink/transformation_chain.h"
+#include "source_task_adapter.h"
+
+namespace ksink {
+
+const ConfigDef& sourceConnectorKeys() {
+  static const ConfigDef def = [] {
+    ConfigDef d;
+    d.include(Converter::configDef());
+    d.include(TransformationChain::configDef());
+    return d;
+  }();
+  return def;
+}
+
+detail::SourceDriverFactory sourceDriverFactory(SourceTaskFactory factory) {
+  return [factory = std::move(factory)]() -> std::unique_ptr<detail::SourceTaskDriver> {
+    auto task = factory();
+    if (!task) return nullptr;
+    return std::make_unique<SourceTaskAdapter>(std::move(task));
+  };
+}
+
+void addSourceConnector(ConnectorRegistry& registry, SourceConnectorEntry entry,
+                        const std::vector<std::string>& aliases) {
+  ConfigDef def = sourceConnectorKeys();
+  def.include(entry.config_def);
+  registry.addSource({std::move(entry.name), sourceDriverFactory(std::move(entry.factory)),
+                      std::move(def), std::move(entry.description)},
+                     aliases);
+}
+
+std::unique_ptr<Worker> makeSourceWorker(const Config& config, SourceTaskFactory factory) {
+  ConfigDef def = sourceConnectorKeys();
+  def.include(config.definitions());
+  return std::make_unique<Worker>(Config(config.values(), std::move(def)),
+                                  sourceDriverFactory(std::move(factory)));
+}
+
+}  // namespace ksink

@@ -1,0 +1,196 @@
+#include "source_task_adapter.h"
+
+#include <fmt/format.h>
+#include <spdlog/spdlog.h>
+
+#include <stdexcept>
+
+#include "connect_json_writer.h"
+#include "ksink/conversion_error.h"
+#include "transforms/java_float.h"
+
+namespace ksink {
+namespace {
+
+// Connect's OffsetUtils.validateFormat: a partition or offset is a map of primitives.
+void requirePrimitives(const std::optional<SourceMap>& map, const char* what) {
+  if (!map) return;
+  for (const auto& [key, value] : *map)
+    if (value.kind() == Value::Kind::kArray || value.kind() == Value::Kind::kObject)
+      throw std::runtime_error(fmt::format(
+          "the task returned a record whose source {} holds {} under '{}': source partitions "
+          "and offsets may only hold primitive values (Kafka Connect's rule)",
+          what, value.kind() == Value::Kind::kArray ? "an array" : "a map", key));
+}
+
+// Connect's SimpleHeaderConverter: a header's value as text (strings and bytes as they are,
+// numbers and booleans as Java prints them, the rest as JSON).
+std::optional<std::string> headerBytes(const SchemaAndValue& header) {
+  const auto& v = header.value;
+  switch (v.kind()) {
+    case Value::Kind::kNull:
+      return std::nullopt;
+    case Value::Kind::kString:
+      return v.asString();
+    case Value::Kind::kBytes:
+      return v.asBytes();
+    case Value::Kind::kBoolean:
+      return v.asBoolean() ? "true" : "false";
+    case Value::Kind::kInt:
+      return std::to_string(v.asInt());
+    case Value::Kind::kDouble:
+      return detail::javaFloatToString(
+          v.asDouble(), header.schema && header.schema->type == Schema::Type::kFloat32);
+    default: {
+      std::string out;
+      appendSchemalessJson(out, v, JsonSpelling::kConnect);
+      return out;
+    }
+  }
+}
+
+std::string describe(const SourceRecord& record) {
+  std::string out = fmt::format("topic {}", record.topic());
+  if (record.sourcePartition())
+    out += ", source partition " + Value::object(*record.sourcePartition()).toJson();
+  if (record.sourceOffset())
+    out += ", source offset " + Value::object(*record.sourceOffset()).toJson();
+  return out;
+}
+
+}  // namespace
+
+SourceTaskAdapter::SourceTaskAdapter(std::unique_ptr<SourceTask> task) : task_(std::move(task)) {}
+
+SourceTaskAdapter::~SourceTaskAdapter() = default;
+
+std::unique_ptr<Converter> SourceTaskAdapter::offsetConverter() {
+  return Converter::create(
+      Config({{"value.converter", "org.apache.kafka.connect.json.JsonConverter"},
+              {"value.converter.schemas.enable", "false"}}),
+      false);
+}
+
+std::string SourceTaskAdapter::offsetKey(Converter& json, std::string_view connector,
+                                         const std::optional<SourceMap>& partition) {
+  const Value key = Value::array(
+      {Value::string(std::string(connector)), partition ? Value::object(*partition) : Value()});
+  return json.fromConnectData("", SchemaAndValue{nullptr, key}).value_or("null");
+}
+
+std::optional<std::string> SourceTaskAdapter::offsetValue(Converter& json,
+                                                          const std::optional<SourceMap>& offset) {
+  if (!offset) return std::nullopt;
+  return json.fromConnectData("", SchemaAndValue{nullptr, Value::object(*offset)});
+}
+
+void SourceTaskAdapter::start(const Config& config, const detail::OffsetEntryReader& offsets) {
+  config_ = config;
+  connector_ = config.get("name").value_or("");
+  entries_ = &offsets;
+  key_converter_ = Converter::create(config, true);
+  value_converter_ = Converter::create(config, false);
+  offset_converter_ = offsetConverter();
+  chain_ = TransformationChain(config);
+  tolerate_all_ = config.get("errors.tolerance").value_or("none") == "all";
+  log_errors_ = config.get("errors.log.enable").value_or("false") == "true";
+  log_include_messages_ = config.get("errors.log.include.messages").value_or("false") == "true";
+  task_->initialize(*this);
+  task_->start(config);
+}
+
+std::vector<detail::PolledRecord> SourceTaskAdapter::poll() {
+  auto records = task_->poll();
+  std::vector<detail::PolledRecord> out;
+  out.reserve(records.size());
+  for (auto& record : records) {
+    requirePrimitives(record.sourcePartition(), "partition");
+    requirePrimitives(record.sourceOffset(), "offset");
+    detail::PolledRecord polled;
+    polled.offset_key = offsetKey(*offset_converter_, connector_, record.sourcePartition());
+    polled.offset_value = offsetValue(*offset_converter_, record.sourceOffset());
+    polled.id = next_id_++;
+    try {
+      polled.record = convert(record);
+    } catch (const std::exception& e) {
+      if (!tolerate_all_)
+        throw std::runtime_error(fmt::format(
+            "Tolerance exceeded in error handler: a record ({}) failed its transforms or "
+            "conversion: {}",
+            describe(record), e.what()));
+      polled.skipped = true;
+      if (log_errors_)
+        spdlog::error("source record skipped (errors.tolerance=all): {}{}", e.what(),
+                      log_include_messages_ ? " — " + describe(record) : "");
+    }
+    {
+      std::lock_guard lock(records_mutex_);
+      records_.emplace(polled.id, std::move(record));
+    }
+    out.push_back(std::move(polled));
+  }
+  return out;
+}
+
+std::optional<detail::ProducerRecordBytes> SourceTaskAdapter::convert(const SourceRecord& record) {
+  ConnectRecord connect;
+  connect.topic = record.topic();
+  connect.partition = record.kafkaPartition();
+  connect.timestamp = record.timestamp();
+  connect.key = record.keyAndSchema();
+  connect.value = record.valueAndSchema();
+  connect.headers = record.headers();
+  auto transformed = chain_.apply(std::move(connect));
+  if (!transformed) return std::nullopt;
+  // Connect's checkAndConvertTimestamp: -1 is no timestamp, any other negative one is refused.
+  if (transformed->timestamp && *transformed->timestamp < 0) {
+    if (*transformed->timestamp != -1)
+      throw ConversionError(fmt::format("invalid record timestamp {}", *transformed->timestamp));
+    transformed->timestamp.reset();
+  }
+  detail::ProducerRecordBytes out;
+  out.topic = transformed->topic;
+  out.partition = transformed->partition;
+  out.timestamp = transformed->timestamp;
+  for (const auto& h : transformed->headers) out.headers.emplace_back(h.key, headerBytes(h.value));
+  out.key = key_converter_->fromConnectData(out.topic, transformed->key);
+  out.value = value_converter_->fromConnectData(out.topic, transformed->value);
+  return out;
+}
+
+void SourceTaskAdapter::commitRecord(uint64_t id, const std::optional<RecordMetadata>& metadata) {
+  std::optional<SourceRecord> record;
+  {
+    std::lock_guard lock(records_mutex_);
+    auto it = records_.find(id);
+    if (it == records_.end()) return;
+    record.emplace(std::move(it->second));
+    records_.erase(it);
+  }
+  task_->commitRecord(*record, metadata);
+}
+
+std::optional<SourceMap> SourceTaskAdapter::offset(const SourceMap& partition) const {
+  const auto stored = entries_->get(offsetKey(*offset_converter_, connector_, partition));
+  if (!stored) return std::nullopt;
+  try {
+    auto value = offset_converter_->toConnectData("", *stored).value;
+    if (value.kind() == Value::Kind::kObject) return std::move(value.asObject());
+    spdlog::error("the stored offset of partition {} is not a map: {}",
+                  Value::object(partition).toJson(), *stored);
+  } catch (const std::exception& e) {
+    spdlog::error("the stored offset of partition {} cannot be read: {}",
+                  Value::object(partition).toJson(), e.what());
+  }
+  return std::nullopt;
+}
+
+std::vector<std::pair<SourceMap, SourceMap>> SourceTaskAdapter::offsets(
+    const std::vector<SourceMap>& partitions) const {
+  std::vector<std::pair<SourceMap, SourceMap>> out;
+  for (const auto& partition : partitions)
+    if (auto found = offset(partition)) out.emplace_back(partition, std::move(*found));
+  return out;
+}
+
+}  // namespace ksink

@@ -1,0 +1,85 @@
+// SourceTaskAdapter: a user's SourceTask as the runtime drives it (detail::SourceTaskDriver) —
+// its records converted to bytes after the connector's transforms, its source partitions and
+// offsets serialized as Kafka Connect stores them, and the SourceTaskContext and
+// OffsetStorageReader it sees.
+//
+// The offset entry of a record: key ["<connector>",<partition>] and value <offset>, each written
+// by Connect's JsonConverter with schemas off (compact, the maps' entries in the task's order);
+// read back the same way (whole numbers as int64, others as double).
+//
+// errors.tolerance covers the transforms and the converters: under `all` a record that fails is
+// skipped (not produced, its offset committed once what precedes it is); under `none` it fails
+// the task. A partition or offset that is not a map of primitives fails the task (a bug in the
+// connector, as in Connect).
+//
+// start(), poll() and stop() on the task's thread; commit() and commitRecord() on the runtime's
+// service thread; wake() on any.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "ksink/converter.h"
+#include "ksink/detail/source_task_driver.h"
+#include "ksink/source_task.h"
+#include "ksink/transformation_chain.h"
+
+namespace ksink {
+
+class SourceTaskAdapter final : public detail::SourceTaskDriver,
+                                private SourceTaskContext,
+                                private OffsetStorageReader {
+ public:
+  explicit SourceTaskAdapter(std::unique_ptr<SourceTask> task);
+  ~SourceTaskAdapter() override;
+
+  void start(const Config& config, const detail::OffsetEntryReader& offsets) override;
+  std::vector<detail::PolledRecord> poll() override;
+  void wake() override { task_->wakeup(); }
+  void commit() override { task_->commit(); }
+  void commitRecord(uint64_t id, const std::optional<RecordMetadata>& metadata) override;
+  void stop() override { task_->stop(); }
+  std::string version() const override { return task_->version(); }
+
+  // The offset entry's key and value bytes (exposed for the tests of Connect's format).
+  static std::string offsetKey(Converter& json, std::string_view connector,
+                               const std::optional<SourceMap>& partition);
+  static std::optional<std::string> offsetValue(Converter& json,
+                                                const std::optional<SourceMap>& offset);
+  // Connect's internal converter: JSON, schemas off.
+  static std::unique_ptr<Converter> offsetConverter();
+
+ private:
+  // SourceTaskContext
+  const Config& config() const override { return config_; }
+  const OffsetStorageReader& offsetStorageReader() const override { return *this; }
+  TransactionContext* transactionContext() override { return nullptr; }
+  // OffsetStorageReader
+  std::optional<SourceMap> offset(const SourceMap& partition) const override;
+  std::vector<std::pair<SourceMap, SourceMap>> offsets(
+      const std::vector<SourceMap>& partitions) const override;
+
+  std::optional<detail::ProducerRecordBytes> convert(const SourceRecord& record);
+
+  std::unique_ptr<SourceTask> task_;
+  Config config_;
+  std::string connector_;
+  const detail::OffsetEntryReader* entries_ = nullptr;
+  std::unique_ptr<Converter> key_converter_;
+  std::unique_ptr<Converter> value_converter_;
+  std::unique_ptr<Converter> offset_converter_;
+  TransformationChain chain_;
+  bool tolerate_all_ = false;
+  bool log_errors_ = false;
+  bool log_include_messages_ = false;
+  std::mutex records_mutex_;  // poll() and commitRecord() run on different threads
+  std::unordered_map<uint64_t, SourceRecord> records_;  // returned, not yet commitRecord()ed
+  uint64_t next_id_ = 0;
+};
+
+}  // namespace ksink

@@ -1,0 +1,101 @@
+// ConnectorRegistry: connectors by name, sinks and sources, for the `ksink` command line
+// (`connector.class=<name>`).
+//
+// Built-in connectors register themselves at start-up; a program that links the SDK registers its
+// own before calling runCli(), a plugin from its KSINK_PLUGIN function. A sink also claims the
+// shared Connect class names it serves (for the configurations it can serve), so the command line
+// names no sink. A source is added through ksink::addSourceConnector (ksink/source_connector.h),
+// which wraps its SourceTask for the runtime. Registration is not thread-safe: do it before
+// starting workers.
+#pragma once
+
+#include <functional>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "ksink/config.h"
+#include "ksink/config_def.h"
+#include "ksink/detail/source_task_driver.h"
+#include "ksink/topic_partition.h"
+#include "ksink/worker.h"
+
+namespace ksink {
+
+class ConnectorRegistry {
+ public:
+  struct SinkEntry {
+    std::string name;
+    TaskFactory factory;
+    ConfigDef config_def;  // the sink's own keys, checked by `ksink validate` and at start
+    std::string description;
+    // Kafka Connect's SinkConnector.alterOffsets (KIP-875), for sinks that keep their own offsets
+    // (e.g. in the destination, like TransactionalSinkTask's ksink_offsets): without it, a task's
+    // open() would rewind to the stored offsets and `ksink offsets --set/--reset` would change
+    // nothing. `offsets` nullopt: reset, forget every offset stored for this connector (its
+    // `name`); otherwise set exactly these partitions to these next offsets, leaving the others.
+    // `config` is the connector's full configuration (worker keys merged in), already validated.
+    // Called only by `ksink offsets` on the CLI's thread, once the consumer group was found
+    // without members (no task of the connector runs), and before the group's offsets change;
+    // throwing (any exception, with the reason) aborts the command and leaves the group
+    // unchanged. Must be idempotent: a failed command is simply run again.
+    // Null for sinks that keep no offsets of their own (the group's are then the only ones).
+    std::function<void(const Config& config, const std::optional<OffsetMap>& offsets)>
+        alter_offsets = nullptr;
+    // For an entry that serves another connector's configuration (e.g. the Debezium JDBC sink's
+    // keys): turns the connector's properties into this sink's own before anything is checked,
+    // throwing ConfigException for keys it cannot serve. Null: the properties are used as they
+    // are.
+    std::function<std::map<std::string, std::string>(std::map<std::string, std::string>)>
+        adapt_config = nullptr;
+  };
+
+  // A source connector: its tasks reach the runtime as drivers (what the data model's
+  // addSourceConnector() builds from a SourceTask factory).
+  struct SourceEntry {
+    std::string name;
+    detail::SourceDriverFactory factory;
+    ConfigDef config_def;  // the source's own keys
+    std::string description;
+  };
+  using Entry = SinkEntry;  // the name before sources came
+
+  static ConnectorRegistry& global();
+
+  // Whether a sink serves a shared class name for this configuration (the connector's merged
+  // properties), e.g. by the scheme of its connection.url.
+  using Claim = std::function<bool(const std::map<std::string, std::string>& config)>;
+
+  // `aliases` are further names for the same connector (e.g. a Java connector class name). A name
+  // names one connector: adding a source under a sink's name (or the reverse) replaces it.
+  void add(SinkEntry entry, const std::vector<std::string>& aliases = {});
+  void addSource(SourceEntry entry, const std::vector<std::string>& aliases = {});
+  // `name` (a class several sinks may serve, such as Confluent's JdbcSinkConnector) resolves to
+  // the sink `sink` for the configurations `claim` accepts. Claims are tried in the order added.
+  void claim(std::string name, std::string sink, Claim claim);
+
+  // The sink named `name` (a name, an alias, or a claimed class for `config`); nullptr if none.
+  const SinkEntry* find(std::string_view name,
+                        const std::map<std::string, std::string>& config = {}) const;
+  // The source named `name` (a name or an alias); nullptr if none.
+  const SourceEntry* findSource(std::string_view name) const;
+  // Every connector's name, sinks and sources, sorted.
+  std::vector<std::string> names() const;
+
+ private:
+  struct Claimed {
+    std::string name;
+    std::string sink;
+    Claim claim;
+  };
+  std::string_view resolve(std::string_view name) const;
+
+  std::map<std::string, SinkEntry, std::less<>> entries_;
+  std::map<std::string, SourceEntry, std::less<>> sources_;
+  std::map<std::string, std::string, std::less<>> aliases_;
+  std::vector<Claimed> claims_;
+};
+
+}  // namespace ksink

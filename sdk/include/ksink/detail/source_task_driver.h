@@ -1,0 +1,79 @@
+// SourceTaskDriver: what the runtime's source worker drives — a source task seen as bytes. Not
+// connector API: the data model's SourceTask adapter (data/src/source) implements it, so the
+// runtime produces records and stores offsets without knowing Connect's data model, which sits
+// above it. A connector author writes a ksink::SourceTask (ksink/source_task.h) instead.
+//
+// The runtime calls start(), poll(), commit(), commitRecord() and stop() on the task's thread, in
+// Kafka Connect's order; wake() from any thread.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "ksink/config.h"
+#include "ksink/record_metadata.h"
+
+namespace ksink::detail {
+
+// What Kafka gets: the converted record.
+struct ProducerRecordBytes {
+  std::string topic;
+  std::optional<int32_t> partition;  // nullopt: the partitioner picks (murmur2 of the key)
+  std::optional<std::string> key;
+  std::optional<std::string> value;  // nullopt: a tombstone
+  std::vector<std::pair<std::string, std::optional<std::string>>> headers;
+  std::optional<int64_t> timestamp;  // ms since the epoch; nullopt: the producer stamps it
+};
+
+// One record poll() returned, converted.
+struct PolledRecord {
+  // nullopt: not to be produced (a transform dropped it, or it failed conversion under
+  // errors.tolerance=all); its offset is committed all the same once what precedes it is.
+  std::optional<ProducerRecordBytes> record;
+  // The offset entry it advances, as stored (Connect's bytes): the key
+  // ["<connector>",{partition}] and the value (nullopt: a null offset, stored as a tombstone).
+  std::string offset_key;
+  std::optional<std::string> offset_value;
+  uint64_t id = 0;       // handed back to commitRecord()
+  bool skipped = false;  // it failed its transforms or conversion, under errors.tolerance=all
+};
+
+// Committed offset entries, by their key bytes. Only what was committed is visible.
+class OffsetEntryReader {
+ public:
+  virtual ~OffsetEntryReader() = default;
+  virtual std::optional<std::string> get(std::string_view key) const = 0;
+  // Every key stored (for the connector's own lookups and its partition-mismatch check).
+  virtual std::vector<std::string> keys() const = 0;
+};
+
+class SourceTaskDriver {
+ public:
+  virtual ~SourceTaskDriver() = default;
+  // Builds the converters and transforms from `config`, then starts the task, which may read its
+  // committed offsets through `offsets` (valid until stop() returns).
+  virtual void start(const Config& config, const OffsetEntryReader& offsets) = 0;
+  // The next records, empty when none is ready. Throws RetriableError for a pause and retry; any
+  // other exception fails the task.
+  virtual std::vector<PolledRecord> poll() = 0;
+  // Any thread: a poll() blocked waiting for data should return (the task is stopping).
+  virtual void wake() = 0;
+  // After a successful (or empty) offset flush. Exceptions are logged, not fatal.
+  virtual void commit() = 0;
+  // Once the record `id` was acknowledged (`metadata`), or dropped (nullopt). Exceptions are
+  // logged, not fatal.
+  virtual void commitRecord(uint64_t id, const std::optional<RecordMetadata>& metadata) = 0;
+  virtual void stop() = 0;
+  // The task's version(), for logs.
+  virtual std::string version() const = 0;
+};
+
+using SourceDriverFactory = std::function<std::unique_ptr<SourceTaskDriver>()>;
+
+}  // namespace ksink::detail

@@ -1,0 +1,60 @@
+// KafkaProducer: a librdkafka producer for records given as bytes, whose acknowledgements come
+// back through a callback with the token each record was sent with. A source task's records go
+// through one; so do the offsets a source connector stores in its offsets topic.
+//
+// send(), poll() and flush() on one thread (the owner's); the delivery callback runs inside
+// poll() and flush(), on that thread. Never throws from the callback's caller into librdkafka:
+// the callback must not throw.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "ksink/detail/source_task_driver.h"
+#include "ksink/record_metadata.h"
+
+struct rd_kafka_s;
+
+namespace ksink {
+
+class KafkaProducer {
+ public:
+  // `error`: nullopt when Kafka acknowledged the record, else librdkafka's reason.
+  using Delivery = std::function<void(uint64_t token, const std::optional<std::string>& error,
+                                      const RecordMetadata& metadata)>;
+  // `properties` are librdkafka's; throws std::runtime_error naming a property it refuses.
+  KafkaProducer(const std::map<std::string, std::string>& properties, Delivery on_delivery);
+  ~KafkaProducer();
+  KafkaProducer(const KafkaProducer&) = delete;
+  KafkaProducer& operator=(const KafkaProducer&) = delete;
+
+  enum class Send { kQueued, kQueueFull };
+  // Queues the record (copied). kQueueFull: the producer's buffer is full; poll() and send again.
+  // Throws std::runtime_error when librdkafka refuses the record outright (too large, an unknown
+  // partition): no retry can help.
+  Send send(const detail::ProducerRecordBytes& record, uint64_t token);
+  // Serves acknowledgements for up to `timeout`.
+  void poll(std::chrono::milliseconds timeout);
+  // Waits up to `timeout` for every queued record's acknowledgement; true when none is left.
+  bool flush(std::chrono::milliseconds timeout);
+  // Records sent and not yet acknowledged (librdkafka's out queue, requests included).
+  int inFlight() const;
+  // Drops every record not yet sent to a broker (they are reported as failed): a task abandoned
+  // by a stop that ran out of time.
+  void purge();
+  rd_kafka_s* handle() const { return rk_.get(); }
+
+ private:
+  struct Deleter {
+    void operator()(rd_kafka_s* rk) const;
+  };
+  std::unique_ptr<Delivery> on_delivery_;  // its address is librdkafka's opaque
+  std::unique_ptr<rd_kafka_s, Deleter> rk_;
+};
+
+}  // namespace ksink

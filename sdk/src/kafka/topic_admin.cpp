@@ -1,0 +1,54 @@
+#include "topic_admin.h"
+
+#include <fmt/format.h>
+
+#include <stdexcept>
+
+#include "rdkafka_handles.h"
+#include "rdkafka_timeout.h"
+
+namespace ksink {
+
+bool ensureTopic(rd_kafka_t* rk, const std::string& topic, int partitions, int replication_factor,
+                 const std::map<std::string, std::string>& configs,
+                 std::chrono::milliseconds timeout) {
+  // Listing every topic never auto-creates one; ask CreateTopics only when the topic is missing.
+  const rd_kafka_metadata_t* md = nullptr;
+  if (!rd_kafka_metadata(rk, 1, nullptr, &md, rdkafkaTimeoutMs(timeout))) {
+    bool exists = false;
+    for (int i = 0; i < md->topic_cnt && !exists; ++i)
+      exists = topic == md->topics[i].topic && !md->topics[i].err;
+    rd_kafka_metadata_destroy(md);
+    if (exists) return false;
+  }
+  char err[512];
+  rd_kafka_NewTopic_t* nt =
+      rd_kafka_NewTopic_new(topic.c_str(), partitions, replication_factor, err, sizeof err);
+  if (!nt) throw std::runtime_error(fmt::format("topic {}: {}", topic, err));
+  for (const auto& [name, value] : configs)
+    rd_kafka_NewTopic_set_config(nt, name.c_str(), value.c_str());
+  QueueHandle queue(rd_kafka_queue_new(rk));
+  rd_kafka_AdminOptions_t* options = rd_kafka_AdminOptions_new(rk, RD_KAFKA_ADMIN_OP_CREATETOPICS);
+  rd_kafka_AdminOptions_set_request_timeout(options, rdkafkaTimeoutMs(timeout), err, sizeof err);
+  rd_kafka_CreateTopics(rk, &nt, 1, options, queue.get());
+  EventHandle event(rd_kafka_queue_poll(queue.get(), rdkafkaTimeoutMs(timeout) + 5000));
+  rd_kafka_AdminOptions_destroy(options);
+  rd_kafka_NewTopic_destroy(nt);
+  if (!event) throw std::runtime_error(fmt::format("topic {}: no answer to CreateTopics", topic));
+  if (rd_kafka_event_error(event.get()))
+    throw std::runtime_error(
+        fmt::format("topic {}: {}", topic, rd_kafka_event_error_string(event.get())));
+  size_t n = 0;
+  const auto** results =
+      rd_kafka_CreateTopics_result_topics(rd_kafka_event_CreateTopics_result(event.get()), &n);
+  for (size_t i = 0; i < n; ++i) {
+    const auto code = rd_kafka_topic_result_error(results[i]);
+    if (code == RD_KAFKA_RESP_ERR_TOPIC_ALREADY_EXISTS) return false;
+    if (code != RD_KAFKA_RESP_ERR_NO_ERROR)
+      throw std::runtime_error(
+          fmt::format("topic {}: {}", topic, rd_kafka_topic_result_error_string(results[i])));
+  }
+  return true;
+}
+
+}  // namespace ksink

@@ -1,0 +1,60 @@
+#include "ksink/connector_registry.h"
+
+#include <algorithm>
+
+namespace ksink {
+
+ConnectorRegistry& ConnectorRegistry::global() {
+  static ConnectorRegistry registry;
+  return registry;
+}
+
+void ConnectorRegistry::add(SinkEntry entry, const std::vector<std::string>& aliases) {
+  for (const auto& alias : aliases) aliases_.insert_or_assign(alias, entry.name);
+  sources_.erase(entry.name);
+  std::string name = entry.name;
+  entries_.insert_or_assign(std::move(name), std::move(entry));
+}
+
+void ConnectorRegistry::addSource(SourceEntry entry, const std::vector<std::string>& aliases) {
+  for (const auto& alias : aliases) aliases_.insert_or_assign(alias, entry.name);
+  entries_.erase(entry.name);
+  std::string name = entry.name;
+  sources_.insert_or_assign(std::move(name), std::move(entry));
+}
+
+void ConnectorRegistry::claim(std::string name, std::string sink, Claim claim) {
+  claims_.push_back({std::move(name), std::move(sink), std::move(claim)});
+}
+
+std::string_view ConnectorRegistry::resolve(std::string_view name) const {
+  if (auto alias = aliases_.find(name); alias != aliases_.end()) return alias->second;
+  return name;
+}
+
+const ConnectorRegistry::SinkEntry* ConnectorRegistry::find(
+    std::string_view name, const std::map<std::string, std::string>& config) const {
+  for (const auto& c : claims_) {
+    if (c.name == name && c.claim(config)) {
+      name = c.sink;
+      break;
+    }
+  }
+  auto it = entries_.find(resolve(name));
+  return it == entries_.end() ? nullptr : &it->second;
+}
+
+const ConnectorRegistry::SourceEntry* ConnectorRegistry::findSource(std::string_view name) const {
+  auto it = sources_.find(resolve(name));
+  return it == sources_.end() ? nullptr : &it->second;
+}
+
+std::vector<std::string> ConnectorRegistry::names() const {
+  std::vector<std::string> out;
+  for (const auto& [name, entry] : entries_) out.push_back(name);
+  for (const auto& [name, entry] : sources_) out.push_back(name);
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+}  // namespace ksink

@@ -1,0 +1,140 @@
+#include "source_connector_config.h"
+
+#include <fmt/format.h>
+#include <librdkafka/rdkafka.h>
+
+#include "ksink/detail/config_parse.h"
+#include "rdkafka_handles.h"
+
+namespace ksink {
+namespace {
+
+using Type = ConfigDef::Type;
+using Importance = ConfigDef::Importance;
+
+// Keys of features a source connector here does not have yet: refused by name rather than
+// taken and ignored.
+std::vector<ConfigProblem> unsupportedKeys(const std::map<std::string, std::string>& values) {
+  std::vector<ConfigProblem> out;
+  for (const auto& [key, value] : values) {
+    if (key.starts_with("errors.deadletterqueue."))
+      out.push_back({key,
+                     "a source connector has no dead-letter queue (Kafka Connect's neither); "
+                     "errors.tolerance=all with errors.log.enable=true logs what is skipped"});
+    else if (key.starts_with("topic.creation.") && key != "topic.creation.enable")
+      out.push_back({key,
+                     "topic creation by source connectors (KIP-158) is not supported yet: "
+                     "create the topics beforehand (or let the broker auto-create them)"});
+    else if (key == "exactly.once.support" || key == "transaction.boundary" ||
+             key == "exactly.once.source.support")
+      out.push_back({key, "exactly-once source delivery is not supported yet"});
+  }
+  return out;
+}
+
+ConfigDef makeDef() {
+  ConfigDef def;
+  def.include(WorkerConfig::configDef());
+  def.include(WorkerConfig::connectorKeys());
+  def.define("errors.tolerance", Type::kString, "none", Importance::kMedium,
+             "none: a record that fails conversion, a transform or its send fails the task; all: "
+             "it is skipped (and its offset committed).",
+             ConfigDef::oneOf({"none", "all"}))
+      .define("errors.log.enable", Type::kBoolean, "false", Importance::kMedium,
+              "Log each record skipped under errors.tolerance=all.")
+      .define("errors.log.include.messages", Type::kBoolean, "false", Importance::kMedium,
+              "Include the record's topic and source partition and offset in that log.")
+      .define("offset.storage.file.filename", Type::kString, "", Importance::kHigh,
+              "Kafka Connect standalone's offsets file; when set, source offsets are kept there "
+              "(written atomically) instead of the offsets topic.")
+      .define("offset.storage.topic", Type::kString, "connect-offsets", Importance::kHigh,
+              "Compacted topic of source offsets (Kafka Connect's format), created if missing.",
+              ConfigDef::nonEmpty())
+      .define("offset.storage.partitions", Type::kInt, "25", Importance::kLow,
+              "Partitions of the offsets topic when ksink creates it.", ConfigDef::atLeast(1))
+      .define("offset.storage.replication.factor", Type::kInt, "3", Importance::kLow,
+              "Replication factor of the offsets topic when ksink creates it; -1: the broker's "
+              "default.",
+              [](std::string_view v) -> std::optional<std::string> {
+                const auto n = detail::parseLong(v);
+                if (n && (*n == -1 || *n >= 1)) return std::nullopt;
+                return "must be -1 (the broker's default) or at least 1";
+              })
+      .define("topic.creation.enable", Type::kBoolean, "true", Importance::kLow,
+              "Whether source connectors may create topics (KIP-158).");
+  def.check(unsupportedKeys);
+  return def;
+}
+
+// Java producer keys librdkafka does not have: no effect here, or translated.
+bool isJavaOnlyKey(std::string_view key) {
+  return key == "key.serializer" || key == "value.serializer" || key == "max.block.ms" ||
+         key == "buffer.memory";
+}
+
+}  // namespace
+
+const ConfigDef& SourceConnectorConfig::configDef() {
+  static const ConfigDef def = makeDef();
+  return def;
+}
+
+SourceConnectorConfig SourceConnectorConfig::parse(const Config& raw,
+                                                   const ConfigDef& source_keys) {
+  ConfigDef def = configDef();
+  def.include(raw.definitions());
+  def.include(source_keys);
+  std::vector<ConfigProblem> problems = def.validate(raw.values());
+  const Config config(raw.values());  // getters below fall back to the defaults explicitly
+  auto value = [&](std::string_view key) {
+    return config.get(key).value_or(def.find(key)->default_value.value_or(""));
+  };
+
+  SourceConnectorConfig out;
+  out.worker = WorkerConfig::parse(config);
+  out.tolerate_all = value("errors.tolerance") == "all";
+  out.log_errors = detail::parseBoolean(value("errors.log.enable")).value_or(false);
+  out.log_include_messages =
+      detail::parseBoolean(value("errors.log.include.messages")).value_or(false);
+  out.offsets_topic_partitions =
+      static_cast<int>(detail::parseLong(value("offset.storage.partitions")).value_or(25));
+  out.offsets_topic_replication_factor =
+      static_cast<int>(detail::parseLong(value("offset.storage.replication.factor")).value_or(3));
+  out.offsets_file = std::string(detail::trim(value("offset.storage.file.filename")));
+  out.offsets_topic = value("offset.storage.topic");
+  out.client_properties["bootstrap.servers"] = out.worker.bootstrap_servers;
+  for (const auto& [key, value] : config.values())
+    if (detail::isClientSecurityKey(key)) out.client_properties[key] = value;
+
+  // Connect's producer settings first (Worker.baseProducerConfigs), the user's on top.
+  auto producer = WorkerConfig::producerProperties(config);
+  if (auto it = producer.find("buffer.memory"); it != producer.end()) {
+    const auto bytes = detail::parseLong(it->second);
+    if (!bytes || *bytes < 1024)
+      problems.push_back({"producer.buffer.memory", "must be a number of bytes, at least 1024"});
+    else
+      producer.try_emplace("queue.buffering.max.kbytes", std::to_string(*bytes / 1024));
+  }
+  producer.try_emplace("acks", "all");
+  producer.try_emplace("enable.idempotence", "true");
+  producer.try_emplace("partitioner", "murmur2_random");
+  producer.try_emplace("message.timeout.ms", "0");  // Connect: delivery.timeout.ms=MAX
+  producer.try_emplace("queue.buffering.max.kbytes", "16384");
+  producer.try_emplace("client.id", "connector-producer-" + out.worker.name);
+  ConfHandle scratch(rd_kafka_conf_new());
+  char errstr[512];
+  for (const auto& [key, value] : producer) {
+    if (isJavaOnlyKey(key)) continue;
+    if (rd_kafka_conf_set(scratch.get(), key.c_str(), value.c_str(), errstr, sizeof errstr) !=
+        RD_KAFKA_CONF_OK) {
+      const bool override_key = config.get("producer.override." + key).has_value();
+      problems.push_back({(override_key ? "producer.override." : "producer.") + key, errstr});
+      continue;
+    }
+    out.producer_properties.emplace(key, value);
+  }
+  if (!problems.empty()) throw ConfigException(std::move(problems));
+  return out;
+}
+
+}  // namespace ksink

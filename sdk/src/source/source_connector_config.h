@@ -1,0 +1,42 @@
+// SourceConnectorConfig: a source connector's settings — the worker's keys (WorkerConfig) with the
+// source connector's own on top (Kafka Connect's names and defaults: errors.tolerance and its
+// logging, producer.override.*, where offsets are stored) — parsed and validated once, and the
+// librdkafka properties of the task's producer and of the offset store's clients.
+#pragma once
+
+#include <map>
+#include <string>
+
+#include "ksink/config.h"
+#include "ksink/config_def.h"
+#include "worker_config.h"
+
+namespace ksink {
+
+struct SourceConnectorConfig {
+  WorkerConfig worker;
+  bool tolerate_all = false;          // errors.tolerance=all
+  bool log_errors = false;            // errors.log.enable
+  bool log_include_messages = false;  // errors.log.include.messages
+  // The task's producer (client.id gets the task number appended): Connect's settings — acks=all,
+  // no duplicates from retries (idempotence), Java's murmur2 partitioner, deliveries retried
+  // without end — under the worker's producer.* and the connector's producer.override.*, and a
+  // byte budget (buffer.memory, 16 MiB by default) beyond which the task is not polled.
+  std::map<std::string, std::string> producer_properties;
+
+  // Where the connector's offsets are kept: the standalone file if one is named, else the topic.
+  std::string offsets_file;   // offset.storage.file.filename
+  std::string offsets_topic;  // offset.storage.topic
+  int offsets_topic_partitions = 25;
+  int offsets_topic_replication_factor = 3;  // -1: the broker's default
+  // bootstrap.servers and the security keys, for the offset store's own clients.
+  std::map<std::string, std::string> client_properties;
+
+  // Validates `config` against configDef() plus `source_keys` (the connector's own definitions,
+  // its converters and transforms) and librdkafka's property checks; throws ConfigException
+  // naming every bad key.
+  static SourceConnectorConfig parse(const Config& config, const ConfigDef& source_keys = {});
+  static const ConfigDef& configDef();
+};
+
+}  // namespace ksink

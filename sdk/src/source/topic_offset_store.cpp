@@ -1,0 +1,209 @@
+#include "topic_offset_store.h"
+
+#include <fmt/format.h>
+#include <librdkafka/rdkafka.h>
+#include <spdlog/spdlog.h>
+
+#include <stdexcept>
+#include <thread>
+#include <vector>
+
+#include "rdkafka_handles.h"
+#include "rdkafka_timeout.h"
+#include "topic_admin.h"
+
+namespace ksink {
+namespace {
+
+struct KafkaDeleter {
+  void operator()(rd_kafka_t* rk) const { rd_kafka_destroy(rk); }
+};
+using KafkaHandle = std::unique_ptr<rd_kafka_t, KafkaDeleter>;
+
+KafkaHandle makeClient(rd_kafka_type_t type, const std::map<std::string, std::string>& properties) {
+  ConfHandle conf(rd_kafka_conf_new());
+  char err[512];
+  for (const auto& [key, value] : properties)
+    if (rd_kafka_conf_set(conf.get(), key.c_str(), value.c_str(), err, sizeof err) !=
+        RD_KAFKA_CONF_OK)
+      throw std::runtime_error(fmt::format("offset store client property {}: {}", key, err));
+  KafkaHandle rk(rd_kafka_new(type, conf.get(), err, sizeof err));
+  if (!rk) throw std::runtime_error(fmt::format("offset store client: {}", err));
+  conf.release();
+  return rk;
+}
+
+}  // namespace
+
+TopicOffsetStore::TopicOffsetStore(std::map<std::string, std::string> client_properties,
+                                   std::string topic, int partitions, int replication_factor,
+                                   std::chrono::milliseconds read_timeout)
+    : client_properties_(std::move(client_properties)),
+      topic_(std::move(topic)),
+      partitions_(partitions),
+      replication_factor_(replication_factor),
+      read_timeout_(read_timeout) {}
+
+TopicOffsetStore::~TopicOffsetStore() = default;
+
+void TopicOffsetStore::start() {
+  // Connect's offsets producer (KafkaOffsetBackingStore + KafkaBasedLog): acks=all, retried
+  // without end; idempotent here so a retry writes no duplicate; Java's partitioner so an entry
+  // lands where Connect writes the same key.
+  auto properties = client_properties_;
+  properties["acks"] = "all";
+  properties["enable.idempotence"] = "true";
+  properties["partitioner"] = "murmur2_random";
+  properties["message.timeout.ms"] = "0";
+  properties["linger.ms"] = "0";
+  producer_ = std::make_unique<KafkaProducer>(
+      properties, [this](uint64_t token, const std::optional<std::string>& error,
+                         const RecordMetadata&) { onDelivery(token, error); });
+  try {
+    if (ensureTopic(producer_->handle(), topic_, partitions_, replication_factor_,
+                    {{"cleanup.policy", "compact"}}))
+      spdlog::info("created the offsets topic {} ({} partitions)", topic_, partitions_);
+  } catch (const std::exception& e) {
+    throw std::runtime_error(fmt::format(
+        "the offsets topic (offset.storage.topic={}) is missing and could not be created: {}",
+        topic_, e.what()));
+  }
+  readToEnd();
+}
+
+void TopicOffsetStore::readToEnd() {
+  auto properties = client_properties_;
+  properties["group.id"] = "ksink-offsets-reader";  // never joins: partitions are assigned
+  properties["enable.auto.commit"] = "false";
+  properties["enable.partition.eof"] = "false";
+  auto rk = makeClient(RD_KAFKA_CONSUMER, properties);
+  const auto until = std::chrono::steady_clock::now() + read_timeout_;
+  const auto left = [&] {
+    return std::chrono::duration_cast<std::chrono::milliseconds>(until -
+                                                                 std::chrono::steady_clock::now());
+  };
+
+  // The partitions, then each one's end: read until every partition is there.
+  int count = 0;
+  while (count == 0) {
+    const rd_kafka_metadata_t* md = nullptr;
+    rd_kafka_topic_t* rkt = rd_kafka_topic_new(rk.get(), topic_.c_str(), nullptr);
+    const auto err = rd_kafka_metadata(rk.get(), 0, rkt, &md, rdkafkaTimeoutMs(left()));
+    rd_kafka_topic_destroy(rkt);
+    if (!err) {
+      if (md->topic_cnt == 1 && !md->topics[0].err) count = md->topics[0].partition_cnt;
+      rd_kafka_metadata_destroy(md);
+    }
+    if (count == 0) {
+      if (left().count() <= 0)
+        throw std::runtime_error(fmt::format("offsets topic {}: no metadata within {} ms", topic_,
+                                             read_timeout_.count()));
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
+  }
+  std::map<int32_t, int64_t> ends;
+  for (int32_t p = 0; p < count; ++p) {
+    int64_t low = 0, high = 0;
+    rd_kafka_resp_err_t err;
+    while ((err = rd_kafka_query_watermark_offsets(rk.get(), topic_.c_str(), p, &low, &high,
+                                                   rdkafkaTimeoutMs(left()))) != 0) {
+      if (left().count() <= 0)
+        throw std::runtime_error(fmt::format("offsets topic {}-{}: end offset unknown: {}", topic_,
+                                             p, rd_kafka_err2str(err)));
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
+    if (high > low) ends[p] = high;
+  }
+  if (ends.empty()) return;
+
+  PartitionList assignment(rd_kafka_topic_partition_list_new(static_cast<int>(ends.size())));
+  for (const auto& [p, end] : ends)
+    rd_kafka_topic_partition_list_add(assignment.get(), topic_.c_str(), p)->offset =
+        RD_KAFKA_OFFSET_BEGINNING;
+  if (auto err = rd_kafka_assign(rk.get(), assignment.get()))
+    throw std::runtime_error(fmt::format("offsets topic {}: {}", topic_, rd_kafka_err2str(err)));
+  size_t records = 0;
+  while (!ends.empty()) {
+    if (left().count() <= 0)
+      throw std::runtime_error(fmt::format("offsets topic {}: not read to its end within {} ms",
+                                           topic_, read_timeout_.count()));
+    MessagePtr m(rd_kafka_consumer_poll(rk.get(), 100));
+    if (!m) continue;
+    if (m->err) {
+      if (m->err == RD_KAFKA_RESP_ERR__PARTITION_EOF) continue;
+      spdlog::warn("offsets topic {}: {}", topic_, rd_kafka_message_errstr(m.get()));
+      continue;
+    }
+    ++records;
+    if (m->key) {
+      std::string key(static_cast<const char*>(m->key), m->key_len);
+      if (m->payload)
+        entries_.insert_or_assign(std::move(key),
+                                  std::string(static_cast<const char*>(m->payload), m->len));
+      else
+        entries_.erase(key);  // a tombstone: the offset was reset
+    }
+    if (auto it = ends.find(m->partition); it != ends.end() && m->offset + 1 >= it->second)
+      ends.erase(it);
+  }
+  rd_kafka_consumer_close(rk.get());
+  spdlog::info("offsets topic {}: read {} record(s), {} entries", topic_, records, entries_.size());
+}
+
+void TopicOffsetStore::write(const OffsetEntries& entries, Done done) {
+  const uint64_t id = next_write_++;
+  auto& w = writes_[id];
+  w.remaining = entries.size();
+  w.entries = entries;
+  w.done = std::move(done);
+  for (const auto& [key, value] : entries) {
+    detail::ProducerRecordBytes record{topic_, std::nullopt, key, value, {}, std::nullopt};
+    try {
+      while (producer_->send(record, id) == KafkaProducer::Send::kQueueFull)
+        producer_->poll(std::chrono::milliseconds(10));
+    } catch (const std::exception& e) {
+      if (!w.error) w.error = e.what();
+      --w.remaining;
+    }
+  }
+  if (w.remaining == 0) onDelivery(id, w.error);
+}
+
+void TopicOffsetStore::onDelivery(uint64_t token, const std::optional<std::string>& error) {
+  auto it = writes_.find(token);
+  if (it == writes_.end()) return;
+  auto& w = it->second;
+  if (error && !w.error) w.error = error;
+  if (w.remaining > 0) --w.remaining;
+  if (w.remaining > 0) return;
+  if (!w.error)
+    for (const auto& [key, value] : w.entries) {
+      if (value)
+        entries_.insert_or_assign(key, *value);
+      else
+        entries_.erase(key);
+    }
+  auto done = std::move(w.done);
+  auto result = w.error;
+  writes_.erase(it);
+  done(result);
+}
+
+void TopicOffsetStore::poll(std::chrono::milliseconds timeout) {
+  if (producer_) producer_->poll(timeout);
+}
+
+std::optional<std::string> TopicOffsetStore::get(std::string_view key) const {
+  auto it = entries_.find(key);
+  if (it == entries_.end()) return std::nullopt;
+  return it->second;
+}
+
+std::vector<std::string> TopicOffsetStore::keys() const {
+  std::vector<std::string> out;
+  out.reserve(entries_.size());
+  for (const auto& [key, value] : entries_) out.push_back(key);
+  return out;
+}
+
+}  // namespace ksink

@@ -1,0 +1,55 @@
+// TopicOffsetStore: source offsets in a compacted Kafka topic, as Kafka Connect's distributed
+// worker keeps them (KafkaOffsetBackingStore): one record per entry, key and value the entry's
+// bytes, a tombstone for a null offset, partitioned by murmur2 of the key as Java's producer does
+// — so Connect and ksink read and write the same topic.
+//
+// start() creates the topic if it is missing (compacted, with the configured partitions and
+// replication factor), then reads it to its end. Writes go through an idempotent acks=all
+// producer; an entry is visible to get() once Kafka acknowledged it.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <string>
+
+#include "kafka_producer.h"
+#include "offset_backing_store.h"
+
+namespace ksink {
+
+class TopicOffsetStore final : public OffsetBackingStore {
+ public:
+  // `client_properties`: bootstrap.servers and the security keys.
+  TopicOffsetStore(std::map<std::string, std::string> client_properties, std::string topic,
+                   int partitions, int replication_factor,
+                   std::chrono::milliseconds read_timeout = std::chrono::seconds(60));
+  ~TopicOffsetStore() override;
+
+  void start() override;
+  void write(const OffsetEntries& entries, Done done) override;
+  void poll(std::chrono::milliseconds timeout) override;
+  std::optional<std::string> get(std::string_view key) const override;
+  std::vector<std::string> keys() const override;
+
+ private:
+  struct Write {
+    size_t remaining;
+    OffsetEntries entries;
+    std::optional<std::string> error;
+    Done done;
+  };
+  void readToEnd();
+  void onDelivery(uint64_t token, const std::optional<std::string>& error);
+
+  const std::map<std::string, std::string> client_properties_;
+  const std::string topic_;
+  const int partitions_;
+  const int replication_factor_;
+  const std::chrono::milliseconds read_timeout_;
+  std::map<std::string, std::string, std::less<>> entries_;
+  std::map<uint64_t, Write> writes_;
+  uint64_t next_write_ = 0;
+  std::unique_ptr<KafkaProducer> producer_;
+};
+
+}  // namespace ksink

@@ -1,0 +1,308 @@
+#include "worker_source_task.h"
+
+#include <fmt/format.h>
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+
+#include "ksink/retriable_error.h"
+
+namespace ksink {
+namespace {
+
+double millisSince(Clock::time_point start, Clock::time_point end) {
+  return std::chrono::duration<double, std::milli>(end - start).count();
+}
+
+std::string describe(std::exception_ptr failure) {
+  try {
+    std::rethrow_exception(failure);
+  } catch (const std::exception& e) {
+    return e.what();
+  } catch (...) {
+    return "a non-standard exception";
+  }
+}
+
+// The store as the task reads it: under the task's lock, since the service thread writes to it.
+class LockedReader final : public detail::OffsetEntryReader {
+ public:
+  LockedReader(const detail::OffsetEntryReader& store, std::recursive_mutex& mutex)
+      : store_(store), mutex_(mutex) {}
+  std::optional<std::string> get(std::string_view key) const override {
+    std::lock_guard lock(mutex_);
+    return store_.get(key);
+  }
+  std::vector<std::string> keys() const override {
+    std::lock_guard lock(mutex_);
+    return store_.keys();
+  }
+
+ private:
+  const detail::OffsetEntryReader& store_;
+  std::recursive_mutex& mutex_;
+};
+
+}  // namespace
+
+WorkerSourceTask::WorkerSourceTask(int id, SourceConnectorConfig settings, Config config,
+                                   std::unique_ptr<detail::SourceTaskDriver> task,
+                                   std::shared_ptr<OffsetBackingStore> store, const Clock& clock)
+    : id_(id),
+      settings_(std::move(settings)),
+      config_(std::move(config)),
+      task_(std::move(task)),
+      store_(std::move(store)),
+      clock_(clock),
+      commits_(*store_, clock, settings_.worker.offset_flush_interval,
+               settings_.worker.offset_flush_timeout) {}
+
+WorkerSourceTask::~WorkerSourceTask() = default;
+
+void WorkerSourceTask::stop(Clock::time_point deadline) {
+  int64_t expected = 0;
+  stop_deadline_ns_.compare_exchange_strong(expected, deadline.time_since_epoch().count());
+  stopping_ = true;
+  task_->wake();
+}
+
+void WorkerSourceTask::run() {
+  std::exception_ptr failure;
+  LockedReader reader(*store_, mutex_);
+  try {
+    auto props = settings_.producer_properties;
+    props["client.id"] += fmt::format("-{}", id_);
+    producer_ = std::make_unique<KafkaProducer>(
+        props, [this](uint64_t token, const std::optional<std::string>& error,
+                      const RecordMetadata& metadata) { onDelivery(token, error, metadata); });
+    store_->start();
+    if (!stopping_) {
+      task_->start(config_, reader);
+      started_ = true;
+      spdlog::info("source task {}-{} started (version {})", settings_.worker.name, id_,
+                   task_->version());
+      publish("RUNNING");
+      service_ = std::thread([this] { serve(); });
+    }
+    while (!stopping_) iteration();
+  } catch (...) {
+    failure = std::current_exception();
+    spdlog::error("source task {}-{} failed: {}", settings_.worker.name, id_, describe(failure));
+    publish("FAILED", describe(failure));
+  }
+  service_stopping_ = true;
+  if (service_.joinable()) service_.join();
+  failure = finish(failure);
+  if (failure) std::rethrow_exception(failure);
+}
+
+void WorkerSourceTask::serve() {
+  while (!service_stopping_) {
+    producer_->poll(kIdleWait);  // acknowledgements: onDelivery, under the lock
+    bool committed = false;
+    {
+      std::lock_guard lock(mutex_);
+      harvest();
+      commits_.tick();
+      store_->poll(std::chrono::milliseconds(0));
+      committed = commits_.takeCommitted();
+      counters_.offset_commit_seq_no = commits_.counters().seq_no;
+      counters_.offset_commit_completion_total = commits_.counters().completions;
+      counters_.offset_commit_failure_total = commits_.counters().failures;
+    }
+    if (committed) {
+      try {
+        task_->commit();
+      } catch (const std::exception& e) {
+        spdlog::warn("source task {}-{}: commit() threw: {}", settings_.worker.name, id_, e.what());
+      }
+    }
+    publish();
+  }
+}
+
+void WorkerSourceTask::iteration() {
+  {
+    std::lock_guard lock(mutex_);
+    if (send_failure_)
+      throw std::runtime_error("Unrecoverable exception from producer send callback: " +
+                               *send_failure_);
+  }
+  if (next_to_send_ >= to_send_.size()) {
+    const auto now = clock_.now();
+    if (now < poll_not_before_) {
+      std::this_thread::sleep_for(std::min(clock_.timeoutUntil(poll_not_before_), kIdleWait));
+      return;
+    }
+    to_send_.clear();
+    next_to_send_ = 0;
+    try {
+      to_send_ = task_->poll();
+    } catch (const RetriableError& e) {
+      spdlog::warn("source task {}-{}: poll() failed, retrying: {}", settings_.worker.name, id_,
+                   e.what());
+      poll_not_before_ = clock_.now() + kPollRetryBackoff;
+      return;
+    }
+    const double took = millisSince(now, clock_.now());
+    {
+      std::lock_guard lock(mutex_);
+      ++counters_.poll_batch_count;
+      counters_.poll_batch_avg_time_ms += (took - counters_.poll_batch_avg_time_ms) /
+                                          static_cast<double>(counters_.poll_batch_count);
+      counters_.poll_batch_max_time_ms = std::max(counters_.poll_batch_max_time_ms, took);
+      counters_.source_record_poll_total += to_send_.size();
+    }
+    if (to_send_.empty()) {
+      std::this_thread::sleep_for(kIdleWait);
+      return;
+    }
+  }
+  sendRecords();
+}
+
+void WorkerSourceTask::sendRecords() {
+  while (next_to_send_ < to_send_.size() && !stopping_) {
+    {
+      // Held from send() to the record's registration: its acknowledgement, served on the
+      // service thread, waits for it.
+      std::lock_guard lock(mutex_);
+      for (; next_to_send_ < to_send_.size(); ++next_to_send_) {
+        auto& r = to_send_[next_to_send_];
+        if (!r.record) {  // dropped: its offset counts as acknowledged at once
+          if (r.skipped) {
+            ++counters_.total_record_errors;
+            ++counters_.total_records_skipped;
+          }
+          submitted_.ack(submitted_.submit(std::move(r.offset_key), std::move(r.offset_value)));
+          recordCommitted(r.id, std::nullopt);
+          continue;
+        }
+        const uint64_t token = next_token_++;
+        if (producer_->send(*r.record, token) == KafkaProducer::Send::kQueueFull) break;
+        const uint64_t seq = submitted_.submit(std::move(r.offset_key), std::move(r.offset_value));
+        in_flight_.emplace(token, Sent{seq, r.id});
+      }
+    }
+    // The byte budget is spent: the service thread serves acknowledgements meanwhile.
+    if (next_to_send_ < to_send_.size()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+}
+
+void WorkerSourceTask::onDelivery(uint64_t token, const std::optional<std::string>& error,
+                                  const RecordMetadata& metadata) {
+  std::lock_guard lock(mutex_);
+  auto it = in_flight_.find(token);
+  if (it == in_flight_.end()) return;
+  const Sent sent = it->second;
+  in_flight_.erase(it);
+  if (!error) {
+    ++counters_.source_record_write_total;
+    submitted_.ack(sent.seq);
+    recordCommitted(sent.record_id, metadata);
+    return;
+  }
+  ++counters_.total_record_errors;
+  if (!settings_.tolerate_all) {
+    if (!send_failure_)
+      send_failure_ =
+          fmt::format("{} (record for {}-{})", *error, metadata.topic, metadata.partition);
+    return;  // never acknowledged: nothing past it is committed
+  }
+  // Connect (KIP-779): under errors.tolerance=all a record Kafka refused is skipped, and its
+  // offset committed.
+  ++counters_.total_records_skipped;
+  if (settings_.log_errors)
+    spdlog::error("source task {}-{}: a record for {} was not written and is skipped: {}",
+                  settings_.worker.name, id_, metadata.topic, *error);
+  submitted_.ack(sent.seq);
+  recordCommitted(sent.record_id, std::nullopt);
+}
+
+void WorkerSourceTask::recordCommitted(uint64_t record_id,
+                                       const std::optional<RecordMetadata>& metadata) {
+  try {
+    task_->commitRecord(record_id, metadata);
+  } catch (const std::exception& e) {
+    spdlog::warn("source task {}-{}: commitRecord() threw: {}", settings_.worker.name, id_,
+                 e.what());
+  }
+}
+
+void WorkerSourceTask::harvest() {
+  commits_.offer(submitted_.committable());
+  counters_.source_record_active_count = static_cast<int64_t>(submitted_.unacknowledged());
+}
+
+std::exception_ptr WorkerSourceTask::finish(std::exception_ptr failure) {
+  if (stop_deadline_ns_ == 0) stop(clock_.now() + settings_.worker.shutdown_graceful_timeout);
+  const Clock::time_point deadline{Clock::duration(stop_deadline_ns_.load())};
+  if (started_ && producer_) {
+    if (cancelled_) {
+      producer_->purge();
+    } else {
+      // What is in flight is awaited (offset.flush.timeout.ms), after a failure too: Connect's
+      // failed task commits only what was acknowledged when it failed, and replays the rest.
+      const auto flush_until =
+          std::min(deadline, clock_.now() + settings_.worker.offset_flush_timeout);
+      while (producer_->inFlight() > 0 && clock_.now() < flush_until)
+        producer_->poll(std::min(clock_.timeoutUntil(flush_until), kIdleWait));
+      producer_->poll(std::chrono::milliseconds(0));
+      std::lock_guard lock(mutex_);
+      harvest();
+      const auto commit_until =
+          std::min(deadline, clock_.now() + settings_.worker.offset_flush_timeout);
+      if (!commits_.commitNow(commit_until))
+        spdlog::warn(
+            "source task {}-{}: the final offset commit did not complete; {} offset(s) "
+            "not stored",
+            settings_.worker.name, id_, commits_.uncommitted());
+      if (commits_.takeCommitted()) {
+        try {
+          task_->commit();
+        } catch (const std::exception& e) {
+          spdlog::warn("source task {}-{}: commit() threw: {}", settings_.worker.name, id_,
+                       e.what());
+        }
+      }
+      counters_.offset_commit_seq_no = commits_.counters().seq_no;
+      counters_.offset_commit_completion_total = commits_.counters().completions;
+      counters_.offset_commit_failure_total = commits_.counters().failures;
+    }
+  }
+  if (started_) {
+    try {
+      task_->stop();
+    } catch (...) {
+      spdlog::error("source task {}-{}: stop() failed: {}", settings_.worker.name, id_,
+                    describe(std::current_exception()));
+      if (!failure) failure = std::current_exception();
+    }
+  }
+  if (failure)
+    publish("FAILED", describe(failure));
+  else
+    publish("STOPPED");
+  spdlog::info("source task {}-{} stopped", settings_.worker.name, id_);
+  return failure;
+}
+
+void WorkerSourceTask::publish(const char* state, const std::string& error) {
+  std::lock_guard counters_lock(mutex_);
+  std::lock_guard lock(status_mutex_);
+  published_ = counters_;
+  if (state) state_name_ = state;
+  if (!error.empty()) last_error_ = error;
+}
+
+TaskStatus WorkerSourceTask::status() const {
+  std::lock_guard lock(status_mutex_);
+  TaskStatus out;
+  out.id = id_;
+  out.state = state_name_;
+  out.last_error = last_error_;
+  out.counters = published_;
+  return out;
+}
+
+}  // namespace ksink

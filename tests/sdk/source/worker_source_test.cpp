@@ -1,0 +1,312 @@
+// A source task through the public API (makeSourceWorker → Worker) on the embedded broker: what it
+// returns reaches the topic, its offsets reach the offsets topic in Connect's bytes once Kafka has
+// acknowledged the records they cover, a restarted task resumes from them, and the commit cycle,
+// commitRecord(), the stop and the failures behave as Kafka Connect's WorkerSourceTask does (with
+// ksink's differences: filtered records' offsets are committed, a blocked poll() is woken).
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <condition_variable>
+#include <mutex>
+#include <thread>
+
+#include "ksink/retriable_error.h"
+#include "ksink/source_connector.h"
+#include "mock_cluster.h"
+#include "polling.h"
+#include "topic_offset_store.h"
+#include "topic_reader.h"
+#include "worker_runner.h"
+
+namespace ksink {
+namespace {
+
+using namespace std::chrono_literals;
+
+// What the test and the tasks it made share (tasks live on the worker's threads).
+struct Script {
+  std::mutex mutex;
+  std::condition_variable changed;
+  int64_t limit = 100;           // the sequence stops here (poll() returns nothing after)
+  int batch = 10;                // records per poll()
+  int retriable_polls = 0;       // the first polls throw RetriableError
+  int64_t fail_at = -1;          // poll() throws a fatal error once the sequence reached this
+  bool block_when_done = false;  // poll() blocks (until wakeup()) once the sequence ended
+  std::optional<SourceMap> resumed_from;
+  std::vector<std::string> calls;  // "commit", "commitRecord <seq> <kafka offset|none>"
+  int commits = 0;
+  int wakeups = 0;
+};
+
+class SequenceSource final : public SourceTask {
+ public:
+  explicit SequenceSource(std::shared_ptr<Script> script) : script_(std::move(script)) {}
+
+  void start(const Config& config) override {
+    topic_ = config.getString("topic");
+    auto stored = context().offsetStorageReader().offset(partition());
+    std::lock_guard lock(script_->mutex);
+    script_->resumed_from = stored;
+    if (stored) next_ = stored->at(0).second.asInt() + 1;
+  }
+
+  std::vector<SourceRecord> poll() override {
+    std::unique_lock lock(script_->mutex);
+    if (script_->retriable_polls > 0) {
+      --script_->retriable_polls;
+      throw RetriableError("not yet");
+    }
+    if (script_->fail_at >= 0 && next_ >= script_->fail_at)
+      throw std::runtime_error("source broke");
+    if (next_ >= script_->limit) {
+      if (script_->block_when_done) script_->changed.wait(lock, [&] { return woken_; });
+      return {};
+    }
+    std::vector<SourceRecord> out;
+    for (int i = 0; i < script_->batch && next_ < script_->limit; ++i, ++next_)
+      out.emplace_back(partition(), SourceMap{{"seq", Value::integer(next_)}}, topic_, std::nullopt,
+                       SchemaAndValue{nullptr, Value::string("k" + std::to_string(next_))},
+                       SchemaAndValue{nullptr, Value::string(std::to_string(next_))});
+    return out;
+  }
+
+  void wakeup() override {
+    std::lock_guard lock(script_->mutex);
+    woken_ = true;
+    ++script_->wakeups;
+    script_->changed.notify_all();
+  }
+
+  void commit() override {
+    std::lock_guard lock(script_->mutex);
+    ++script_->commits;
+    script_->calls.push_back("commit");
+  }
+
+  void commitRecord(const SourceRecord& record,
+                    const std::optional<RecordMetadata>& metadata) override {
+    std::lock_guard lock(script_->mutex);
+    script_->calls.push_back(
+        fmt::format("commitRecord {} {}", record.sourceOffset()->at(0).second.asInt(),
+                    metadata && metadata->offset ? std::to_string(*metadata->offset) : "none"));
+  }
+
+  void stop() override {}
+
+  static SourceMap partition() { return {{"stream", Value::string("s")}}; }
+
+ private:
+  std::shared_ptr<Script> script_;
+  std::string topic_;
+  int64_t next_ = 0;
+  bool woken_ = false;
+};
+
+class WorkerSourceTest : public ::testing::Test {
+ protected:
+  WorkerSourceTest() {
+    cluster.createTopic(topic, 1);
+    cluster.createTopic(offsets_topic, 1);
+  }
+
+  std::map<std::string, std::string> properties(std::map<std::string, std::string> extra = {}) {
+    std::map<std::string, std::string> p{
+        {"name", name},
+        {"bootstrap.servers", cluster.bootstrap()},
+        {"topic", topic},
+        {"offset.storage.topic", offsets_topic},
+        {"offset.flush.interval.ms", "200"},
+        {"offset.flush.timeout.ms", "2000"},
+        {"task.shutdown.graceful.timeout.ms", "5000"},
+        {"key.converter", "org.apache.kafka.connect.storage.StringConverter"},
+        {"value.converter", "org.apache.kafka.connect.storage.StringConverter"},
+    };
+    for (auto& [k, v] : extra) p.insert_or_assign(k, v);
+    return p;
+  }
+
+  std::unique_ptr<Worker> worker(std::map<std::string, std::string> extra = {}) {
+    ConfigDef def;
+    def.define("topic", ConfigDef::Type::kString, std::nullopt, ConfigDef::Importance::kHigh, "");
+    return makeSourceWorker(Config(properties(std::move(extra)), def),
+                            [s = script] { return std::make_unique<SequenceSource>(s); });
+  }
+
+  // The committed offset of the sequence's partition, as bytes, read from the offsets topic.
+  std::optional<std::string> storedOffset() {
+    TopicOffsetStore store({{"bootstrap.servers", cluster.bootstrap()}}, offsets_topic, 1, 1);
+    store.start();
+    return store.get(R"([")" + name + R"(",{"stream":"s"}])");
+  }
+
+  bool waitForStoredOffset(const std::string& value, std::chrono::milliseconds timeout = 15s) {
+    return it::waitUntil([&] { return storedOffset() == value; }, timeout, 200ms);
+  }
+
+  std::vector<std::string> values(size_t expected) {
+    std::vector<std::string> out;
+    for (const auto& r : test::readPartition(cluster.bootstrap(), topic, 0, expected, 10s))
+      out.push_back(r.value.value_or("<null>"));
+    return out;
+  }
+
+  static std::vector<std::string> sequence(int from, int to) {
+    std::vector<std::string> out;
+    for (int i = from; i < to; ++i) out.push_back(std::to_string(i));
+    return out;
+  }
+
+  test::MockCluster cluster;
+  const std::string name = test::currentTestName();
+  const std::string topic = name + "-data";
+  const std::string offsets_topic = name + "-offsets";
+  std::shared_ptr<Script> script = std::make_shared<Script>();
+};
+
+TEST_F(WorkerSourceTest, ProducesWhatPollReturnsAndStoresTheLastOffsetInConnectsFormat) {
+  auto w = worker();
+  test::BackgroundRun run([&] { w->run(); });
+  EXPECT_TRUE(waitForStoredOffset(R"({"seq":99})")) << storedOffset().value_or("<none>");
+  w->stop();
+  ASSERT_TRUE(run.waitFinished(10s));
+  EXPECT_EQ(run.errorMessage(), "");
+  EXPECT_EQ(values(100), sequence(0, 100));
+  const auto keys = test::readPartition(cluster.bootstrap(), topic, 0, 1, 5s);
+  ASSERT_FALSE(keys.empty());
+  EXPECT_EQ(keys[0].key, "k0");
+}
+
+TEST_F(WorkerSourceTest, ARestartedTaskResumesAfterTheCommittedOffset) {
+  script->limit = 40;
+  {
+    auto w = worker();
+    test::BackgroundRun run([&] { w->run(); });
+    ASSERT_TRUE(waitForStoredOffset(R"({"seq":39})"));
+    w->stop();
+    ASSERT_TRUE(run.waitFinished(10s));
+  }
+  script->limit = 100;
+  auto w = worker();
+  test::BackgroundRun run([&] { w->run(); });
+  ASSERT_TRUE(waitForStoredOffset(R"({"seq":99})"));
+  w->stop();
+  ASSERT_TRUE(run.waitFinished(10s));
+  {
+    std::lock_guard lock(script->mutex);
+    ASSERT_TRUE(script->resumed_from);
+    EXPECT_EQ(Value::object(*script->resumed_from).toJson(), R"({"seq":39})");
+  }
+  EXPECT_EQ(values(100), sequence(0, 100)) << "nothing twice, nothing missing";
+}
+
+TEST_F(WorkerSourceTest, TheOffsetsOfFilteredRecordsAreCommittedToo) {
+  // Every record dropped: Connect would never commit an offset (KAFKA-15296).
+  auto w = worker({{"transforms", "drop"},
+                   {"transforms.drop.type", "org.apache.kafka.connect.transforms.Filter"}});
+  test::BackgroundRun run([&] { w->run(); });
+  EXPECT_TRUE(waitForStoredOffset(R"({"seq":99})")) << storedOffset().value_or("<none>");
+  w->stop();
+  ASSERT_TRUE(run.waitFinished(10s));
+  EXPECT_TRUE(test::readPartition(cluster.bootstrap(), topic, 0, 1, 2s).empty());
+  std::lock_guard lock(script->mutex);
+  EXPECT_EQ(script->calls[0], "commitRecord 0 none") << "a dropped record has no metadata";
+}
+
+TEST_F(WorkerSourceTest, CommitRecordFollowsEachAcknowledgementInOrderAndCommitFollowsAFlush) {
+  script->limit = 20;
+  auto w = worker();
+  test::BackgroundRun run([&] { w->run(); });
+  ASSERT_TRUE(waitForStoredOffset(R"({"seq":19})"));
+  ASSERT_TRUE(it::waitUntil(
+      [&] {
+        std::lock_guard lock(script->mutex);
+        return script->commits > 0;
+      },
+      5s));
+  w->stop();
+  ASSERT_TRUE(run.waitFinished(10s));
+  std::lock_guard lock(script->mutex);
+  std::vector<std::string> records;
+  for (const auto& c : script->calls)
+    if (c.starts_with("commitRecord")) records.push_back(c);
+  ASSERT_EQ(records.size(), 20u);
+  for (int i = 0; i < 20; ++i)
+    EXPECT_EQ(records[i], fmt::format("commitRecord {} {}", i, i)) << "Kafka offset = sequence";
+  // A commit() follows the flush that covered the last acknowledgement.
+  const auto last_record =
+      std::find(script->calls.begin(), script->calls.end(), "commitRecord 19 19");
+  EXPECT_NE(std::find(last_record, script->calls.end(), "commit"), script->calls.end());
+}
+
+TEST_F(WorkerSourceTest, AStopWakesAPollThatBlocksUntilWokenAndStillCommits) {
+  script->limit = 10;
+  script->block_when_done = true;
+  auto w = worker();
+  test::BackgroundRun run([&] { w->run(); });
+  ASSERT_TRUE(waitForStoredOffset(R"({"seq":9})"));
+  const auto start = std::chrono::steady_clock::now();
+  w->stop();
+  ASSERT_TRUE(run.waitFinished(10s));
+  EXPECT_LT(std::chrono::steady_clock::now() - start, 4s) << "well within the graceful timeout";
+  EXPECT_EQ(run.errorMessage(), "");
+  std::lock_guard lock(script->mutex);
+  EXPECT_GE(script->wakeups, 1);
+}
+
+TEST_F(WorkerSourceTest, ARetriableErrorFromPollIsRetried) {
+  script->retriable_polls = 3;
+  script->limit = 10;
+  auto w = worker();
+  test::BackgroundRun run([&] { w->run(); });
+  EXPECT_TRUE(waitForStoredOffset(R"({"seq":9})"));
+  w->stop();
+  ASSERT_TRUE(run.waitFinished(10s));
+  EXPECT_EQ(run.errorMessage(), "");
+  EXPECT_EQ(values(10), sequence(0, 10));
+}
+
+TEST_F(WorkerSourceTest, AFailedTaskStillCommitsWhatKafkaAcknowledged) {
+  script->fail_at = 30;
+  script->batch = 5;
+  auto w = worker({{"offset.flush.interval.ms", "600000"}});  // only the final commit
+  test::BackgroundRun run([&] { w->run(); });
+  ASSERT_TRUE(run.waitFinished(15s));
+  EXPECT_NE(run.errorMessage().find("source broke"), std::string::npos) << run.errorMessage();
+  EXPECT_EQ(storedOffset(), R"({"seq":29})");
+  EXPECT_EQ(values(30), sequence(0, 30));
+}
+
+TEST_F(WorkerSourceTest, StatusShowsASourceConnectorAndItsCounters) {
+  script->limit = 50;
+  auto w = worker();
+  test::BackgroundRun run([&] { w->run(); });
+  ASSERT_TRUE(waitForStoredOffset(R"({"seq":49})"));
+  ASSERT_TRUE(it::waitUntil(
+      [&] {
+        return w->status().tasks.size() == 1 &&
+               w->status().tasks[0].counters.source_record_write_total == 50;
+      },
+      5s));
+  const auto status = w->status();
+  EXPECT_EQ(status.type, "source");
+  EXPECT_EQ(status.tasks[0].state, "RUNNING");
+  EXPECT_EQ(status.tasks[0].counters.source_record_poll_total, 50u);
+  EXPECT_EQ(status.tasks[0].counters.source_record_active_count, 0);
+  EXPECT_GE(status.tasks[0].counters.offset_commit_completion_total, 1u);
+  w->stop();
+  ASSERT_TRUE(run.waitFinished(10s));
+}
+
+TEST_F(WorkerSourceTest, ABadSourceConfigurationIsRefusedNamingTheKey) {
+  try {
+    worker({{"errors.deadletterqueue.topic.name", "dlq"}, {"producer.override.acks", "sometimes"}});
+    FAIL() << "accepted";
+  } catch (const ConfigException& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find("errors.deadletterqueue.topic.name"), std::string::npos) << what;
+    EXPECT_NE(what.find("producer.override.acks"), std::string::npos) << what;
+  }
+}
+
+}  // namespace
+}  // namespace ksink
