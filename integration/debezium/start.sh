@@ -19,7 +19,11 @@
 # fresh dir for a fresh one.
 # Env: KSINK_DEBEZIUM_HEAP (default "-Xms64m -Xmx384m"), KSINK_DEBEZIUM_LOG_LEVEL (root level in
 # connect.log, default WARN; Debezium's own lines are always at INFO),
-# KSINK_DEBEZIUM_START_TIMEOUT (s, 90), KSINK_DEBEZIUM_WATCH_PID (when set: stop the worker, as
+# KSINK_DEBEZIUM_START_TIMEOUT (s, 90), KSINK_CONNECT_PLUGIN_PATH (further plugin.path
+# directories, e.g. fetch_connect_file.sh's for Connect's FileStreamSource),
+# KSINK_CONNECT_OFFSETS_TOPIC (when set: a distributed worker instead, alone in its group, its
+# source offsets in that topic — config and status topics beside it, replication factor 1 — and
+# the connector created through the REST API), KSINK_DEBEZIUM_WATCH_PID (when set: stop the worker, as
 # stop.sh does, once that process is gone, so a test killed mid-run leaves no JVM behind holding
 # a replication slot), plus those of fetch.sh.
 set -euo pipefail
@@ -55,11 +59,25 @@ echo "$name" >"$wd/name"
 
 if [[ ! -f "$wd/worker.properties" ]]; then
   port="$(connect_free_port)"
-  connect_worker_properties "$wd/worker.properties" "$bootstrap" "$wd" "$port" "$plugins"
+  connect_worker_properties "$wd/worker.properties" "$bootstrap" "$wd" "$port" \
+    "$plugins${KSINK_CONNECT_PLUGIN_PATH:+,$KSINK_CONNECT_PLUGIN_PATH}"
   cat >>"$wd/worker.properties" <<'PROPS'
 # Tests stop and restart workers: save source offsets every second, not every minute.
 offset.flush.interval.ms=1000
 PROPS
+  if [[ -n ${KSINK_CONNECT_OFFSETS_TOPIC:-} ]]; then
+    topic="$KSINK_CONNECT_OFFSETS_TOPIC"
+    sed -i '/^offset.storage.file.filename=/d' "$wd/worker.properties"
+    cat >>"$wd/worker.properties" <<PROPS
+group.id=$topic-group
+offset.storage.topic=$topic
+offset.storage.replication.factor=1
+config.storage.topic=$topic-configs
+config.storage.replication.factor=1
+status.storage.topic=$topic-status
+status.storage.replication.factor=1
+PROPS
+  fi
 else
   port="$(sed -n 's#^listeners=http://127.0.0.1:\([0-9]*\)$#\1#p' "$wd/worker.properties")"
   # The broker may have moved (a test restarting its services): follow the one given now.
@@ -77,14 +95,18 @@ log4j2_file_config "$wd/log4j2.properties" "$wd/connect.log" "${KSINK_DEBEZIUM_L
 # setsid: own session, so ^C or a test runner killing its process group does not take the worker
 # down mid-test; stop.sh is the way to end it. The child writes its own pid (setsid may fork).
 rm -f "$wd/pid" "$wd/rest_url"
+if grep -q '^group.id=' "$wd/worker.properties"; then
+  main_class=org.apache.kafka.connect.cli.ConnectDistributed connector_arg=()
+else
+  main_class=org.apache.kafka.connect.cli.ConnectStandalone connector_arg=("$props")
+fi
 # SC2016: $$/$0/$@ belong to the inner bash; SC2086: KSINK_DEBEZIUM_HEAP is a flag list.
 # shellcheck disable=SC2016,SC2086
 setsid bash -c 'echo $$ >"$0"; exec "$@"' "$wd/pid" \
   java ${KSINK_DEBEZIUM_HEAP:--Xms64m -Xmx384m} -XX:+UseSerialGC -XX:TieredStopAtLevel=1 \
   -XX:MaxDirectMemorySize=128m -Djava.awt.headless=true \
   -Dlog4j2.configurationFile="$wd/log4j2.properties" \
-  -cp "$libs/*" org.apache.kafka.connect.cli.ConnectStandalone \
-  "$wd/worker.properties" "$props" \
+  -cp "$libs/*" "$main_class" "$wd/worker.properties" "${connector_arg[@]}" \
   </dev/null >"$wd/connect.out" 2>&1 &
 
 fail() {
@@ -118,7 +140,35 @@ else:
 PY
 }
 
+# A distributed worker takes its connectors through REST: PUT the configuration once it listens.
+put_config() {
+  python3 - "$url" "$name" "$props" <<'PY'
+import json, sys, urllib.parse, urllib.request
+url, name, path = sys.argv[1], sys.argv[2], sys.argv[3]
+config = {}
+for line in open(path):
+    line = line.strip()
+    if line and not line.startswith("#") and "=" in line:
+        k, v = line.split("=", 1)
+        config[k.strip()] = v.strip()
+req = urllib.request.Request(f"{url}/connectors/{urllib.parse.quote(name, safe='')}/config",
+                             data=json.dumps(config).encode(), method="PUT",
+                             headers={"Content-Type": "application/json"})
+try:
+    urllib.request.urlopen(req, timeout=10).read()
+except OSError:
+    sys.exit(1)
+PY
+}
+
 deadline=$((SECONDS + timeout_s))
+if [[ $main_class == *Distributed ]]; then
+  until put_config; do
+    [[ -f "$wd/pid" ]] && ! alive && fail "worker process exited during start"
+    ((SECONDS < deadline)) || fail "the worker's REST API did not take connector $name"
+    sleep 0.5
+  done
+fi
 while true; do
   st="$(status)"
   [[ $st == RUNNING ]] && break

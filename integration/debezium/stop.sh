@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Stop the Connect worker started by start.sh in <workdir>: SIGTERM (the worker stops its
-# connector cleanly: a Debezium source with slot.drop.on.stop=true drops its replication slot,
+# Stop the Connect worker (standalone or distributed) started by start.sh in <workdir>: SIGTERM
+# (the worker stops its connector cleanly: a Debezium source with slot.drop.on.stop=true drops its replication slot,
 # offsets are flushed), then SIGKILL after KSINK_DEBEZIUM_STOP_TIMEOUT seconds (default 30).
 # Idempotent: no pid file or a dead process is success. Offsets and logs stay in <workdir>.
 #
@@ -18,7 +18,7 @@ pid="$(cat "$pidfile")"
 ours() {
   local c
   c="$(tr '\0' ' ' 2>/dev/null <"/proc/$pid/cmdline")" || return 1
-  [[ $c == *ConnectStandalone* ]]
+  [[ $c == *ConnectStandalone* || $c == *ConnectDistributed* ]]
 }
 
 if ours; then

@@ -1,0 +1,174 @@
+// Kafka Connect's FileStreamSource and ksink's, on one file and one topic, taking turns, with the
+// source offsets in either of Connect's stores: standalone's file (offset.storage.file.filename)
+// or distributed's topic (offset.storage.topic). Against the real broker and the real Kafka
+// Connect 4.1.1 runtime (integration/debezium/start.sh, with connect-file from
+// fetch_connect_file.sh). Each takes over where the other stopped: nothing read twice, nothing
+// missed, the records each writes are the same bytes, and in the topic both write an entry to the
+// same partition (murmur2 of its key, as Java's producer picks).
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+#include <signal.h>
+
+#include <fstream>
+#include <set>
+
+#include "child_process.h"
+#include "polling.h"
+#include "test_kafka.h"
+#include "topic_reader.h"
+
+namespace ksink::it {
+namespace {
+
+using namespace std::chrono_literals;
+namespace fs = std::filesystem;
+
+// What Connect's JsonConverter (schemas on) writes for a FileStreamSource line.
+std::string connectValue(const std::string& line) {
+  return R"({"schema":{"type":"string","optional":false},"payload":")" + line + R"("})";
+}
+
+enum class Store { kFile, kTopic };
+
+class FileSourceInteropTest : public ::testing::TestWithParam<Store> {
+ protected:
+  void SetUp() override {
+    dir_ = freshDir("file-interop");
+    topic_ = uniqueName("lines");
+    name_ = uniqueName("file-source");
+    offsets_topic_ = uniqueName("offsets");
+    input_ = (dir_ / "input.txt").string();
+    RealKafka::shared().createTopic(topic_, 1);
+  }
+  bool distributed() const { return GetParam() == Store::kTopic; }
+  void TearDown() override { script("stop.sh", {}); }
+
+  void appendLines(int from, int to) {
+    std::ofstream out(input_, std::ios::app);
+    for (int i = from; i < to; ++i) out << "line-" << i << "\n";
+  }
+
+  int64_t produced() { return RealKafka::shared().endOffset({topic_, 0}); }
+
+  void waitProduced(int64_t n, const std::string& who) {
+    ASSERT_TRUE(waitUntil([&] { return produced() >= n; }, 60s))
+        << who << " produced " << produced();
+  }
+
+  // Runs a Connect standalone worker with Connect's FileStreamSource until it has produced `n`
+  // records, then stops it (SIGTERM: its final offset commit).
+  void runConnect(int64_t n) {
+    script("start.sh",
+           {RealKafka::shared().bootstrap(), "name=" + name_, "connector.class=FileStreamSource",
+            "tasks.max=1", "file=" + input_, "topic=" + topic_});
+    waitProduced(n, "Connect");
+    script("stop.sh", {});
+  }
+
+  // Runs `ksink run` with ksink's FileStreamSource on Connect's offsets file until it has produced
+  // `n` records, then stops it with SIGTERM.
+  void runKsink(int64_t n) {
+    const auto worker = dir_ / "ksink-worker.properties";
+    std::ofstream(worker) << fmt::format(
+        "bootstrap.servers={}\n{}\noffset.flush.interval.ms=500\nlisteners=\n",
+        RealKafka::shared().bootstrap(),
+        distributed()
+            ? "offset.storage.topic=" + offsets_topic_ + "\noffset.storage.replication.factor=1"
+            : "offset.storage.file.filename=" + (connectDir() / "offsets.dat").string());
+    const auto connector = dir_ / "ksink-connector.properties";
+    std::ofstream(connector) << fmt::format(
+        "name={}\nconnector.class=FileStreamSource\ntasks.max=1\nfile={}\ntopic={}\n", name_,
+        input_, topic_);
+    ChildProcess ksink({KSINK_BIN, "run", worker.string(), connector.string()}, dir_ / "ksink.log");
+    waitProduced(n, "ksink");
+    ksink.signal(SIGTERM);
+    const auto status = ksink.wait(20s);
+    ASSERT_EQ(status, 0) << ksink.log();
+  }
+
+  std::vector<std::string> values() {
+    std::vector<std::string> out;
+    for (const auto& r : test::readPartition(RealKafka::shared().bootstrap(), topic_, 0,
+                                             static_cast<size_t>(produced()), 20s))
+      out.push_back(r.value.value_or("<null>"));
+    return out;
+  }
+
+  static std::vector<std::string> expected(int to) {
+    std::vector<std::string> out;
+    for (int i = 0; i < to; ++i) out.push_back(connectValue(fmt::format("line-{}", i)));
+    return out;
+  }
+
+  fs::path connectDir() const { return dir_ / "connect"; }
+
+  void script(const std::string& name, const std::vector<std::string>& args) {
+    static const std::string plugins = [] {
+      ChildProcess fetch(
+          {fmt::format("{}/integration/debezium/fetch_connect_file.sh", KSINK_SOURCE_DIR)},
+          freshDir("fetch-connect-file") / "fetch.log");
+      if (fetch.wait(5min) != 0) throw std::runtime_error("fetch_connect_file.sh: " + fetch.log());
+      auto log = fetch.log();
+      while (!log.empty() && (log.back() == '\n')) log.pop_back();
+      // The last line is the directory (mvn may leave colour codes in front of it on stderr).
+      const auto last = log.substr(log.rfind('\n') + 1);
+      return last.substr(last.find('/'));
+    }();
+    std::vector<std::string> argv{
+        "/usr/bin/env", "KSINK_CONNECT_PLUGIN_PATH=" + plugins,
+        "KSINK_CONNECT_OFFSETS_TOPIC=" + (distributed() ? offsets_topic_ : ""),
+        fmt::format("{}/integration/debezium/{}", KSINK_SOURCE_DIR, name), connectDir().string()};
+    argv.insert(argv.end(), args.begin(), args.end());
+    fs::create_directories(connectDir());
+    const auto log = connectDir() / (name + ".log");
+    fs::remove(log);
+    ChildProcess p(argv, log);
+    const auto status = p.wait(name == "start.sh" ? 6min : 1min);
+    ASSERT_EQ(status, 0) << name << ": " << p.log();
+  }
+
+  // The partitions of the offsets topic holding an entry of this connector's file.
+  std::set<int32_t> offsetPartitions() {
+    std::set<int32_t> out;
+    const std::string key = R"([")" + name_ + R"(",{"filename":")" + input_ + R"("}])";
+    for (int32_t p = 0; p < 25; ++p) {
+      const auto end = RealKafka::shared().endOffset({offsets_topic_, p});
+      if (end == 0) continue;
+      for (const auto& r : test::readPartition(RealKafka::shared().bootstrap(), offsets_topic_, p,
+                                               static_cast<size_t>(end), 10s))
+        if (r.key == key) out.insert(p);
+    }
+    return out;
+  }
+
+  fs::path dir_;
+  std::string topic_, name_, offsets_topic_, input_;
+};
+
+TEST_P(FileSourceInteropTest, KsinkResumesWhereConnectStoppedAndConnectWhereKsinkStopped) {
+  appendLines(0, 100);
+  ASSERT_NO_FATAL_FAILURE(runConnect(100));
+  if (!distributed()) {
+    ASSERT_TRUE(fs::exists(connectDir() / "offsets.dat"));
+  }
+
+  appendLines(100, 250);
+  ASSERT_NO_FATAL_FAILURE(runKsink(250));
+  EXPECT_EQ(values(), expected(250)) << "ksink resumed at Connect's position";
+
+  appendLines(250, 300);
+  ASSERT_NO_FATAL_FAILURE(runConnect(300));
+  EXPECT_EQ(values(), expected(300)) << "Connect resumed at ksink's position";
+  if (distributed()) {
+    EXPECT_EQ(offsetPartitions().size(), 1u) << "one partition for one key";
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Stores, FileSourceInteropTest,
+                         ::testing::Values(Store::kFile, Store::kTopic), [](const auto& info) {
+                           return info.param == Store::kFile ? "StandaloneFile"
+                                                             : "DistributedTopic";
+                         });
+
+}  // namespace
+}  // namespace ksink::it
