@@ -1,0 +1,189 @@
+// ksink's FileStreamSource in `ksink run` processes against the real broker: a file whose lines are
+// sequence numbers, appended at a steady rate while the process is killed (-9) and restarted —
+// in what reached Kafka no number is missing, and a kill replays less than an interval's worth;
+// graceful restarts replay nothing. And a source and a sink in one process: the file's lines
+// land as rows of a SQLite table.
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+#include <signal.h>
+
+#include <atomic>
+#include <fstream>
+#include <map>
+#include <thread>
+
+#include "child_process.h"
+#include "polling.h"
+#include "sqlite_query.h"
+#include "test_kafka.h"
+#include "topic_reader.h"
+
+namespace ksink::it {
+namespace {
+
+using namespace std::chrono_literals;
+namespace fs = std::filesystem;
+
+constexpr int kRatePerSecond = 2000;  // lines the writer appends
+constexpr int kFlushIntervalMs = 500;
+
+class FileSourceProcessTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = freshDir("file-source-process");
+    topic_ = uniqueName("seq");
+    name_ = uniqueName("file-seq");
+    input_ = (dir_ / "input.txt").string();
+    std::ofstream(input_).close();
+    RealKafka::shared().createTopic(topic_, 1);
+  }
+  void TearDown() override {
+    stop_writer_ = true;
+    if (writer_.joinable()) writer_.join();
+  }
+
+  // Appends "<i>\n" for i = 0 .. total-1 at kRatePerSecond, on a thread.
+  void startWriter(int total) {
+    writer_ = std::thread([this, total] {
+      std::ofstream out(input_, std::ios::app);
+      for (int i = 0; i < total && !stop_writer_; ++i) {
+        out << i << "\n";
+        if (i % 100 == 99) {
+          out.flush();
+          std::this_thread::sleep_for(std::chrono::milliseconds(100 * 1000 / kRatePerSecond));
+        }
+      }
+      out.flush();
+      written_ = true;
+    });
+  }
+
+  std::unique_ptr<ChildProcess> startKsink(const std::string& tag, const std::string& extra = "") {
+    const auto worker = dir_ / "worker.properties";
+    std::ofstream(worker) << fmt::format(
+        "bootstrap.servers={}\noffset.storage.topic={}-offsets\n"
+        "offset.storage.replication.factor=1\noffset.storage.partitions=3\n"
+        "offset.flush.interval.ms={}\nlisteners=\n",
+        RealKafka::shared().bootstrap(), name_, kFlushIntervalMs);
+    const auto connector = dir_ / "source.properties";
+    std::ofstream(connector) << fmt::format(
+        "name={}\nconnector.class=FileStreamSource\nfile={}\ntopic={}\n"
+        "value.converter=org.apache.kafka.connect.storage.StringConverter\n{}",
+        name_, input_, topic_, extra);
+    return std::make_unique<ChildProcess>(
+        std::vector<std::string>{KSINK_BIN, "run", worker.string(), connector.string()},
+        dir_ / (tag + ".log"));
+  }
+
+  int64_t produced() { return RealKafka::shared().endOffset({topic_, 0}); }
+
+  // How many times each number reached the topic.
+  std::map<int, int> counts() {
+    std::map<int, int> out;
+    for (const auto& r : test::readPartition(RealKafka::shared().bootstrap(), topic_, 0,
+                                             static_cast<size_t>(produced()), 30s))
+      ++out[std::stoi(r.value.value_or("-1"))];
+    return out;
+  }
+
+  // SIGTERM once the task runs (one sent before ksink set its handling up would just kill it).
+  void stopGracefully(ChildProcess& ksink) {
+    ASSERT_TRUE(waitUntil([&] { return ksink.log().find("started") != std::string::npos; }, 30s))
+        << ksink.log();
+    ksink.signal(SIGTERM);
+    ASSERT_EQ(ksink.wait(20s), 0) << ksink.log();
+  }
+
+  fs::path dir_;
+  std::string topic_, name_, input_;
+  std::thread writer_;
+  std::atomic<bool> stop_writer_{false}, written_{false};
+};
+
+TEST_F(FileSourceProcessTest, KillNineReplaysLessThanAnIntervalAndLosesNothing) {
+  constexpr int kTotal = 16000;  // 8 s of writing
+  startWriter(kTotal);
+  for (int round = 0; round < 3; ++round) {
+    auto ksink = startKsink(fmt::format("kill-{}", round));
+    const auto before = produced();
+    ASSERT_TRUE(waitUntil([&] { return produced() > before + 1000; }, 30s)) << ksink->log();
+    std::this_thread::sleep_for(std::chrono::milliseconds(300 + 400 * round));
+    ksink->signal(SIGKILL);
+    ksink->wait(10s);
+  }
+  auto last = startKsink("last");
+  ASSERT_TRUE(waitUntil([&] { return written_.load(); }, 60s));
+  ASSERT_TRUE(waitUntil([&] { return counts().size() == static_cast<size_t>(kTotal); }, 60s))
+      << "numbers in the topic: " << counts().size();
+  ASSERT_NO_FATAL_FAILURE(stopGracefully(*last));
+
+  const auto seen = counts();
+  int duplicates = 0;
+  for (int i = 0; i < kTotal; ++i) {
+    ASSERT_TRUE(seen.contains(i)) << i << " is missing";
+    duplicates += seen.at(i) - 1;
+  }
+  // Each kill replays at most what was produced since the last commit: an interval's worth of
+  // lines, plus the commit's own round trip (kFlushIntervalMs + 500 ms at kRatePerSecond).
+  const int bound = 3 * (kFlushIntervalMs + 500) * kRatePerSecond / 1000;
+  EXPECT_LE(duplicates, bound) << "3 kills";
+  RecordProperty("duplicates_after_3_kills", duplicates);
+}
+
+TEST_F(FileSourceProcessTest, GracefulRestartsReplayNothing) {
+  constexpr int kTotal = 8000;
+  startWriter(kTotal);
+  for (int round = 0; round < 3; ++round) {
+    auto ksink = startKsink(fmt::format("graceful-{}", round));
+    const auto before = produced();
+    ASSERT_TRUE(waitUntil([&] { return produced() > before + 500; }, 30s)) << ksink->log();
+    ASSERT_NO_FATAL_FAILURE(stopGracefully(*ksink));
+  }
+  auto last = startKsink("last");
+  ASSERT_TRUE(waitUntil([&] { return written_.load(); }, 60s));
+  ASSERT_TRUE(waitUntil([&] { return produced() >= kTotal; }, 60s)) << produced();
+  ASSERT_NO_FATAL_FAILURE(stopGracefully(*last));
+  const auto seen = counts();
+  ASSERT_EQ(seen.size(), static_cast<size_t>(kTotal));
+  for (const auto& [number, times] : seen) ASSERT_EQ(times, 1) << number << " twice";
+}
+
+TEST_F(FileSourceProcessTest, ASourceAndASinkInOneProcessMoveAFileIntoATable) {
+  std::ofstream(input_) << "alpha\nbeta\ngamma\n";
+  const auto db = (dir_ / "lines.db").string();
+  const auto worker = dir_ / "worker.properties";
+  std::ofstream(worker) << fmt::format(
+      "bootstrap.servers={}\noffset.storage.file.filename={}\noffset.flush.interval.ms=500\n"
+      "listeners=\nconsumer.session.timeout.ms=6000\n",
+      RealKafka::shared().bootstrap(), (dir_ / "connect.offsets").string());
+  const auto source = dir_ / "source.properties";
+  std::ofstream(source) << fmt::format(
+      "name={}-source\nconnector.class=org.apache.kafka.connect.file.FileStreamSourceConnector\n"
+      "file={}\ntopic={}\ntransforms=hoist\n"
+      "transforms.hoist.type=org.apache.kafka.connect.transforms.HoistField$Value\n"
+      "transforms.hoist.field=line\n",
+      name_, input_, topic_);
+  const auto sink = dir_ / "sink.properties";
+  std::ofstream(sink) << fmt::format(
+      "name={}-sink\nconnector.class=sqlite\nconnection.url=sqlite://{}\ntopics={}\n"
+      "table.name.format=lines\nauto.create=true\n",
+      name_, db, topic_);
+  ChildProcess ksink({KSINK_BIN, "run", worker.string(), source.string(), sink.string()},
+                     dir_ / "mixed.log");
+  ASSERT_TRUE(waitUntil(
+      [&] {
+        try {
+          return testing::queryRows(db, "SELECT count(*) FROM lines")[0][0] == "3";
+        } catch (const std::exception&) {
+          return false;
+        }
+      },
+      60s))
+      << ksink.log();
+  ASSERT_NO_FATAL_FAILURE(stopGracefully(ksink));
+  EXPECT_EQ(testing::queryRows(db, "SELECT line FROM lines ORDER BY line"),
+            (testing::Rows{{"alpha"}, {"beta"}, {"gamma"}}));
+}
+
+}  // namespace
+}  // namespace ksink::it
