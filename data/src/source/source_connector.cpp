@@ -2,6 +2,7 @@
 
 #include "ksink/converter.h"
 #include "ksink/transformation_chain.h"
+#include "source_offsets_codec.h"
 #include "source_task_adapter.h"
 
 namespace ksink {
@@ -28,9 +29,10 @@ void addSourceConnector(ConnectorRegistry& registry, SourceConnectorEntry entry,
                         const std::vector<std::string>& aliases) {
   ConfigDef def = sourceConnectorKeys();
   def.include(entry.config_def);
-  registry.addSource({std::move(entry.name), sourceDriverFactory(std::move(entry.factory)),
-                      std::move(def), std::move(entry.description)},
-                     aliases);
+  registry.addSource(
+      {std::move(entry.name), sourceDriverFactory(std::move(entry.factory)), std::move(def),
+       std::move(entry.description), parseSourceOffsets, sourcePartitionOf},
+      aliases);
 }
 
 std::unique_ptr<Worker> makeSourceWorker(const Config& config, SourceTaskFactory factory) {

@@ -14,6 +14,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "ksink/config.h"
@@ -59,6 +60,16 @@ class ConnectorRegistry {
     detail::SourceDriverFactory factory;
     ConfigDef config_def;  // the source's own keys
     std::string description;
+    // For `ksink offsets` (KIP-875's shapes), Connect's offset bytes as the data model writes
+    // them. `parse_offsets`: the entries (key bytes, value bytes or nullopt for a reset) a PATCH
+    // body {"offsets":[{"partition":{…},"offset":{…}|null},…]} asks for; throws ConfigException
+    // naming what is wrong. `partition_of`: the partition's JSON when `key` is an entry of
+    // `connector`, else nullopt.
+    std::function<std::vector<std::pair<std::string, std::optional<std::string>>>(
+        std::string_view connector, std::string_view body)>
+        parse_offsets = nullptr;
+    std::function<std::optional<std::string>(std::string_view connector, std::string_view key)>
+        partition_of = nullptr;
   };
   using Entry = SinkEntry;  // the name before sources came
 

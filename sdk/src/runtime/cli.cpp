@@ -26,9 +26,11 @@
 #include "ksink/connector_registry.h"
 #include "ksink/detail/config_parse.h"
 #include "ksink/worker.h"
+#include "offset_stores.h"
 #include "plugin_loader.h"
 #include "sink_connector_config.h"
 #include "source_connector_config.h"
+#include "source_offsets.h"
 #include "status_server.h"
 #include "unknown_keys.h"
 #include "worker_config.h"
@@ -293,15 +295,38 @@ OffsetMap parseOffsetAssignments(const std::vector<std::string>& items) {
   return out;
 }
 
+// A source connector's offsets as Connect's GET /connectors/<name>/offsets shows them; --set takes
+// its PATCH body, --reset is its DELETE.
+int sourceOffsets(const Connector& connector, bool reset,
+                  const std::vector<std::string>& assignments) {
+  const auto settings = SourceConnectorConfig::parse(connector.config);
+  const auto& name = settings.worker.name;
+  auto store = openOffsetStore(settings);
+  store->start();
+  if (reset || !assignments.empty()) {
+    if (!reset && assignments.size() != 1)
+      throw ConfigException({{"--set", std::string("a source connector takes one JSON body, ") +
+                                           R"({"offsets":[{"partition":{…},"offset":{…}},…]})"}});
+    if (settings.offsets_file.empty())
+      fmt::print(
+          "note: nothing in the offsets topic {} shows whether a task of {} runs; one that "
+          "does would overwrite this change at its next commit\n",
+          settings.offsets_topic, name);
+    std::optional<std::string> body;
+    if (!reset) body = assignments.front();
+    for (const auto& line : alterSourceOffsets(*connector.source, name, *store, body,
+                                               settings.worker.offset_flush_timeout))
+      fmt::print("{}\n", line);
+  }
+  fmt::print("{}\n", listSourceOffsets(*connector.source, name, *store));
+  return 0;
+}
+
 int offsets(const std::string& worker_file, const std::string& connector_file, bool reset,
             const std::vector<std::string>& assignments) {
   try {
     const auto connector = loadConnector(readWorker(worker_file), connector_file);
-    if (connector.source)
-      throw ConfigException(
-          {{"connector.class", fmt::format("{} is a source connector: `ksink offsets` shows and "
-                                           "changes sink connectors' offsets only, so far",
-                                           connector.className())}});
+    if (connector.source) return sourceOffsets(connector, reset, assignments);
     const auto settings = SinkConnectorConfig::parse(connector.config);
     if (reset || !assignments.empty()) {
       std::optional<OffsetMap> target;
@@ -331,7 +356,7 @@ int offsets(const std::string& worker_file, const std::string& connector_file, b
 }  // namespace
 
 int runCli(int argc, char** argv) {
-  CLI::App app{"ksink: Kafka sink connectors without a JVM"};
+  CLI::App app{"ksink: Kafka Connect's connectors without a JVM"};
   app.require_subcommand(1);
   std::string worker_file;
   std::vector<std::string> connector_files;
@@ -356,7 +381,9 @@ int runCli(int argc, char** argv) {
 
   std::string offsets_connector;
   auto* offsets_cmd = app.add_subcommand(
-      "offsets", "Show the connector's consumer group: committed offsets, end offsets, lag");
+      "offsets",
+      "Show a connector's offsets: a sink's consumer group (committed, end, lag); a source's "
+      "stored offsets, as Kafka Connect's GET /connectors/<name>/offsets");
   offsets_cmd->add_option("worker", worker_file, "worker .properties file")
       ->required()
       ->check(CLI::ExistingFile);
@@ -367,12 +394,14 @@ int runCli(int argc, char** argv) {
   std::vector<std::string> offsets_set;
   auto* reset_flag = offsets_cmd->add_flag(
       "--reset", offsets_reset,
-      "Forget the group's offsets and the sink's stored ones (the connector must be stopped)");
+      "Forget the connector's offsets: a sink's group's and stored ones, a source's stored ones "
+      "(the connector must be stopped)");
   offsets_cmd
       ->add_option(
           "--set", offsets_set,
-          "topic:partition=offset to commit, in the group and the sink's stored offsets (the "
-          "connector must be stopped)")
+          "A sink: topic:partition=offset to commit, in the group and the sink's stored offsets. "
+          "A source: Kafka Connect's PATCH body {\"offsets\":[{\"partition\":{…},\"offset\":{…}}]} "
+          "(a null offset resets that partition). The connector must be stopped")
       ->excludes(reset_flag);
 
   auto* version_cmd = app.add_subcommand("version", "Print the version");

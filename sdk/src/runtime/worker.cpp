@@ -10,10 +10,9 @@
 #include <vector>
 
 #include "clock.h"
-#include "file_offset_store.h"
+#include "offset_stores.h"
 #include "sink_connector_config.h"
 #include "source_connector_config.h"
-#include "topic_offset_store.h"
 #include "worker_config.h"
 #include "worker_sink_task.h"
 #include "worker_source_task.h"
@@ -47,14 +46,6 @@ TaskKind sinkKind(const Config& config, TaskFactory factory) {
           }};
 }
 
-// Connect standalone's file when one is named, else the offsets topic.
-std::shared_ptr<OffsetBackingStore> offsetStore(const SourceConnectorConfig& settings) {
-  if (!settings.offsets_file.empty()) return FileOffsetStore::forFile(settings.offsets_file);
-  return std::make_shared<TopicOffsetStore>(settings.client_properties, settings.offsets_topic,
-                                            settings.offsets_topic_partitions,
-                                            settings.offsets_topic_replication_factor);
-}
-
 TaskKind sourceKind(const Config& config, detail::SourceDriverFactory factory) {
   auto settings = SourceConnectorConfig::parse(config);
   return {"source", false,
@@ -62,7 +53,7 @@ TaskKind sourceKind(const Config& config, detail::SourceDriverFactory factory) {
             auto task = factory();
             if (!task) throw std::runtime_error("the task factory returned no task");
             return std::make_shared<WorkerSourceTask>(id, settings, config, std::move(task),
-                                                      offsetStore(settings), clock);
+                                                      openOffsetStore(settings), clock);
           }};
 }
 

@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
+#include <sys/file.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -50,9 +51,26 @@ std::shared_ptr<FileOffsetStore> FileOffsetStore::forFile(const std::string& pat
 
 FileOffsetStore::FileOffsetStore(std::string path) : path_(std::move(path)) {}
 
+FileOffsetStore::~FileOffsetStore() {
+  if (lock_fd_ >= 0) ::close(lock_fd_);  // releases the flock
+}
+
 void FileOffsetStore::start() {
   std::lock_guard lock(mutex_);
   if (loaded_) return;
+  const auto lock_path = path_ + ".lock";
+  lock_fd_ = ::open(lock_path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  if (lock_fd_ < 0)
+    throw std::runtime_error(
+        fmt::format("the offsets file's lock {}: {}", lock_path, std::strerror(errno)));
+  if (::flock(lock_fd_, LOCK_EX | LOCK_NB) != 0) {
+    ::close(lock_fd_);
+    lock_fd_ = -1;
+    throw std::runtime_error(fmt::format(
+        "the offsets file {} (offset.storage.file.filename) is in use by another process (it "
+        "holds {}): stop it first",
+        path_, lock_path));
+  }
   std::error_code ec;
   if (!std::filesystem::exists(path_, ec) || std::filesystem::file_size(path_, ec) == 0) {
     loaded_ = true;

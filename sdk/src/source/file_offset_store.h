@@ -9,7 +9,10 @@
 // (Connect starts over from no offsets); a missing or empty one means no offsets yet.
 //
 // One store per file per process, shared by every task naming it (forFile()); thread-safe. A write
-// is durable when write() returns, which calls `done` before returning.
+// is durable when write() returns, which calls `done` before returning. A started store holds an
+// exclusive lock (flock on <file>.lock) until it is destroyed: a second process — another ksink
+// running a connector on the file, or `ksink offsets` changing it — is refused while one runs,
+// since each rewrites the whole file and would undo the other's writes.
 #pragma once
 
 #include <memory>
@@ -25,6 +28,7 @@ class FileOffsetStore final : public OffsetBackingStore {
  public:
   static std::shared_ptr<FileOffsetStore> forFile(const std::string& path);
   explicit FileOffsetStore(std::string path);
+  ~FileOffsetStore() override;
 
   void start() override;  // loads the file once
   void write(const OffsetEntries& entries, Done done) override;
@@ -38,6 +42,7 @@ class FileOffsetStore final : public OffsetBackingStore {
   const std::string path_;
   mutable std::mutex mutex_;
   bool loaded_ = false;
+  int lock_fd_ = -1;
   JavaByteArrayMap entries_;
 };
 

@@ -6,6 +6,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 
@@ -89,8 +90,12 @@ TEST_F(FileOffsetStoreTest, WritesAreDurableReadableByANewStoreAndLeaveNoTempora
   EXPECT_EQ(reread.get("k1"), "v2");
   EXPECT_EQ(reread.get("k2"), std::nullopt);
   EXPECT_EQ(reread.keys(), std::vector<std::string>{"k1"});
-  EXPECT_EQ(std::distance(std::filesystem::directory_iterator(dir_), {}), 1)
-      << "only the offsets file";
+  std::vector<std::string> files;
+  for (const auto& f : std::filesystem::directory_iterator(dir_))
+    files.push_back(f.path().filename().string());
+  std::sort(files.begin(), files.end());
+  EXPECT_EQ(files, (std::vector<std::string>{"connect.offsets", "connect.offsets.lock"}))
+      << "no temporary file left";
 }
 
 TEST_F(FileOffsetStoreTest, AFileJavaWroteIsReadAndKeepsItsResetEntriesWhenRewritten) {
@@ -117,6 +122,22 @@ TEST_F(FileOffsetStoreTest, AnUnreadableFileStopsTheStartNamingIt) {
   } catch (const std::runtime_error& e) {
     EXPECT_NE(std::string(e.what()).find(path()), std::string::npos) << e.what();
   }
+}
+
+TEST_F(FileOffsetStoreTest, ASecondStoreOnAFileInUseIsRefusedUntilTheFirstIsGone) {
+  auto first = std::make_unique<FileOffsetStore>(path());
+  first->start();
+  FileOffsetStore second(path());
+  try {
+    second.start();
+    FAIL() << "started";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("in use by another process"), std::string::npos)
+        << e.what();
+  }
+  first.reset();
+  FileOffsetStore third(path());
+  EXPECT_NO_THROW(third.start());
 }
 
 TEST_F(FileOffsetStoreTest, TasksNamingOneFileShareOneStore) {
