@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <stdexcept>
 
 #include "connect_json_writer.h"
@@ -48,6 +49,30 @@ std::optional<std::string> headerBytes(const SchemaAndValue& header) {
     }
   }
 }
+
+// A partition's form up to key order and number types: entries sorted by key, numbers as doubles.
+Value normalized(const Value& value) {
+  switch (value.kind()) {
+    case Value::Kind::kInt:
+      return Value::floating(static_cast<double>(value.asInt()));
+    case Value::Kind::kArray: {
+      Value::Array out;
+      for (const auto& v : value.asArray()) out.push_back(normalized(v));
+      return Value::array(std::move(out));
+    }
+    case Value::Kind::kObject: {
+      Value::Object out;
+      for (const auto& [k, v] : value.asObject()) out.emplace_back(k, normalized(v));
+      std::sort(out.begin(), out.end(),
+                [](const auto& a, const auto& b) { return a.first < b.first; });
+      return Value::object(std::move(out));
+    }
+    default:
+      return value;
+  }
+}
+
+constexpr size_t kMaxCheckedKeys = 100000;
 
 std::string describe(const SourceRecord& record) {
   std::string out = fmt::format("topic {}", record.topic());
@@ -95,8 +120,33 @@ void SourceTaskAdapter::start(const Config& config, const detail::OffsetEntryRea
   tolerate_all_ = config.get("errors.tolerance").value_or("none") == "all";
   log_errors_ = config.get("errors.log.enable").value_or("false") == "true";
   log_include_messages_ = config.get("errors.log.include.messages").value_or("false") == "true";
+  for (const auto& key : offsets.keys()) {
+    try {
+      const auto parsed = offset_converter_->toConnectData("", key).value;
+      if (parsed.kind() == Value::Kind::kArray && parsed.asArray().size() == 2 &&
+          parsed.asArray()[0] == Value::string(connector_))
+        stored_partitions_.emplace(normalized(parsed.asArray()[1]).toJson(), key);
+    } catch (const std::exception&) {
+      // not an entry of Connect's shape
+    }
+  }
   task_->initialize(*this);
   task_->start(config);
+}
+
+bool SourceTaskAdapter::partitionKeyMismatch(const std::string& key) {
+  if (stored_partitions_.empty() || checked_keys_.size() >= kMaxCheckedKeys) return false;
+  if (!checked_keys_.insert(key).second || entries_->get(key)) return false;
+  const auto parsed = offset_converter_->toConnectData("", key).value;
+  const auto it = stored_partitions_.find(normalized(parsed.asArray()[1]).toJson());
+  if (it == stored_partitions_.end() || it->second == key) return false;
+  spdlog::warn(
+      "source connector {}: the task emits partition {}, which has no stored offset, while {} — "
+      "the same partition up to key order or number types — has one. The task builds its "
+      "partition differently from the one stored (in start() and poll(), or than an earlier "
+      "version): it will not resume from that offset",
+      connector_, key, it->second);
+  return true;
 }
 
 std::vector<detail::PolledRecord> SourceTaskAdapter::poll() {
@@ -110,6 +160,7 @@ std::vector<detail::PolledRecord> SourceTaskAdapter::poll() {
     polled.offset_key = offsetKey(*offset_converter_, connector_, record.sourcePartition());
     polled.offset_value = offsetValue(*offset_converter_, record.sourceOffset());
     polled.id = next_id_++;
+    polled.partition_key_mismatch = partitionKeyMismatch(polled.offset_key);
     try {
       polled.record = convert(record);
     } catch (const std::exception& e) {

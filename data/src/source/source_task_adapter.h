@@ -7,6 +7,12 @@
 // by Connect's JsonConverter with schemas off (compact, the maps' entries in the task's order);
 // read back the same way (whole numbers as int64, others as double).
 //
+// A partition the task emits that has no stored offset, while the store holds one for this
+// connector equal to it up to key order or number types (1 vs 1.0) — the classic bug of a
+// partition built one way in start() and another in poll(), or by an older version, which
+// silently starts over — is reported once per partition: a warning naming both keys, and the
+// record flagged for the runtime's count (Connect says nothing).
+//
 // errors.tolerance covers the transforms and the converters: under `all` a record that fails is
 // skipped (not produced, its offset committed once what precedes it is); under `none` it fails
 // the task. A partition or offset that is not a map of primitives fails the task (a bug in the
@@ -22,6 +28,7 @@
 #include <optional>
 #include <string>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "ksink/converter.h"
@@ -65,6 +72,8 @@ class SourceTaskAdapter final : public detail::SourceTaskDriver,
       const std::vector<SourceMap>& partitions) const override;
 
   std::optional<detail::ProducerRecordBytes> convert(const SourceRecord& record);
+  // True (and a warning) the first time `key` shows a partition mismatch, see above.
+  bool partitionKeyMismatch(const std::string& key);
 
   std::unique_ptr<SourceTask> task_;
   Config config_;
@@ -77,6 +86,9 @@ class SourceTaskAdapter final : public detail::SourceTaskDriver,
   bool tolerate_all_ = false;
   bool log_errors_ = false;
   bool log_include_messages_ = false;
+  // Stored keys of this connector by their partition's normalized form; keys already checked.
+  std::unordered_map<std::string, std::string> stored_partitions_;
+  std::unordered_set<std::string> checked_keys_;
   std::mutex records_mutex_;  // poll() and commitRecord() run on different threads
   std::unordered_map<uint64_t, SourceRecord> records_;  // returned, not yet commitRecord()ed
   uint64_t next_id_ = 0;

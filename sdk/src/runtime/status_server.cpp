@@ -126,6 +126,10 @@ std::string renderPrometheus(const std::vector<ConnectorStatus>& connectors) {
        [](const TaskStatus& t) { return t.counters.poll_batch_avg_time_ms; }},
       {"source", "source_task", "poll_batch_max_time_ms", "gauge", "Longest poll()",
        [](const TaskStatus& t) { return t.counters.poll_batch_max_time_ms; }},
+      {"source", "ksink", "source_partition_key_mismatches_total", "counter",
+       "Partitions emitted without a stored offset while one equal up to key order or number "
+       "types has one",
+       [](const TaskStatus& t) { return double(t.counters.source_partition_key_mismatches); }},
       {"source", "connector_task", "offset_commit_success_percentage", "gauge",
        "Share of offset commits that succeeded",
        [](const TaskStatus& t) {
@@ -143,7 +147,10 @@ std::string renderPrometheus(const std::vector<ConnectorStatus>& connectors) {
   };
   std::string out;
   for (const auto& m : metrics) {
-    const auto full = fmt::format("kafka_connect_{}_metrics_{}", m.group, m.name);
+    // Connect's metrics under Connect's names; ksink's own (group "ksink") under ksink_.
+    const auto full = std::string_view(m.group) == "ksink"
+                          ? fmt::format("ksink_{}", m.name)
+                          : fmt::format("kafka_connect_{}_metrics_{}", m.group, m.name);
     out += fmt::format("# HELP {} {}\n# TYPE {} {}\n", full, m.help, full, m.type);
     for (const auto& c : connectors) {
       if (*m.type_of_connector && c.type != m.type_of_connector) continue;

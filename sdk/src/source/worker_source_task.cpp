@@ -169,6 +169,7 @@ void WorkerSourceTask::sendRecords() {
       std::lock_guard lock(mutex_);
       for (; next_to_send_ < to_send_.size(); ++next_to_send_) {
         auto& r = to_send_[next_to_send_];
+        if (r.partition_key_mismatch) ++counters_.source_partition_key_mismatches;
         if (!r.record) {  // dropped: its offset counts as acknowledged at once
           if (r.skipped) {
             ++counters_.total_record_errors;

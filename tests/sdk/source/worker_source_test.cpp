@@ -14,6 +14,7 @@
 #include "ksink/source_connector.h"
 #include "mock_cluster.h"
 #include "polling.h"
+#include "status_server.h"
 #include "topic_offset_store.h"
 #include "topic_reader.h"
 #include "worker_runner.h"
@@ -36,6 +37,7 @@ struct Script {
   std::vector<std::string> calls;  // "commit", "commitRecord <seq> <kafka offset|none>"
   int commits = 0;
   int wakeups = 0;
+  SourceMap partition{{"stream", Value::string("s")}};
 };
 
 class SequenceSource final : public SourceTask {
@@ -44,8 +46,8 @@ class SequenceSource final : public SourceTask {
 
   void start(const Config& config) override {
     topic_ = config.getString("topic");
-    auto stored = context().offsetStorageReader().offset(partition());
     std::lock_guard lock(script_->mutex);
+    auto stored = context().offsetStorageReader().offset(partition());
     script_->resumed_from = stored;
     if (stored) next_ = stored->at(0).second.asInt() + 1;
   }
@@ -93,9 +95,9 @@ class SequenceSource final : public SourceTask {
 
   void stop() override {}
 
-  static SourceMap partition() { return {{"stream", Value::string("s")}}; }
-
  private:
+  SourceMap partition() const { return script_->partition; }
+
   std::shared_ptr<Script> script_;
   std::string topic_;
   int64_t next_ = 0;
@@ -293,8 +295,50 @@ TEST_F(WorkerSourceTest, StatusShowsASourceConnectorAndItsCounters) {
   EXPECT_EQ(status.tasks[0].counters.source_record_poll_total, 50u);
   EXPECT_EQ(status.tasks[0].counters.source_record_active_count, 0);
   EXPECT_GE(status.tasks[0].counters.offset_commit_completion_total, 1u);
+  const auto metrics = renderPrometheus({status});
+  EXPECT_NE(metrics.find(fmt::format("kafka_connect_source_task_metrics_source_record_write_total{{"
+                                     "connector=\"{}\",task=\"0\"}} 50",
+                                     name)),
+            std::string::npos)
+      << metrics;
+  EXPECT_EQ(metrics.find("kafka_connect_sink_task_metrics_sink_record_read_total{"),
+            std::string::npos)
+      << "no sink metrics for a source";
   w->stop();
   ASSERT_TRUE(run.waitFinished(10s));
+}
+
+TEST_F(WorkerSourceTest, APartitionThatDiffersFromAStoredOneOnlyInKeyOrderOrNumberTypeIsReported) {
+  // Stored as an earlier version built it: the keys in another order, the shard a double.
+  {
+    TopicOffsetStore store({{"bootstrap.servers", cluster.bootstrap()}}, offsets_topic, 1, 1);
+    store.start();
+    std::optional<std::optional<std::string>> done;
+    store.write({{R"([")" + name + R"(",{"stream":"s","shard":1.0}])", R"({"seq":49})"}},
+                [&](const auto& error) { done = error; });
+    while (!done) store.poll(100ms);
+    ASSERT_EQ(*done, std::nullopt);
+  }
+  script->partition = {{"shard", Value::integer(1)}, {"stream", Value::string("s")}};
+  script->limit = 10;
+  auto w = worker();
+  test::BackgroundRun run([&] { w->run(); });
+  ASSERT_TRUE(it::waitUntil(
+      [&] {
+        const auto s = w->status();
+        return !s.tasks.empty() && s.tasks[0].counters.source_record_write_total == 10;
+      },
+      10s));
+  const auto status = w->status();
+  EXPECT_EQ(status.tasks[0].counters.source_partition_key_mismatches, 1u) << "once per partition";
+  EXPECT_NE(
+      renderPrometheus({status}).find(fmt::format(
+          "ksink_source_partition_key_mismatches_total{{connector=\"{}\",task=\"0\"}} 1", name)),
+      std::string::npos);
+  w->stop();
+  ASSERT_TRUE(run.waitFinished(10s));
+  std::lock_guard lock(script->mutex);
+  EXPECT_FALSE(script->resumed_from) << "the stored offset is another partition's bytes";
 }
 
 TEST_F(WorkerSourceTest, ABadSourceConfigurationIsRefusedNamingTheKey) {

@@ -42,6 +42,9 @@ struct PolledRecord {
   std::optional<std::string> offset_value;
   uint64_t id = 0;       // handed back to commitRecord()
   bool skipped = false;  // it failed its transforms or conversion, under errors.tolerance=all
+  // Its partition has no stored offset, but one equal to it up to key order or number types has
+  // (reported once per partition: see SourceTaskAdapter).
+  bool partition_key_mismatch = false;
 };
 
 // Committed offset entries, by their key bytes. Only what was committed is visible.
