@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# The benchmark's peer: a real Kafka Connect standalone worker running the Debezium JDBC sink,
+# The benchmark's peer: a real Kafka Connect standalone worker running the Debezium JDBC sink (or,
+# with KSINK_PEER_CONNECTOR=file, Connect's own FileStreamSource: the source benchmark's peer),
 # for a benchmark program to launch, time and stop like ksink itself.
 #
 #   bench/peer/connect-sink.sh <workdir> <bootstrap> <connector.properties | key=value>...
@@ -30,7 +31,9 @@
 # with plain `java` gets, unless KSINK_PEER_HEAP holds flags (e.g. "-Xms256M -Xmx2G", which is
 # what Kafka's bin/connect-standalone.sh sets when KAFKA_HEAP_OPTS is unset).
 # Env: KSINK_PEER_HEAP (JVM flags, word-split), KSINK_PEER_LOG_LEVEL (root level, default WARN),
-# plus those of integration/debezium/fetch.sh.
+# KSINK_PEER_CONNECTOR (jdbc, the default, or file: the Connect 4.1.1 runtime with connect-file
+# from integration/debezium/fetch_connect_file.sh on plugin.path), plus those of
+# integration/debezium/fetch.sh.
 #
 # Connector keys (verified below with a PostgreSQL 15 table; the JDBC URL comes from the libpq
 # URL that integration/postgres/start.sh prints, postgresql://USER@HOST:PORT/DB ->
@@ -87,7 +90,12 @@ bootstrap="$2"
 shift 2
 
 connect_connector_properties "$wd/connector.properties" "$@" >/dev/null
-{ read -r libs; read -r plugins; } < <("$debezium/fetch.sh" jdbc)
+case "${KSINK_PEER_CONNECTOR:-jdbc}" in
+  jdbc) { read -r libs; read -r plugins; } < <("$debezium/fetch.sh" jdbc) ;;
+  file) { read -r libs; read -r _; } < <("$debezium/fetch.sh")
+        plugins="$("$debezium/fetch_connect_file.sh" 2>/dev/null)" ;;
+  *) echo "$log_tag: KSINK_PEER_CONNECTOR must be jdbc or file" >&2; exit 2 ;;
+esac
 [[ -d $libs && -d $plugins ]] || { echo "$log_tag: fetch.sh printed no directories" >&2; exit 1; }
 
 port="$(connect_free_port)"

@@ -16,7 +16,17 @@ void appendString(std::string& out, std::string_view s,
                   JsonSpelling spelling = JsonSpelling::kConnect) {
   const char* hex = spelling == JsonSpelling::kConnect ? "0123456789ABCDEF" : "0123456789abcdef";
   out += '"';
-  for (const char c : s) {
+  // Runs that need no escape go in whole (most text is one run).
+  while (!s.empty()) {
+    size_t run = 0;
+    while (run < s.size() && static_cast<unsigned char>(s[run]) >= 0x20 && s[run] != '"' &&
+           s[run] != '\\')
+      ++run;
+    out.append(s.data(), run);
+    s.remove_prefix(run);
+    if (s.empty()) break;
+    const char c = s.front();
+    s.remove_prefix(1);
     const auto u = static_cast<unsigned char>(c);
     switch (c) {
       case '"':

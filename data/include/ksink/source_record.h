@@ -67,6 +67,7 @@ class SourceRecord {
   const SchemaAndValue& valueAndSchema() const { return value_; }
 
  private:
+  friend class SourceTaskAdapter;  // moves a record's data out once nothing needs the record
   std::optional<SourceMap> source_partition_;
   std::optional<SourceMap> source_offset_;
   std::string topic_;

@@ -2,9 +2,10 @@
 // names and meanings).
 //
 // Call order: initialize(ctx) → start(config) → poll()* → stop() on the task's own thread;
-// meanwhile commitRecord(record, metadata) and commit() on the runtime's service thread, as
+// meanwhile commitRecord(record, metadata) and commit() mostly on the runtime's service thread, as
 // Connect calls them from its producer and committer threads (a task that shares state between
-// them and poll() guards it).
+// them and poll() guards it; the runtime never holds a lock of its own while it calls the task, so
+// such a guard cannot deadlock with it).
 // poll() returns the next records, or none when nothing is ready; it may block a while, but
 // should return soon after wakeup() (called from another thread when the task is to stop: unlike
 // Connect, ksink tells a task blocked in poll() so it can stop within
@@ -45,6 +46,7 @@ class SourceTask {
                             const std::optional<RecordMetadata>& metadata) {
     (void)record;
     (void)metadata;
+    commit_record_overridden_ = false;  // the runtime stops keeping records for this call
   }
   virtual void stop() = 0;
   virtual std::string version() const { return "unknown"; }
@@ -53,7 +55,9 @@ class SourceTask {
   SourceTaskContext& context() const { return *context_; }
 
  private:
+  friend class SourceTaskAdapter;
   SourceTaskContext* context_ = nullptr;
+  bool commit_record_overridden_ = true;  // until the default commitRecord() has run
 };
 
 }  // namespace ksink

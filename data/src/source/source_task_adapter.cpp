@@ -116,6 +116,7 @@ void SourceTaskAdapter::start(const Config& config, const detail::OffsetEntryRea
   key_converter_ = Converter::create(config, true);
   value_converter_ = Converter::create(config, false);
   offset_converter_ = offsetConverter();
+  reader_converter_ = offsetConverter();
   chain_ = TransformationChain(config);
   tolerate_all_ = config.get("errors.tolerance").value_or("none") == "all";
   log_errors_ = config.get("errors.log.enable").value_or("false") == "true";
@@ -154,15 +155,24 @@ std::vector<detail::PolledRecord> SourceTaskAdapter::poll() {
   std::vector<detail::PolledRecord> out;
   out.reserve(records.size());
   for (auto& record : records) {
-    requirePrimitives(record.sourcePartition(), "partition");
-    requirePrimitives(record.sourceOffset(), "offset");
     detail::PolledRecord polled;
-    polled.offset_key = offsetKey(*offset_converter_, connector_, record.sourcePartition());
+    if (!last_key_.empty() && record.sourcePartition() == last_partition_) {
+      polled.offset_key = last_key_;
+    } else {
+      requirePrimitives(record.sourcePartition(), "partition");
+      polled.offset_key = offsetKey(*offset_converter_, connector_, record.sourcePartition());
+      last_partition_ = record.sourcePartition();
+      last_key_ = polled.offset_key;
+    }
+    requirePrimitives(record.sourceOffset(), "offset");
     polled.offset_value = offsetValue(*offset_converter_, record.sourceOffset());
     polled.id = next_id_++;
+    // A task that keeps SourceTask's commitRecord() needs no record back: its data is moved into
+    // the conversion instead of kept (known after the first call; until then records are kept).
+    const bool keep = task_->commit_record_overridden_;
     polled.partition_key_mismatch = partitionKeyMismatch(polled.offset_key);
     try {
-      polled.record = convert(record);
+      polled.record = convert(record, keep);
     } catch (const std::exception& e) {
       if (!tolerate_all_)
         throw std::runtime_error(fmt::format(
@@ -174,23 +184,32 @@ std::vector<detail::PolledRecord> SourceTaskAdapter::poll() {
         spdlog::error("source record skipped (errors.tolerance=all): {}{}", e.what(),
                       log_include_messages_ ? " — " + describe(record) : "");
     }
-    {
+    if (keep) {
       std::lock_guard lock(records_mutex_);
-      records_.emplace(polled.id, std::move(record));
+      if (records_.empty()) records_base_ = polled.id;
+      records_.resize(polled.id - records_base_);  // ids of records not kept, in between
+      records_.emplace_back(std::move(record));
     }
     out.push_back(std::move(polled));
   }
   return out;
 }
 
-std::optional<detail::ProducerRecordBytes> SourceTaskAdapter::convert(const SourceRecord& record) {
+std::optional<detail::ProducerRecordBytes> SourceTaskAdapter::convert(SourceRecord& record,
+                                                                      bool keep) {
   ConnectRecord connect;
-  connect.topic = record.topic();
+  connect.topic = record.topic_;  // copied: a failure's report names it
   connect.partition = record.kafkaPartition();
   connect.timestamp = record.timestamp();
-  connect.key = record.keyAndSchema();
-  connect.value = record.valueAndSchema();
-  connect.headers = record.headers();
+  if (keep) {
+    connect.key = record.key_;
+    connect.value = record.value_;
+    connect.headers = record.headers_;
+  } else {
+    connect.key = std::move(record.key_);
+    connect.value = std::move(record.value_);
+    connect.headers = std::move(record.headers_);
+  }
   auto transformed = chain_.apply(std::move(connect));
   if (!transformed) return std::nullopt;
   // Connect's checkAndConvertTimestamp: -1 is no timestamp, any other negative one is refused.
@@ -213,19 +232,24 @@ void SourceTaskAdapter::commitRecord(uint64_t id, const std::optional<RecordMeta
   std::optional<SourceRecord> record;
   {
     std::lock_guard lock(records_mutex_);
-    auto it = records_.find(id);
-    if (it == records_.end()) return;
-    record.emplace(std::move(it->second));
-    records_.erase(it);
+    if (id < records_base_ || id - records_base_ >= records_.size()) return;
+    record = std::move(records_[id - records_base_]);
+    records_[id - records_base_].reset();
+    while (!records_.empty() && !records_.front()) {
+      records_.pop_front();
+      ++records_base_;
+    }
   }
-  task_->commitRecord(*record, metadata);
+  if (record) task_->commitRecord(*record, metadata);
+  // (records not kept belong to a task whose commitRecord() does nothing)
 }
 
 std::optional<SourceMap> SourceTaskAdapter::offset(const SourceMap& partition) const {
-  const auto stored = entries_->get(offsetKey(*offset_converter_, connector_, partition));
+  std::lock_guard lock(reader_mutex_);
+  const auto stored = entries_->get(offsetKey(*reader_converter_, connector_, partition));
   if (!stored) return std::nullopt;
   try {
-    auto value = offset_converter_->toConnectData("", *stored).value;
+    auto value = reader_converter_->toConnectData("", *stored).value;
     if (value.kind() == Value::Kind::kObject) return std::move(value.asObject());
     spdlog::error("the stored offset of partition {} is not a map: {}",
                   Value::object(partition).toJson(), *stored);

@@ -23,6 +23,7 @@
 #pragma once
 
 #include <cstdint>
+#include <deque>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -71,7 +72,8 @@ class SourceTaskAdapter final : public detail::SourceTaskDriver,
   std::vector<std::pair<SourceMap, SourceMap>> offsets(
       const std::vector<SourceMap>& partitions) const override;
 
-  std::optional<detail::ProducerRecordBytes> convert(const SourceRecord& record);
+  // `keep`: the record is kept for commitRecord(), so its data is copied, not moved out.
+  std::optional<detail::ProducerRecordBytes> convert(SourceRecord& record, bool keep);
   // True (and a warning) the first time `key` shows a partition mismatch, see above.
   bool partitionKeyMismatch(const std::string& key);
 
@@ -81,7 +83,13 @@ class SourceTaskAdapter final : public detail::SourceTaskDriver,
   const detail::OffsetEntryReader* entries_ = nullptr;
   std::unique_ptr<Converter> key_converter_;
   std::unique_ptr<Converter> value_converter_;
-  std::unique_ptr<Converter> offset_converter_;
+  std::unique_ptr<Converter> offset_converter_;  // the task thread's (poll())
+  // The OffsetStorageReader's own, since a task may read offsets from commitRecord() too.
+  mutable std::mutex reader_mutex_;
+  std::unique_ptr<Converter> reader_converter_;
+  // The last partition poll() serialized, and its key (most records share their partition).
+  std::optional<SourceMap> last_partition_;
+  std::string last_key_;
   TransformationChain chain_;
   bool tolerate_all_ = false;
   bool log_errors_ = false;
@@ -90,7 +98,9 @@ class SourceTaskAdapter final : public detail::SourceTaskDriver,
   std::unordered_map<std::string, std::string> stored_partitions_;
   std::unordered_set<std::string> checked_keys_;
   std::mutex records_mutex_;  // poll() and commitRecord() run on different threads
-  std::unordered_map<uint64_t, SourceRecord> records_;  // returned, not yet commitRecord()ed
+  // Returned, not yet commitRecord()ed, by id from records_base_ (ids count up).
+  std::deque<std::optional<SourceRecord>> records_;
+  uint64_t records_base_ = 0;
   uint64_t next_id_ = 0;
 };
 

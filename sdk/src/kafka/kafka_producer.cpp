@@ -84,11 +84,23 @@ KafkaProducer::Send KafkaProducer::send(const detail::ProducerRecordBytes& recor
     fields[n++].u.headers = headers;
   }
   ErrorHandle error(rd_kafka_produceva(rk_.get(), fields, n));
-  if (!error) return Send::kQueued;
+  if (!error) {
+    if (known_topics_.insert(record.topic).second) learnTopic(record.topic);
+    return Send::kQueued;
+  }
   if (headers) rd_kafka_headers_destroy(headers);  // only owned by librdkafka when queued
   if (rd_kafka_error_code(error.get()) == RD_KAFKA_RESP_ERR__QUEUE_FULL) return Send::kQueueFull;
   throw std::runtime_error(fmt::format("Kafka refused a record for {}: {}", record.topic,
                                        rd_kafka_error_string(error.get())));
+}
+
+// librdkafka 2.0.2's idempotent producer asks for a new topic's partitions only at its next
+// one-second topic scan, so the first records of each topic would wait up to a second: ask now.
+void KafkaProducer::learnTopic(const std::string& topic) {
+  rd_kafka_topic_t* rkt = rd_kafka_topic_new(rk_.get(), topic.c_str(), nullptr);
+  const rd_kafka_metadata_t* md = nullptr;
+  if (!rd_kafka_metadata(rk_.get(), 0, rkt, &md, 5000)) rd_kafka_metadata_destroy(md);
+  rd_kafka_topic_destroy(rkt);
 }
 
 void KafkaProducer::poll(std::chrono::milliseconds timeout) {

@@ -2,9 +2,9 @@
 // back through a callback with the token each record was sent with. A source task's records go
 // through one; so do the offsets a source connector stores in its offsets topic.
 //
-// send(), poll() and flush() on one thread (the owner's); the delivery callback runs inside
-// poll() and flush(), on that thread. Never throws from the callback's caller into librdkafka:
-// the callback must not throw.
+// send() may run on one thread while poll() serves acknowledgements on another (librdkafka's
+// producer is thread-safe); the delivery callback runs inside poll() and flush(), on the calling
+// thread, and must not throw (an exception from it is caught and logged).
 #pragma once
 
 #include <chrono>
@@ -13,6 +13,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 
 #include "ksink/detail/source_task_driver.h"
@@ -53,7 +54,10 @@ class KafkaProducer {
   struct Deleter {
     void operator()(rd_kafka_s* rk) const;
   };
-  std::unique_ptr<Delivery> on_delivery_;  // its address is librdkafka's opaque
+  void learnTopic(const std::string& topic);
+
+  std::set<std::string, std::less<>> known_topics_;  // send()'s
+  std::unique_ptr<Delivery> on_delivery_;            // its address is librdkafka's opaque
   std::unique_ptr<rd_kafka_s, Deleter> rk_;
 };
 

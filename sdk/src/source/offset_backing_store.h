@@ -5,8 +5,8 @@
 // (FileOffsetStore).
 //
 // get() and keys() show what was stored when start() read it plus what write() has since made
-// durable, nothing else: a task reads only committed offsets. start(), write() and poll() on the
-// owning task's thread; get() and keys() on that thread too (a task reads its offsets there).
+// durable, nothing else: a task reads only committed offsets. Not thread-safe by itself (the file
+// store is, being shared): its task serialises the calls under its lock.
 #pragma once
 
 #include <chrono>

@@ -119,7 +119,7 @@ SourceConnectorConfig SourceConnectorConfig::parse(const Config& raw,
   producer.try_emplace("enable.idempotence", "true");
   producer.try_emplace("partitioner", "murmur2_random");
   producer.try_emplace("message.timeout.ms", "0");  // Connect: delivery.timeout.ms=MAX
-  producer.try_emplace("queue.buffering.max.kbytes", "16384");
+  producer.try_emplace("queue.buffering.max.kbytes", "4096");
   producer.try_emplace("client.id", "connector-producer-" + out.worker.name);
   ConfHandle scratch(rd_kafka_conf_new());
   char errstr[512];

@@ -21,7 +21,7 @@ struct SourceConnectorConfig {
   // The task's producer (client.id gets the task number appended): Connect's settings — acks=all,
   // no duplicates from retries (idempotence), Java's murmur2 partitioner, deliveries retried
   // without end — under the worker's producer.* and the connector's producer.override.*, and a
-  // byte budget (buffer.memory, 16 MiB by default) beyond which the task is not polled.
+  // byte budget (buffer.memory, 4 MiB by default) beyond which the task is not polled.
   std::map<std::string, std::string> producer_properties;
 
   // Where the connector's offsets are kept: the standalone file if one is named, else the topic.

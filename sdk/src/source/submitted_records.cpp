@@ -2,30 +2,40 @@
 
 namespace ksink {
 
-uint64_t SubmittedRecords::submit(std::string offset_key, std::optional<std::string> offset_value) {
-  const uint64_t seq = next_seq_++;
-  partitions_[std::move(offset_key)].push_back({seq, std::move(offset_value)});
-  outstanding_.insert(seq);
+SubmittedRecords::Handle SubmittedRecords::submit(const std::string& offset_key,
+                                                  std::optional<std::string> offset_value) {
+  if (last_ == partitions_.end() || last_->first != offset_key)
+    last_ = partitions_.try_emplace(offset_key).first;
+  auto& entry = last_->second.emplace_back();
+  entry.value = std::move(offset_value);
   ++pending_;
-  return seq;
+  ++unacknowledged_;
+  return &entry;
 }
 
-void SubmittedRecords::ack(uint64_t seq) {
-  if (outstanding_.erase(seq) > 0) acked_.insert(seq);
+void SubmittedRecords::ack(Handle record) {
+  if (record->acked) return;
+  record->acked = true;
+  --unacknowledged_;
 }
 
 OffsetEntries SubmittedRecords::committable() {
   OffsetEntries out;
   for (auto it = partitions_.begin(); it != partitions_.end();) {
     auto& records = it->second;
-    std::optional<Entry> last;
-    while (!records.empty() && acked_.erase(records.front().seq) > 0) {
-      last = std::move(records.front());
+    std::optional<std::optional<std::string>> last;
+    while (!records.empty() && records.front().acked) {
+      last = std::move(records.front().value);
       records.pop_front();
       --pending_;
     }
-    if (last) out.insert_or_assign(it->first, std::move(last->value));
-    it = records.empty() ? partitions_.erase(it) : std::next(it);
+    if (last) out.insert_or_assign(it->first, std::move(*last));
+    if (records.empty()) {
+      if (last_ == it) last_ = partitions_.end();
+      it = partitions_.erase(it);
+    } else {
+      ++it;
+    }
   }
   return out;
 }

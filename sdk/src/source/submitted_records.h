@@ -8,15 +8,15 @@
 // dropped it, or it was skipped under errors.tolerance=all) is acknowledged at once, so its offset
 // is committed like a written one's — unlike Connect, which never commits those (KAFKA-15296).
 //
-// Not thread-safe: the task's thread submits, acknowledges and harvests.
+// submit() returns the record's handle; ack() it once, before committable() harvests it (the
+// handle stays valid until then). Not thread-safe: the caller serialises the calls.
 #pragma once
 
-#include <cstdint>
+#include <cstddef>
 #include <deque>
 #include <map>
 #include <optional>
 #include <string>
-#include <unordered_set>
 
 namespace ksink {
 
@@ -25,28 +25,29 @@ using OffsetEntries = std::map<std::string, std::optional<std::string>>;
 
 class SubmittedRecords {
  public:
-  // Returns the record's sequence number, for ack().
-  uint64_t submit(std::string offset_key, std::optional<std::string> offset_value);
-  // The record was acknowledged (or will never be sent). Idempotent.
-  void ack(uint64_t seq);
+  struct Entry {
+    std::optional<std::string> value;
+    bool acked = false;
+  };
+  using Handle = Entry*;
+
+  Handle submit(const std::string& offset_key, std::optional<std::string> offset_value);
+  // The record was acknowledged (or will never be sent). Twice is harmless until it is harvested.
+  void ack(Handle record);
   // Removes the acknowledged prefix of every partition and returns, per partition that had one,
   // the offset of its last record.
   OffsetEntries committable();
-  // Records submitted and not yet harvested by committable() (Connect's
-  // source-record-active-count counts those not yet acknowledged; see unacknowledged()).
+  // Records submitted and not yet harvested by committable().
   size_t pending() const { return pending_; }
-  size_t unacknowledged() const { return outstanding_.size(); }
+  // Records submitted and not yet acknowledged (Connect's source-record-active-count).
+  size_t unacknowledged() const { return unacknowledged_; }
 
  private:
-  struct Entry {
-    uint64_t seq;
-    std::optional<std::string> value;
-  };
-  std::map<std::string, std::deque<Entry>> partitions_;
-  std::unordered_set<uint64_t> outstanding_;  // submitted, not acknowledged
-  std::unordered_set<uint64_t> acked_;        // acknowledged, not yet harvested
-  uint64_t next_seq_ = 0;
+  using Partitions = std::map<std::string, std::deque<Entry>>;
+  Partitions partitions_;  // a deque keeps its elements in place as its ends change
+  Partitions::iterator last_ = partitions_.end();  // most records go to the partition before
   size_t pending_ = 0;
+  size_t unacknowledged_ = 0;
 };
 
 }  // namespace ksink

@@ -54,7 +54,9 @@ void TopicOffsetStore::start() {
   properties["acks"] = "all";
   properties["enable.idempotence"] = "true";
   properties["partitioner"] = "murmur2_random";
-  properties["message.timeout.ms"] = "0";
+  // Bounded, unlike Connect's: a write that cannot be delivered fails (its entries go back for
+  // the next cycle) instead of piling up behind a broker that stays away.
+  properties["message.timeout.ms"] = "60000";
   properties["linger.ms"] = "0";
   producer_ = std::make_unique<KafkaProducer>(
       properties, [this](uint64_t token, const std::optional<std::string>& error,
@@ -76,6 +78,7 @@ void TopicOffsetStore::readToEnd() {
   properties["group.id"] = "ksink-offsets-reader";  // never joins: partitions are assigned
   properties["enable.auto.commit"] = "false";
   properties["enable.partition.eof"] = "false";
+  properties["isolation.level"] = "read_committed";  // Connect's offsets consumers read so
   auto rk = makeClient(RD_KAFKA_CONSUMER, properties);
   const auto until = std::chrono::steady_clock::now() + read_timeout_;
   const auto left = [&] {
@@ -123,15 +126,28 @@ void TopicOffsetStore::readToEnd() {
   if (auto err = rd_kafka_assign(rk.get(), assignment.get()))
     throw std::runtime_error(fmt::format("offsets topic {}: {}", topic_, rd_kafka_err2str(err)));
   size_t records = 0;
-  while (!ends.empty()) {
+  // Done when each partition's position reached its end: a transaction marker, an aborted or a
+  // compacted-away record may hold the last offsets, so no record need come at end − 1.
+  auto reached = [&] {
+    PartitionList positions(rd_kafka_topic_partition_list_new(static_cast<int>(ends.size())));
+    for (const auto& [p, end] : ends)
+      rd_kafka_topic_partition_list_add(positions.get(), topic_.c_str(), p);
+    rd_kafka_position(rk.get(), positions.get());
+    for (int i = 0; i < positions->cnt; ++i)
+      if (positions->elems[i].offset >= 0 &&
+          positions->elems[i].offset >= ends.at(positions->elems[i].partition))
+        ends.erase(positions->elems[i].partition);
+    return ends.empty();
+  };
+  while (!reached()) {
     if (left().count() <= 0)
       throw std::runtime_error(fmt::format("offsets topic {}: not read to its end within {} ms",
                                            topic_, read_timeout_.count()));
     MessagePtr m(rd_kafka_consumer_poll(rk.get(), 100));
     if (!m) continue;
     if (m->err) {
-      if (m->err == RD_KAFKA_RESP_ERR__PARTITION_EOF) continue;
-      spdlog::warn("offsets topic {}: {}", topic_, rd_kafka_message_errstr(m.get()));
+      if (m->err != RD_KAFKA_RESP_ERR__PARTITION_EOF)
+        spdlog::warn("offsets topic {}: {}", topic_, rd_kafka_message_errstr(m.get()));
       continue;
     }
     ++records;
@@ -143,8 +159,6 @@ void TopicOffsetStore::readToEnd() {
       else
         entries_.erase(key);  // a tombstone: the offset was reset
     }
-    if (auto it = ends.find(m->partition); it != ends.end() && m->offset + 1 >= it->second)
-      ends.erase(it);
   }
   rd_kafka_consumer_close(rk.get());
   spdlog::info("offsets topic {}: read {} record(s), {} entries", topic_, records, entries_.size());
@@ -159,8 +173,12 @@ void TopicOffsetStore::write(const OffsetEntries& entries, Done done) {
   for (const auto& [key, value] : entries) {
     detail::ProducerRecordBytes record{topic_, std::nullopt, key, value, {}, std::nullopt};
     try {
-      while (producer_->send(record, id) == KafkaProducer::Send::kQueueFull)
-        producer_->poll(std::chrono::milliseconds(10));
+      // A full queue fails the write (it is retried with the newest offsets next cycle) rather
+      // than waiting here, where the caller holds its task's lock.
+      if (producer_->send(record, id) == KafkaProducer::Send::kQueueFull) {
+        if (!w.error) w.error = "the offsets producer's queue is full";
+        --w.remaining;
+      }
     } catch (const std::exception& e) {
       if (!w.error) w.error = e.what();
       --w.remaining;

@@ -24,10 +24,10 @@ std::string describe(std::exception_ptr failure) {
   }
 }
 
-// The store as the task reads it: under the task's lock, since the service thread writes to it.
+// The store as the task reads it: under the worker's lock, since the service thread writes to it.
 class LockedReader final : public detail::OffsetEntryReader {
  public:
-  LockedReader(const detail::OffsetEntryReader& store, std::recursive_mutex& mutex)
+  LockedReader(const detail::OffsetEntryReader& store, std::mutex& mutex)
       : store_(store), mutex_(mutex) {}
   std::optional<std::string> get(std::string_view key) const override {
     std::lock_guard lock(mutex_);
@@ -40,7 +40,7 @@ class LockedReader final : public detail::OffsetEntryReader {
 
  private:
   const detail::OffsetEntryReader& store_;
-  std::recursive_mutex& mutex_;
+  std::mutex& mutex_;
 };
 
 }  // namespace
@@ -63,7 +63,12 @@ void WorkerSourceTask::stop(Clock::time_point deadline) {
   int64_t expected = 0;
   stop_deadline_ns_.compare_exchange_strong(expected, deadline.time_since_epoch().count());
   stopping_ = true;
-  task_->wake();
+  wakeTask();
+}
+
+void WorkerSourceTask::wakeTask() {
+  std::lock_guard lock(task_state_mutex_);
+  if (task_started_ && !task_stopped_) task_->wake();
 }
 
 void WorkerSourceTask::run() {
@@ -74,11 +79,20 @@ void WorkerSourceTask::run() {
     props["client.id"] += fmt::format("-{}", id_);
     producer_ = std::make_unique<KafkaProducer>(
         props, [this](uint64_t token, const std::optional<std::string>& error,
-                      const RecordMetadata& metadata) { onDelivery(token, error, metadata); });
-    store_->start();
+                      const RecordMetadata& metadata) {
+          deliveries_.push_back({token, error, metadata});
+        });
+    {
+      std::lock_guard lock(mutex_);
+      store_->start();
+    }
     if (!stopping_) {
       task_->start(config_, reader);
-      started_ = true;
+      {
+        std::lock_guard lock(task_state_mutex_);
+        task_started_ = true;
+      }
+      if (stopping_) wakeTask();  // a stop that came during start()
       spdlog::info("source task {}-{} started (version {})", settings_.worker.name, id_,
                    task_->version());
       publish("RUNNING");
@@ -98,19 +112,19 @@ void WorkerSourceTask::run() {
 
 void WorkerSourceTask::serve() {
   while (!service_stopping_) {
-    producer_->poll(kIdleWait);  // acknowledgements: onDelivery, under the lock
-    bool committed = false;
+    producer_->poll(kIdleWait);  // acknowledgements, into deliveries_
+    Committed committed;
+    bool commit_due = false;
     {
       std::lock_guard lock(mutex_);
+      applyDeliveries(committed);
       harvest();
       commits_.tick();
       store_->poll(std::chrono::milliseconds(0));
-      committed = commits_.takeCommitted();
-      counters_.offset_commit_seq_no = commits_.counters().seq_no;
-      counters_.offset_commit_completion_total = commits_.counters().completions;
-      counters_.offset_commit_failure_total = commits_.counters().failures;
+      commit_due = commits_.takeCommitted();
     }
-    if (committed) {
+    callCommitRecord(committed);
+    if (commit_due) {
       try {
         task_->commit();
       } catch (const std::exception& e) {
@@ -163,9 +177,9 @@ void WorkerSourceTask::iteration() {
 
 void WorkerSourceTask::sendRecords() {
   while (next_to_send_ < to_send_.size() && !stopping_) {
+    Committed dropped;
     {
-      // Held from send() to the record's registration: its acknowledgement, served on the
-      // service thread, waits for it.
+      // Held from send() to the record's registration: its acknowledgement is applied under it.
       std::lock_guard lock(mutex_);
       for (; next_to_send_ < to_send_.size(); ++next_to_send_) {
         auto& r = to_send_[next_to_send_];
@@ -175,58 +189,66 @@ void WorkerSourceTask::sendRecords() {
             ++counters_.total_record_errors;
             ++counters_.total_records_skipped;
           }
-          submitted_.ack(submitted_.submit(std::move(r.offset_key), std::move(r.offset_value)));
-          recordCommitted(r.id, std::nullopt);
+          submitted_.ack(submitted_.submit(r.offset_key, std::move(r.offset_value)));
+          dropped.emplace_back(r.id, std::nullopt);
           continue;
         }
-        const uint64_t token = next_token_++;
+        const uint64_t token = in_flight_base_ + in_flight_.size();
         if (producer_->send(*r.record, token) == KafkaProducer::Send::kQueueFull) break;
-        const uint64_t seq = submitted_.submit(std::move(r.offset_key), std::move(r.offset_value));
-        in_flight_.emplace(token, Sent{seq, r.id});
+        in_flight_.push_back({submitted_.submit(r.offset_key, std::move(r.offset_value)), r.id});
       }
     }
+    callCommitRecord(dropped);
     // The byte budget is spent: the service thread serves acknowledgements meanwhile.
     if (next_to_send_ < to_send_.size()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
   }
 }
 
-void WorkerSourceTask::onDelivery(uint64_t token, const std::optional<std::string>& error,
-                                  const RecordMetadata& metadata) {
-  std::lock_guard lock(mutex_);
-  auto it = in_flight_.find(token);
-  if (it == in_flight_.end()) return;
-  const Sent sent = it->second;
-  in_flight_.erase(it);
-  if (!error) {
-    ++counters_.source_record_write_total;
-    submitted_.ack(sent.seq);
-    recordCommitted(sent.record_id, metadata);
-    return;
+void WorkerSourceTask::applyDeliveries(Committed& committed) {
+  for (auto& d : deliveries_) {
+    if (d.token < in_flight_base_ || d.token - in_flight_base_ >= in_flight_.size()) continue;
+    auto& sent = in_flight_[d.token - in_flight_base_];
+    if (sent.done) continue;
+    sent.done = true;
+    if (!d.error) {
+      ++counters_.source_record_write_total;
+      submitted_.ack(sent.handle);
+      committed.emplace_back(sent.record_id, std::move(d.metadata));
+      continue;
+    }
+    if (producer_closing_) continue;  // purged by a cancel: nothing more is committed anyway
+    ++counters_.total_record_errors;
+    if (!settings_.tolerate_all) {
+      // Never acknowledged: nothing past it is committed, and the task fails.
+      if (!send_failure_)
+        send_failure_ =
+            fmt::format("{} (record for {}-{})", *d.error, d.metadata.topic, d.metadata.partition);
+      continue;
+    }
+    // Connect (KIP-779): under errors.tolerance=all a record Kafka refused is skipped, and its
+    // offset committed.
+    ++counters_.total_records_skipped;
+    if (settings_.log_errors)
+      spdlog::error("source task {}-{}: a record for {} was not written and is skipped: {}",
+                    settings_.worker.name, id_, d.metadata.topic, *d.error);
+    submitted_.ack(sent.handle);
+    committed.emplace_back(sent.record_id, std::nullopt);
   }
-  ++counters_.total_record_errors;
-  if (!settings_.tolerate_all) {
-    if (!send_failure_)
-      send_failure_ =
-          fmt::format("{} (record for {}-{})", *error, metadata.topic, metadata.partition);
-    return;  // never acknowledged: nothing past it is committed
+  deliveries_.clear();
+  while (!in_flight_.empty() && in_flight_.front().done) {
+    in_flight_.pop_front();
+    ++in_flight_base_;
   }
-  // Connect (KIP-779): under errors.tolerance=all a record Kafka refused is skipped, and its
-  // offset committed.
-  ++counters_.total_records_skipped;
-  if (settings_.log_errors)
-    spdlog::error("source task {}-{}: a record for {} was not written and is skipped: {}",
-                  settings_.worker.name, id_, metadata.topic, *error);
-  submitted_.ack(sent.seq);
-  recordCommitted(sent.record_id, std::nullopt);
 }
 
-void WorkerSourceTask::recordCommitted(uint64_t record_id,
-                                       const std::optional<RecordMetadata>& metadata) {
-  try {
-    task_->commitRecord(record_id, metadata);
-  } catch (const std::exception& e) {
-    spdlog::warn("source task {}-{}: commitRecord() threw: {}", settings_.worker.name, id_,
-                 e.what());
+void WorkerSourceTask::callCommitRecord(const Committed& committed) {
+  for (const auto& [record_id, metadata] : committed) {
+    try {
+      task_->commitRecord(record_id, metadata);
+    } catch (const std::exception& e) {
+      spdlog::warn("source task {}-{}: commitRecord() threw: {}", settings_.worker.name, id_,
+                   e.what());
+    }
   }
 }
 
@@ -238,40 +260,51 @@ void WorkerSourceTask::harvest() {
 std::exception_ptr WorkerSourceTask::finish(std::exception_ptr failure) {
   if (stop_deadline_ns_ == 0) stop(clock_.now() + settings_.worker.shutdown_graceful_timeout);
   const Clock::time_point deadline{Clock::duration(stop_deadline_ns_.load())};
-  if (started_ && producer_) {
+  bool commit_due = false;
+  if (task_started_ && producer_) {
     if (cancelled_) {
+      producer_closing_ = true;
       producer_->purge();
     } else {
-      // What is in flight is awaited (offset.flush.timeout.ms), after a failure too: Connect's
-      // failed task commits only what was acknowledged when it failed, and replays the rest.
+      // What is in flight is awaited (offset.flush.timeout.ms), after a failure too, as
+      // Connect's finalOffsetCommit does; then a final commit of what Kafka acknowledged.
       const auto flush_until =
           std::min(deadline, clock_.now() + settings_.worker.offset_flush_timeout);
       while (producer_->inFlight() > 0 && clock_.now() < flush_until)
         producer_->poll(std::min(clock_.timeoutUntil(flush_until), kIdleWait));
       producer_->poll(std::chrono::milliseconds(0));
-      std::lock_guard lock(mutex_);
-      harvest();
-      const auto commit_until =
-          std::min(deadline, clock_.now() + settings_.worker.offset_flush_timeout);
-      if (!commits_.commitNow(commit_until))
-        spdlog::warn(
-            "source task {}-{}: the final offset commit did not complete; {} offset(s) "
-            "not stored",
-            settings_.worker.name, id_, commits_.uncommitted());
-      if (commits_.takeCommitted()) {
-        try {
-          task_->commit();
-        } catch (const std::exception& e) {
-          spdlog::warn("source task {}-{}: commit() threw: {}", settings_.worker.name, id_,
-                       e.what());
-        }
+      Committed committed;
+      {
+        std::lock_guard lock(mutex_);
+        applyDeliveries(committed);
+        harvest();
+        const auto commit_until =
+            std::min(deadline, clock_.now() + settings_.worker.offset_flush_timeout);
+        if (!commits_.commitNow(commit_until))
+          spdlog::warn(
+              "source task {}-{}: the final offset commit did not complete; {} "
+              "offset(s) not stored",
+              settings_.worker.name, id_, commits_.uncommitted());
+        commit_due = commits_.takeCommitted();
+        counters_.offset_commit_seq_no = commits_.counters().seq_no;
+        counters_.offset_commit_completion_total = commits_.counters().completions;
+        counters_.offset_commit_failure_total = commits_.counters().failures;
       }
-      counters_.offset_commit_seq_no = commits_.counters().seq_no;
-      counters_.offset_commit_completion_total = commits_.counters().completions;
-      counters_.offset_commit_failure_total = commits_.counters().failures;
+      callCommitRecord(committed);
     }
   }
-  if (started_) {
+  if (commit_due) {
+    try {
+      task_->commit();
+    } catch (const std::exception& e) {
+      spdlog::warn("source task {}-{}: commit() threw: {}", settings_.worker.name, id_, e.what());
+    }
+  }
+  if (task_started_) {
+    {
+      std::lock_guard lock(task_state_mutex_);
+      task_stopped_ = true;
+    }
     try {
       task_->stop();
     } catch (...) {
@@ -279,6 +312,10 @@ std::exception_ptr WorkerSourceTask::finish(std::exception_ptr failure) {
                     describe(std::current_exception()));
       if (!failure) failure = std::current_exception();
     }
+  }
+  if (producer_) {
+    producer_closing_ = true;
+    producer_.reset();  // before the state its callbacks use
   }
   if (failure)
     publish("FAILED", describe(failure));
@@ -292,6 +329,9 @@ void WorkerSourceTask::publish(const char* state, const std::string& error) {
   std::lock_guard counters_lock(mutex_);
   std::lock_guard lock(status_mutex_);
   published_ = counters_;
+  published_.offset_commit_seq_no = commits_.counters().seq_no;
+  published_.offset_commit_completion_total = commits_.counters().completions;
+  published_.offset_commit_failure_total = commits_.counters().failures;
   if (state) state_name_ = state;
   if (!error.empty()) last_error_ = error;
 }

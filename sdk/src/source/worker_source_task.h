@@ -5,27 +5,31 @@
 //
 // Two threads. The task's thread polls the task and queues its records; while the producer's
 // buffer (the byte budget) is full it waits, so the task is not polled, but stays stoppable. The
-// task's service thread serves the producer's acknowledgements (each one's commitRecord()),
-// harvests the committable offsets and runs the commit cycle (commit() after each successful
-// cycle) — so offsets are committed on time even while the task's poll() blocks, as Connect's
-// committer thread does. A RetriableError from poll() waits kPollRetryBackoff and polls again;
-// any other exception, and a record Kafka refuses under errors.tolerance=none, fail the task.
+// task's service thread serves the producer's acknowledgements, harvests the committable offsets
+// and runs the commit cycle — so offsets are committed on time even while the task's poll()
+// blocks, as Connect's committer thread does. The task's own code (poll(), commitRecord(),
+// commit(), its offset reads) never runs under the worker's lock: commitRecord() calls are
+// collected under it and made after, so a task that guards its state with a lock of its own
+// cannot deadlock with the worker. A RetriableError from poll() waits kPollRetryBackoff and polls
+// again; any other exception, and a record Kafka refuses under errors.tolerance=none, fail the
+// task.
 //
-// Stop (stop(deadline), any thread): the task is woken (SourceTask::wakeup()); the loop ends;
-// what is in flight is awaited up to offset.flush.timeout.ms — after a failure too, so a failed
-// task commits all that Kafka took, where Connect commits only what was acknowledged when it
-// failed; a final commit; stop(). A cancelled task (cancel(): the graceful stop ran out of
-// time) commits nothing and drops what is unsent.
+// Stop (stop(deadline), any thread): the task is woken (SourceTask::wakeup(), only between its
+// start() and stop()); the loop ends; what is in flight is awaited up to offset.flush.timeout.ms
+// (after a failure too, as Connect does); a final commit; stop(). A cancelled task (cancel(): the
+// graceful stop ran out of time) commits nothing and drops what is unsent, without reporting
+// those records as failed.
 #pragma once
 
 #include <atomic>
 #include <chrono>
-#include <map>
+#include <deque>
 #include <memory>
 #include <mutex>
 #include <optional>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "clock.h"
@@ -44,8 +48,8 @@ namespace ksink {
 class WorkerSourceTask final : public WorkerTask {
  public:
   static constexpr std::chrono::milliseconds kPollRetryBackoff{100};
-  // An empty poll() is followed by a wait this long (less when a commit is due), so a task that
-  // returns at once when it has nothing does not spin a core.
+  // An empty poll() is followed by a wait this long, so a task that returns at once when it has
+  // nothing does not spin a core; also the service thread's longest wait for acknowledgements.
   static constexpr std::chrono::milliseconds kIdleWait{10};
 
   WorkerSourceTask(int id, SourceConnectorConfig settings, Config config,
@@ -60,18 +64,29 @@ class WorkerSourceTask final : public WorkerTask {
   TaskStatus status() const override;
 
  private:
-  struct Sent {
-    uint64_t seq;        // in submitted_
+  // A record handed to the producer, by its token (tokens count up from in_flight_base_).
+  struct InFlight {
+    SubmittedRecords::Handle handle;
     uint64_t record_id;  // the driver's
+    bool done = false;
   };
+  struct Delivery {
+    uint64_t token;
+    std::optional<std::string> error;
+    RecordMetadata metadata;
+  };
+  using Committed = std::vector<std::pair<uint64_t, std::optional<RecordMetadata>>>;
+
   void iteration();
   void sendRecords();
   void serve();  // the service thread's loop
-  void onDelivery(uint64_t token, const std::optional<std::string>& error,
-                  const RecordMetadata& metadata);
-  void recordCommitted(uint64_t record_id, const std::optional<RecordMetadata>& metadata);
-  void harvest();
+  // With mutex_ held: the acknowledgements collected by the producer's callback; adds the
+  // commitRecord() calls to make (after releasing the lock) to `committed`.
+  void applyDeliveries(Committed& committed);
+  void callCommitRecord(const Committed& committed);
+  void harvest();  // with mutex_ held
   std::exception_ptr finish(std::exception_ptr failure);
+  void wakeTask();
   // Copies the counters for status(); with a state, sets it (and the error, if any).
   void publish(const char* state = nullptr, const std::string& error = {});
 
@@ -79,35 +94,44 @@ class WorkerSourceTask final : public WorkerTask {
   const SourceConnectorConfig settings_;
   const Config config_;
   std::unique_ptr<detail::SourceTaskDriver> task_;
-  std::shared_ptr<OffsetBackingStore> store_;
+  std::shared_ptr<OffsetBackingStore> store_;  // a file store is shared by the tasks
   const Clock& clock_;
-  std::unique_ptr<KafkaProducer> producer_;
 
-  // Shared by the two threads; recursive: a delivery callback, holding it, calls commitRecord(),
-  // and the task may read its offsets from there (through a reader that takes it too).
-  mutable std::recursive_mutex mutex_;  // guards the five below, the store and the counters
+  // Shared by the two threads: guards the five below, the store and counters_. Never held while
+  // the task's code runs.
+  std::mutex mutex_;
   SubmittedRecords submitted_;
   SourceCommitCycle commits_;
-  std::map<uint64_t, Sent> in_flight_;  // by producer token
-  uint64_t next_token_ = 0;
+  std::deque<InFlight> in_flight_;
+  uint64_t in_flight_base_ = 0;              // the token of in_flight_.front()
   std::optional<std::string> send_failure_;  // a record Kafka refused, errors.tolerance=none
-  std::thread service_;
-  std::atomic<bool> service_stopping_{false};
+  TaskCounters counters_;                    // published by publish()
+
+  // Filled by the producer's callback, drained by applyDeliveries(); only the thread serving
+  // the producer touches it (the service thread, then the task thread once it has stopped).
+  std::vector<Delivery> deliveries_;
+  std::atomic<bool> producer_closing_{false};  // purged: failures are not the records' fault
 
   std::vector<detail::PolledRecord> to_send_;  // the task thread's
   size_t next_to_send_ = 0;
   Clock::time_point poll_not_before_{};
-  bool started_ = false;
+
+  std::mutex task_state_mutex_;  // wakeTask() only between the task's start() and stop()
+  bool task_started_ = false;
+  bool task_stopped_ = false;
 
   std::atomic<bool> stopping_{false};
   std::atomic<bool> cancelled_{false};
   std::atomic<int64_t> stop_deadline_ns_{0};
+  std::atomic<bool> service_stopping_{false};
+  std::thread service_;
 
-  TaskCounters counters_;            // guarded by mutex_, published by publish()
-  mutable std::mutex status_mutex_;  // guards the three below
+  mutable std::mutex status_mutex_;  // guards the three below; taken after mutex_
   std::string state_name_ = "UNASSIGNED";
   std::string last_error_;
   TaskCounters published_;
+
+  std::unique_ptr<KafkaProducer> producer_;  // last: its callbacks use the members above
 };
 
 }  // namespace ksink

@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <vector>
+
 namespace ksink {
 namespace {
 
@@ -60,19 +62,30 @@ TEST(SubmittedRecordsTest, ADroppedRecordAcknowledgedAtOnceLetsItsOffsetBeCommit
   EXPECT_EQ(records.committable(), (OffsetEntries{{"a", "2"}}));
 }
 
-TEST(SubmittedRecordsTest, AcknowledgingTwiceOrAnUnknownRecordChangesNothing) {
+TEST(SubmittedRecordsTest, AcknowledgingTwiceChangesNothing) {
   SubmittedRecords records;
   const auto a1 = records.submit("a", "1");
-  records.ack(a1);
-  records.ack(a1);
-  records.ack(999);
-  EXPECT_EQ(records.committable(), (OffsetEntries{{"a", "1"}}));
-  records.ack(a1);
   const auto a2 = records.submit("a", "2");
-  EXPECT_TRUE(records.committable().empty());
+  records.ack(a1);
+  records.ack(a1);
   EXPECT_EQ(records.unacknowledged(), 1u);
+  EXPECT_EQ(records.committable(), (OffsetEntries{{"a", "1"}}));
+  EXPECT_TRUE(records.committable().empty());
   records.ack(a2);
   EXPECT_EQ(records.committable(), (OffsetEntries{{"a", "2"}}));
+  EXPECT_EQ(records.pending(), 0u);
+}
+
+TEST(SubmittedRecordsTest, HandlesStayValidAsPartitionsComeAndGo) {
+  SubmittedRecords records;
+  std::vector<SubmittedRecords::Handle> handles;
+  for (int i = 0; i < 10000; ++i)
+    handles.push_back(records.submit(i % 3 == 0 ? "a" : "b", std::to_string(i)));
+  for (size_t i = 0; i < handles.size(); i += 2) records.ack(handles[i]);
+  EXPECT_EQ(records.committable(), (OffsetEntries{{"a", "0"}}));
+  for (size_t i = 1; i < handles.size(); i += 2) records.ack(handles[i]);
+  EXPECT_EQ(records.committable(), (OffsetEntries{{"a", "9999"}, {"b", "9998"}}));
+  EXPECT_EQ(records.unacknowledged(), 0u);
 }
 
 }  // namespace

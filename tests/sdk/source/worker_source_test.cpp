@@ -28,11 +28,12 @@ using namespace std::chrono_literals;
 struct Script {
   std::mutex mutex;
   std::condition_variable changed;
-  int64_t limit = 100;           // the sequence stops here (poll() returns nothing after)
-  int batch = 10;                // records per poll()
-  int retriable_polls = 0;       // the first polls throw RetriableError
-  int64_t fail_at = -1;          // poll() throws a fatal error once the sequence reached this
-  bool block_when_done = false;  // poll() blocks (until wakeup()) once the sequence ended
+  int64_t limit = 100;                // the sequence stops here (poll() returns nothing after)
+  int batch = 10;                     // records per poll()
+  int retriable_polls = 0;            // the first polls throw RetriableError
+  int64_t fail_at = -1;               // poll() throws a fatal error once the sequence reached this
+  bool block_when_done = false;       // poll() blocks (until wakeup()) once the sequence ended
+  bool read_offsets_in_poll = false;  // poll() reads its offset while it holds `mutex`
   std::optional<SourceMap> resumed_from;
   std::vector<std::string> calls;  // "commit", "commitRecord <seq> <kafka offset|none>"
   int commits = 0;
@@ -60,6 +61,11 @@ class SequenceSource final : public SourceTask {
     }
     if (script_->fail_at >= 0 && next_ >= script_->fail_at)
       throw std::runtime_error("source broke");
+    if (script_->read_offsets_in_poll) {
+      // Long enough for the previous records' acknowledgements to arrive while the lock is held.
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+      context().offsetStorageReader().offset(partition());
+    }
     if (next_ >= script_->limit) {
       if (script_->block_when_done) script_->changed.wait(lock, [&] { return woken_; });
       return {};
@@ -285,8 +291,10 @@ TEST_F(WorkerSourceTest, StatusShowsASourceConnectorAndItsCounters) {
   ASSERT_TRUE(waitForStoredOffset(R"({"seq":49})"));
   ASSERT_TRUE(it::waitUntil(
       [&] {
-        return w->status().tasks.size() == 1 &&
-               w->status().tasks[0].counters.source_record_write_total == 50;
+        // The status is a snapshot the service thread refreshes: wait for the commit too.
+        const auto s = w->status();
+        return s.tasks.size() == 1 && s.tasks[0].counters.source_record_write_total == 50 &&
+               s.tasks[0].counters.offset_commit_completion_total >= 1;
       },
       5s));
   const auto status = w->status();
@@ -339,6 +347,20 @@ TEST_F(WorkerSourceTest, APartitionThatDiffersFromAStoredOneOnlyInKeyOrderOrNumb
   ASSERT_TRUE(run.waitFinished(10s));
   std::lock_guard lock(script->mutex);
   EXPECT_FALSE(script->resumed_from) << "the stored offset is another partition's bytes";
+}
+
+// The task's lock is held in poll() while it reads offsets, and taken in commitRecord(): the
+// worker must not call commitRecord() while it holds the lock the offset reads need.
+TEST_F(WorkerSourceTest, ATaskGuardingItsStateWithALockOfItsOwnDoesNotDeadlockWithTheWorker) {
+  script->read_offsets_in_poll = true;
+  script->limit = 500;
+  script->batch = 10;
+  auto w = worker();
+  test::BackgroundRun run([&] { w->run(); });
+  EXPECT_TRUE(waitForStoredOffset(R"({"seq":499})", 30s)) << storedOffset().value_or("<none>");
+  w->stop();
+  ASSERT_TRUE(run.waitFinished(10s));
+  EXPECT_EQ(run.errorMessage(), "");
 }
 
 TEST_F(WorkerSourceTest, ABadSourceConfigurationIsRefusedNamingTheKey) {

@@ -3,8 +3,9 @@
 // runtime produces records and stores offsets without knowing Connect's data model, which sits
 // above it. A connector author writes a ksink::SourceTask (ksink/source_task.h) instead.
 //
-// The runtime calls start(), poll(), commit(), commitRecord() and stop() on the task's thread, in
-// Kafka Connect's order; wake() from any thread.
+// The runtime calls start(), poll() and stop() on the task's thread, commit() and commitRecord()
+// on its service thread (or the task's, for a dropped record and at the end), in Kafka Connect's
+// order; wake() from any thread, between start() and stop().
 #pragma once
 
 #include <cstdint>
