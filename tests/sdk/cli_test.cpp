@@ -8,24 +8,16 @@
 #include <filesystem>
 #include <fstream>
 
+#include "command_output.h"
+
 namespace {
 
 namespace fs = std::filesystem;
 
-struct Result {
-  int exit_code;
-  std::string output;
-};
-
 // Runs `binary` (default: the example program) with `args`; returns its exit code and output.
-Result runKsink(const std::string& args, const std::string& binary = KSINK_JSONL_BIN) {
-  const auto command = fmt::format("'{}' {} 2>&1", binary, args);
-  FILE* pipe = ::popen(command.c_str(), "r");
-  std::string out;
-  char buf[4096];
-  while (size_t n = std::fread(buf, 1, sizeof buf, pipe)) out.append(buf, n);
-  const int status = ::pclose(pipe);
-  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, out};
+ksink::test::CommandResult runKsink(const std::string& args,
+                                    const std::string& binary = KSINK_JSONL_BIN) {
+  return ksink::test::runCommand(fmt::format("'{}' {}", binary, args));
 }
 
 class CliTest : public ::testing::Test {

@@ -36,12 +36,8 @@ void KafkaProducer::Deleter::operator()(rd_kafka_s* rk) const {
 KafkaProducer::KafkaProducer(const std::map<std::string, std::string>& properties,
                              Delivery on_delivery)
     : on_delivery_(std::make_unique<Delivery>(std::move(on_delivery))) {
-  ConfHandle conf(rd_kafka_conf_new());
+  auto conf = makeConf(properties, "producer");
   char err[512];
-  for (const auto& [key, value] : properties)
-    if (rd_kafka_conf_set(conf.get(), key.c_str(), value.c_str(), err, sizeof err) !=
-        RD_KAFKA_CONF_OK)
-      throw std::runtime_error(fmt::format("producer property {}: {}", key, err));
   rd_kafka_conf_set_dr_msg_cb(conf.get(), onDelivery);
   rd_kafka_conf_set_opaque(conf.get(), on_delivery_.get());
   rk_.reset(rd_kafka_new(RD_KAFKA_PRODUCER, conf.get(), err, sizeof err));

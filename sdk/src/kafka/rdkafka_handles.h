@@ -1,11 +1,14 @@
 // One owner per librdkafka C handle: unique_ptr aliases with the matching destroy function.
 #pragma once
 
-#include <memory>
-#include <string>
-#include <vector>
-
 #include <librdkafka/rdkafka.h>
+
+#include <map>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
 
 #include "ksink/topic_partition.h"
 
@@ -38,6 +41,19 @@ using MessagePtr = std::unique_ptr<rd_kafka_message_t, MessageDeleter>;
 using QueueHandle = std::unique_ptr<rd_kafka_queue_t, QueueDeleter>;
 using EventHandle = std::unique_ptr<rd_kafka_event_t, EventDeleter>;
 using ErrorHandle = std::unique_ptr<rd_kafka_error_t, ErrorDeleter>;
+
+// A configuration holding `properties`; throws std::runtime_error naming the property librdkafka
+// refuses, prefixed by `what` (the client it is for).
+inline ConfHandle makeConf(const std::map<std::string, std::string>& properties,
+                           std::string_view what) {
+  ConfHandle conf(rd_kafka_conf_new());
+  char err[512];
+  for (const auto& [key, value] : properties)
+    if (rd_kafka_conf_set(conf.get(), key.c_str(), value.c_str(), err, sizeof err) !=
+        RD_KAFKA_CONF_OK)
+      throw std::runtime_error(std::string(what) + " property " + key + ": " + err);
+  return conf;
+}
 
 inline PartitionList toPartitionList(const std::vector<TopicPartition>& partitions) {
   PartitionList list(rd_kafka_topic_partition_list_new(static_cast<int>(partitions.size())));

@@ -21,12 +21,8 @@ struct KafkaDeleter {
 using KafkaHandle = std::unique_ptr<rd_kafka_t, KafkaDeleter>;
 
 KafkaHandle makeClient(rd_kafka_type_t type, const std::map<std::string, std::string>& properties) {
-  ConfHandle conf(rd_kafka_conf_new());
+  auto conf = makeConf(properties, "offset store client");
   char err[512];
-  for (const auto& [key, value] : properties)
-    if (rd_kafka_conf_set(conf.get(), key.c_str(), value.c_str(), err, sizeof err) !=
-        RD_KAFKA_CONF_OK)
-      throw std::runtime_error(fmt::format("offset store client property {}: {}", key, err));
   KafkaHandle rk(rd_kafka_new(type, conf.get(), err, sizeof err));
   if (!rk) throw std::runtime_error(fmt::format("offset store client: {}", err));
   conf.release();

@@ -124,13 +124,7 @@ void WorkerSourceTask::serve() {
       commit_due = commits_.takeCommitted();
     }
     callCommitRecord(committed);
-    if (commit_due) {
-      try {
-        task_->commit();
-      } catch (const std::exception& e) {
-        spdlog::warn("source task {}-{}: commit() threw: {}", settings_.worker.name, id_, e.what());
-      }
-    }
+    if (commit_due) callCommit();
     publish();
   }
 }
@@ -252,6 +246,14 @@ void WorkerSourceTask::callCommitRecord(const Committed& committed) {
   }
 }
 
+void WorkerSourceTask::callCommit() {
+  try {
+    task_->commit();
+  } catch (const std::exception& e) {
+    spdlog::warn("source task {}-{}: commit() threw: {}", settings_.worker.name, id_, e.what());
+  }
+}
+
 void WorkerSourceTask::harvest() {
   commits_.offer(submitted_.committable());
   counters_.source_record_active_count = static_cast<int64_t>(submitted_.unacknowledged());
@@ -293,13 +295,7 @@ std::exception_ptr WorkerSourceTask::finish(std::exception_ptr failure) {
       callCommitRecord(committed);
     }
   }
-  if (commit_due) {
-    try {
-      task_->commit();
-    } catch (const std::exception& e) {
-      spdlog::warn("source task {}-{}: commit() threw: {}", settings_.worker.name, id_, e.what());
-    }
-  }
+  if (commit_due) callCommit();
   if (task_started_) {
     {
       std::lock_guard lock(task_state_mutex_);

@@ -84,6 +84,7 @@ class WorkerSourceTask final : public WorkerTask {
   // commitRecord() calls to make (after releasing the lock) to `committed`.
   void applyDeliveries(Committed& committed);
   void callCommitRecord(const Committed& committed);
+  void callCommit();  // the task's commit(), its exception logged
   void harvest();  // with mutex_ held
   std::exception_ptr finish(std::exception_ptr failure);
   void wakeTask();

@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "command_output.h"
 #include "file_offset_store.h"
 
 namespace ksink {
@@ -16,19 +17,8 @@ namespace {
 
 namespace fs = std::filesystem;
 
-struct Result {
-  int exit_code;
-  std::string output;
-};
-
-Result run(const std::string& args) {
-  const auto command = fmt::format("'{}' {} 2>&1", KSINK_BIN, args);
-  FILE* pipe = ::popen(command.c_str(), "r");
-  std::string out;
-  char buf[4096];
-  while (size_t n = std::fread(buf, 1, sizeof buf, pipe)) out.append(buf, n);
-  const int status = ::pclose(pipe);
-  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, out};
+test::CommandResult run(const std::string& args) {
+  return test::runCommand(fmt::format("'{}' {}", KSINK_BIN, args));
 }
 
 class SourceOffsetsCliTest : public ::testing::Test {
