@@ -19,6 +19,7 @@
 // Exceptions from commit() and commitRecord() are logged and otherwise ignored.
 #pragma once
 
+#include <atomic>
 #include <optional>
 #include <string>
 #include <vector>
@@ -46,7 +47,9 @@ class SourceTask {
                             const std::optional<RecordMetadata>& metadata) {
     (void)record;
     (void)metadata;
-    commit_record_overridden_ = false;  // the runtime stops keeping records for this call
+    // The runtime stops keeping records for this call (set on the service thread, read on the
+    // task's).
+    commit_record_overridden_.store(false, std::memory_order_relaxed);
   }
   virtual void stop() = 0;
   virtual std::string version() const { return "unknown"; }
@@ -57,7 +60,7 @@ class SourceTask {
  private:
   friend class SourceTaskAdapter;
   SourceTaskContext* context_ = nullptr;
-  bool commit_record_overridden_ = true;  // until the default commitRecord() has run
+  std::atomic<bool> commit_record_overridden_{true};  // until the default commitRecord() ran
 };
 
 }  // namespace ksink

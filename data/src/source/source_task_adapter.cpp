@@ -163,14 +163,15 @@ std::vector<detail::PolledRecord> SourceTaskAdapter::poll() {
       polled.offset_key = offsetKey(*offset_converter_, connector_, record.sourcePartition());
       last_partition_ = record.sourcePartition();
       last_key_ = polled.offset_key;
+      // Checked when the partition changes, not per record (each key at most once anyway).
+      polled.partition_key_mismatch = partitionKeyMismatch(polled.offset_key);
     }
     requirePrimitives(record.sourceOffset(), "offset");
     polled.offset_value = offsetValue(*offset_converter_, record.sourceOffset());
     polled.id = next_id_++;
     // A task that keeps SourceTask's commitRecord() needs no record back: its data is moved into
     // the conversion instead of kept (known after the first call; until then records are kept).
-    const bool keep = task_->commit_record_overridden_;
-    polled.partition_key_mismatch = partitionKeyMismatch(polled.offset_key);
+    const bool keep = task_->commit_record_overridden_.load(std::memory_order_relaxed);
     try {
       polled.record = convert(record, keep);
     } catch (const std::exception& e) {

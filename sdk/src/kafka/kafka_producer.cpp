@@ -103,10 +103,6 @@ void KafkaProducer::poll(std::chrono::milliseconds timeout) {
   rd_kafka_poll(rk_.get(), rdkafkaTimeoutMs(timeout));
 }
 
-bool KafkaProducer::flush(std::chrono::milliseconds timeout) {
-  return rd_kafka_flush(rk_.get(), rdkafkaTimeoutMs(timeout)) == RD_KAFKA_RESP_ERR_NO_ERROR;
-}
-
 int KafkaProducer::inFlight() const {
   return rd_kafka_outq_len(rk_.get());
 }

@@ -3,7 +3,7 @@
 // through one; so do the offsets a source connector stores in its offsets topic.
 //
 // send() may run on one thread while poll() serves acknowledgements on another (librdkafka's
-// producer is thread-safe); the delivery callback runs inside poll() and flush(), on the calling
+// producer is thread-safe); the delivery callback runs inside poll(), on the calling
 // thread, and must not throw (an exception from it is caught and logged).
 #pragma once
 
@@ -41,8 +41,6 @@ class KafkaProducer {
   Send send(const detail::ProducerRecordBytes& record, uint64_t token);
   // Serves acknowledgements for up to `timeout`.
   void poll(std::chrono::milliseconds timeout);
-  // Waits up to `timeout` for every queued record's acknowledgement; true when none is left.
-  bool flush(std::chrono::milliseconds timeout);
   // Records sent and not yet acknowledged (librdkafka's out queue, requests included).
   int inFlight() const;
   // Drops every record not yet sent to a broker (they are reported as failed): a task abandoned

@@ -40,11 +40,9 @@ class SourceCommitCycle {
   bool commitNow(Clock::time_point deadline);
   // True once after each successful cycle: the task's commit() is due.
   bool takeCommitted();
-  bool inFlight() const { return in_flight_.has_value(); }
   // Offered entries not yet durable (pending or in flight).
   size_t uncommitted() const;
   const SourceCommitCounters& counters() const { return counters_; }
-  Clock::time_point nextDue() const { return next_due_; }
 
  private:
   void start();
