@@ -63,10 +63,15 @@ void appendString(std::string& out, std::string_view s,
   out += '"';
 }
 
+void appendInteger(std::string& out, int64_t v) {
+  const fmt::format_int text(v);
+  out.append(text.data(), text.size());
+}
+
 void appendFloating(std::string& out, double d, bool float32,
                     JsonSpelling spelling = JsonSpelling::kConnect) {
   if (spelling == JsonSpelling::kPlain) {
-    out += fmt::format("{}", d);
+    fmt::format_to(std::back_inserter(out), "{}", d);
     return;
   }
   if (std::isnan(d) || std::isinf(d)) {  // Jackson quotes what JSON cannot hold as a number
@@ -124,7 +129,7 @@ void appendSchemaBody(std::string& out, const Schema& schema) {
     out += ",\"name\":";
     appendString(out, schema.name);
   }
-  if (schema.version) out += fmt::format(",\"version\":{}", *schema.version);
+  if (schema.version) fmt::format_to(std::back_inserter(out), ",\"version\":{}", *schema.version);
   if (!schema.doc.empty()) {
     out += ",\"doc\":";
     appendString(out, schema.doc);
@@ -158,7 +163,7 @@ void appendSchemalessJson(std::string& out, const Value& value, JsonSpelling spe
       out += value.asBoolean() ? "true" : "false";
       return;
     case Value::Kind::kInt:
-      out += fmt::format("{}", value.asInt());
+      appendInteger(out, value.asInt());
       return;
     case Value::Kind::kDouble:
       appendFloating(out, value.asDouble(), false, spelling);
@@ -180,20 +185,27 @@ void appendSchemalessJson(std::string& out, const Value& value, JsonSpelling spe
       out += ']';
       return;
     }
-    case Value::Kind::kObject: {
-      out += '{';
-      bool first = true;
-      for (const auto& [name, item] : value.asObject()) {
-        if (!first) out += ',';
-        first = false;
-        appendString(out, name, spelling);
-        out += ':';
-        appendSchemalessJson(out, item, spelling);
-      }
-      out += '}';
+    case Value::Kind::kObject:
+      appendSchemalessJson(out, value.asObject(), spelling);
       return;
-    }
   }
+}
+
+void appendSchemalessJson(std::string& out, const Value::Object& object, JsonSpelling spelling) {
+  out += '{';
+  bool first = true;
+  for (const auto& [name, item] : object) {
+    if (!first) out += ',';
+    first = false;
+    appendString(out, name, spelling);
+    out += ':';
+    appendSchemalessJson(out, item, spelling);
+  }
+  out += '}';
+}
+
+void appendJsonString(std::string& out, std::string_view text, JsonSpelling spelling) {
+  appendString(out, text, spelling);
 }
 
 void appendConnectSchemaJson(std::string& out, const Schema& schema) {
@@ -223,7 +235,7 @@ void appendConnectJson(std::string& out, const Schema* schema, const Value& valu
     case Schema::Type::kInt32:
     case Schema::Type::kInt64:
       if (value.kind() != Value::Kind::kInt) refuse(*schema, value);
-      out += fmt::format("{}", value.asInt());
+      appendInteger(out, value.asInt());
       return;
     case Schema::Type::kFloat32:
     case Schema::Type::kFloat64:

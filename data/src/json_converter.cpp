@@ -37,14 +37,23 @@ std::optional<std::string> JsonConverter::fromConnectData(std::string_view,
     appendConnectJson(out, data.schema.get(), data.value);
     return out;
   }
-  out += "{\"schema\":";
-  if (data.schema)
-    appendConnectSchemaJson(out, *data.schema);
-  else
-    out += "null";
-  out += ",\"payload\":";
+  // Records of one task mostly share one schema object: its text is written once.
+  if (!written_schema_text_ || data.schema != written_schema_) {
+    std::string text = "{\"schema\":";
+    if (data.schema)
+      appendConnectSchemaJson(text, *data.schema);
+    else
+      text += "null";
+    text += ",\"payload\":";
+    written_schema_ = data.schema;
+    written_schema_text_ = std::move(text);
+  }
+  const auto& head = *written_schema_text_;
+  out.reserve(head.size() + written_size_hint_);
+  out += head;
   appendConnectJson(out, data.schema.get(), data.value);
   out += '}';
+  written_size_hint_ = out.size() - head.size() + 8;
   return out;
 }
 

@@ -10,6 +10,7 @@
 #include "byte_array_converter.h"
 #include "json_converter.h"
 #include "ksink/config.h"
+#include "ksink/conversion_error.h"
 #include "ksink/converter.h"
 #include "string_converter.h"
 
@@ -55,6 +56,29 @@ TEST(JsonConverterWriteTest, AStructEnvelopeIsConnectsBytesAndReadsBackUnchanged
   ASSERT_TRUE(read.schema);
   EXPECT_EQ(c.fromConnectData("t", read), text);
   EXPECT_EQ(read.value.find("price")->asBytes(), std::string("\x01\x9A", 2));  // 4.10
+}
+
+TEST(JsonConverterWriteTest, OneConverterWritesRecordsOfAlternatingSchemasEachWithItsOwn) {
+  // The converter keeps the last schema's text: every change of schema (or none) must show.
+  JsonConverter c(true);
+  const auto text = Schema::of(Schema::Type::kString);
+  const auto number = Schema::of(Schema::Type::kInt64, true);
+  const std::vector<std::pair<SchemaAndValue, std::string>> cases = {
+      {{text, Value::string("a")},
+       R"({"schema":{"type":"string","optional":false},"payload":"a"})"},
+      {{number, Value::integer(7)}, R"({"schema":{"type":"int64","optional":true},"payload":7})"},
+      {{nullptr, Value::string("b")}, R"({"schema":null,"payload":"b"})"},
+      {{text, Value::string("a longer text than the first, to outgrow what was reserved")},
+       R"({"schema":{"type":"string","optional":false},"payload":"a longer text than the first, to outgrow what was reserved"})"},
+      {{number, Value()}, R"({"schema":{"type":"int64","optional":true},"payload":null})"},
+  };
+  for (int round = 0; round < 2; ++round)
+    for (const auto& [data, expected] : cases) EXPECT_EQ(c.fromConnectData("t", data), expected);
+  // A record that fails to write leaves nothing behind for the next one.
+  auto bad = std::make_shared<Schema>();
+  bad->type = Schema::Type::kString;
+  EXPECT_THROW(c.fromConnectData("t", {bad, Value::integer(1)}), ConversionError);
+  EXPECT_EQ(c.fromConnectData("t", cases[0].first), cases[0].second);
 }
 
 TEST(JsonConverterWriteTest, SchemalessValuesKeepTheirOrderAndJavasNumberText) {

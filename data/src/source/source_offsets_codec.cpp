@@ -52,10 +52,9 @@ std::vector<std::pair<std::string, std::optional<std::string>>> parseSourceOffse
     const Value* partition = field(element.asObject(), "partition");
     if (!partition) bad(fmt::format("offsets[{}] has no partition", i));
     if (!field(element.asObject(), "offset")) bad(fmt::format("offsets[{}] has no offset", i));
-    out.emplace_back(
-        SourceTaskAdapter::offsetKey(*json, connector, sourceMap(partition, "partition", i)),
-        SourceTaskAdapter::offsetValue(
-            *json, sourceMap(field(element.asObject(), "offset"), "offset", i)));
+    out.emplace_back(SourceTaskAdapter::offsetKey(connector, sourceMap(partition, "partition", i)),
+                     SourceTaskAdapter::offsetValue(
+                         sourceMap(field(element.asObject(), "offset"), "offset", i)));
   }
   return out;
 }

@@ -72,6 +72,14 @@ Value normalized(const Value& value) {
   }
 }
 
+// Connect's checkAndConvertTimestamp: -1 is no timestamp, any other negative one is refused.
+std::optional<int64_t> checkedTimestamp(std::optional<int64_t> timestamp) {
+  if (!timestamp || *timestamp >= 0) return timestamp;
+  if (*timestamp != -1)
+    throw ConversionError(fmt::format("invalid record timestamp {}", *timestamp));
+  return std::nullopt;
+}
+
 constexpr size_t kMaxCheckedKeys = 100000;
 
 std::string describe(const SourceRecord& record) {
@@ -96,17 +104,24 @@ std::unique_ptr<Converter> SourceTaskAdapter::offsetConverter() {
       false);
 }
 
-std::string SourceTaskAdapter::offsetKey(Converter& json, std::string_view connector,
+std::string SourceTaskAdapter::offsetKey(std::string_view connector,
                                          const std::optional<SourceMap>& partition) {
-  const Value key = Value::array(
-      {Value::string(std::string(connector)), partition ? Value::object(*partition) : Value()});
-  return json.fromConnectData("", SchemaAndValue{nullptr, key}).value_or("null");
+  std::string out = "[";
+  appendJsonString(out, connector, JsonSpelling::kConnect);
+  out += ',';
+  if (partition)
+    appendSchemalessJson(out, *partition, JsonSpelling::kConnect);
+  else
+    out += "null";
+  out += ']';
+  return out;
 }
 
-std::optional<std::string> SourceTaskAdapter::offsetValue(Converter& json,
-                                                          const std::optional<SourceMap>& offset) {
+std::optional<std::string> SourceTaskAdapter::offsetValue(const std::optional<SourceMap>& offset) {
   if (!offset) return std::nullopt;
-  return json.fromConnectData("", SchemaAndValue{nullptr, Value::object(*offset)});
+  std::string out;
+  appendSchemalessJson(out, *offset, JsonSpelling::kConnect);
+  return out;
 }
 
 void SourceTaskAdapter::start(const Config& config, const detail::OffsetEntryReader& offsets) {
@@ -156,18 +171,19 @@ std::vector<detail::PolledRecord> SourceTaskAdapter::poll() {
   out.reserve(records.size());
   for (auto& record : records) {
     detail::PolledRecord polled;
-    if (!last_key_.empty() && record.sourcePartition() == last_partition_) {
+    if (last_key_ && record.sourcePartition() == last_partition_) {
       polled.offset_key = last_key_;
     } else {
       requirePrimitives(record.sourcePartition(), "partition");
-      polled.offset_key = offsetKey(*offset_converter_, connector_, record.sourcePartition());
+      polled.offset_key =
+          std::make_shared<const std::string>(offsetKey(connector_, record.sourcePartition()));
       last_partition_ = record.sourcePartition();
       last_key_ = polled.offset_key;
       // Checked when the partition changes, not per record (each key at most once anyway).
-      polled.partition_key_mismatch = partitionKeyMismatch(polled.offset_key);
+      polled.partition_key_mismatch = partitionKeyMismatch(*polled.offset_key);
     }
     requirePrimitives(record.sourceOffset(), "offset");
-    polled.offset_value = offsetValue(*offset_converter_, record.sourceOffset());
+    polled.offset_value = offsetValue(record.sourceOffset());
     polled.id = next_id_++;
     // A task that keeps SourceTask's commitRecord() needs no record back: its data is moved into
     // the conversion instead of kept (known after the first call; until then records are kept).
@@ -198,6 +214,18 @@ std::vector<detail::PolledRecord> SourceTaskAdapter::poll() {
 
 std::optional<detail::ProducerRecordBytes> SourceTaskAdapter::convert(SourceRecord& record,
                                                                       bool keep) {
+  if (chain_.empty()) {
+    // No transform: converted straight from the record, which keeps its topic for a failure's
+    // report until both conversions succeeded.
+    detail::ProducerRecordBytes out;
+    out.timestamp = checkedTimestamp(record.timestamp());
+    out.partition = record.kafkaPartition();
+    for (const auto& h : record.headers_) out.headers.emplace_back(h.key, headerBytes(h.value));
+    out.key = key_converter_->fromConnectData(record.topic_, record.key_);
+    out.value = value_converter_->fromConnectData(record.topic_, record.value_);
+    out.topic = keep ? record.topic_ : std::move(record.topic_);
+    return out;
+  }
   ConnectRecord connect;
   connect.topic = record.topic_;  // copied: a failure's report names it
   connect.partition = record.kafkaPartition();
@@ -213,16 +241,10 @@ std::optional<detail::ProducerRecordBytes> SourceTaskAdapter::convert(SourceReco
   }
   auto transformed = chain_.apply(std::move(connect));
   if (!transformed) return std::nullopt;
-  // Connect's checkAndConvertTimestamp: -1 is no timestamp, any other negative one is refused.
-  if (transformed->timestamp && *transformed->timestamp < 0) {
-    if (*transformed->timestamp != -1)
-      throw ConversionError(fmt::format("invalid record timestamp {}", *transformed->timestamp));
-    transformed->timestamp.reset();
-  }
   detail::ProducerRecordBytes out;
-  out.topic = transformed->topic;
+  out.timestamp = checkedTimestamp(transformed->timestamp);
+  out.topic = std::move(transformed->topic);
   out.partition = transformed->partition;
-  out.timestamp = transformed->timestamp;
   for (const auto& h : transformed->headers) out.headers.emplace_back(h.key, headerBytes(h.value));
   out.key = key_converter_->fromConnectData(out.topic, transformed->key);
   out.value = value_converter_->fromConnectData(out.topic, transformed->value);
@@ -247,7 +269,7 @@ void SourceTaskAdapter::commitRecord(uint64_t id, const std::optional<RecordMeta
 
 std::optional<SourceMap> SourceTaskAdapter::offset(const SourceMap& partition) const {
   std::lock_guard lock(reader_mutex_);
-  const auto stored = entries_->get(offsetKey(*reader_converter_, connector_, partition));
+  const auto stored = entries_->get(offsetKey(connector_, partition));
   if (!stored) return std::nullopt;
   try {
     auto value = reader_converter_->toConnectData("", *stored).value;

@@ -54,12 +54,12 @@ class SourceTaskAdapter final : public detail::SourceTaskDriver,
   void stop() override { task_->stop(); }
   std::string version() const override { return task_->version(); }
 
-  // The offset entry's key and value bytes (exposed for the tests of Connect's format).
-  static std::string offsetKey(Converter& json, std::string_view connector,
+  // The offset entry's key and value bytes, as Connect's internal converter (JSON, schemas off)
+  // writes them (exposed for the tests of Connect's format).
+  static std::string offsetKey(std::string_view connector,
                                const std::optional<SourceMap>& partition);
-  static std::optional<std::string> offsetValue(Converter& json,
-                                                const std::optional<SourceMap>& offset);
-  // Connect's internal converter: JSON, schemas off.
+  static std::optional<std::string> offsetValue(const std::optional<SourceMap>& offset);
+  // Connect's internal converter, to read entries back: JSON, schemas off.
   static std::unique_ptr<Converter> offsetConverter();
 
  private:
@@ -89,7 +89,7 @@ class SourceTaskAdapter final : public detail::SourceTaskDriver,
   std::unique_ptr<Converter> reader_converter_;
   // The last partition poll() serialized, and its key (most records share their partition).
   std::optional<SourceMap> last_partition_;
-  std::string last_key_;
+  std::shared_ptr<const std::string> last_key_;
   TransformationChain chain_;
   bool tolerate_all_ = false;
   bool log_errors_ = false;

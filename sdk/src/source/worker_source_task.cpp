@@ -183,13 +183,13 @@ void WorkerSourceTask::sendRecords() {
             ++counters_.total_record_errors;
             ++counters_.total_records_skipped;
           }
-          submitted_.ack(submitted_.submit(r.offset_key, std::move(r.offset_value)));
+          submitted_.ack(submitted_.submit(*r.offset_key, std::move(r.offset_value)));
           dropped.emplace_back(r.id, std::nullopt);
           continue;
         }
         const uint64_t token = in_flight_base_ + in_flight_.size();
         if (producer_->send(*r.record, token) == KafkaProducer::Send::kQueueFull) break;
-        in_flight_.push_back({submitted_.submit(r.offset_key, std::move(r.offset_value)), r.id});
+        in_flight_.push_back({submitted_.submit(*r.offset_key, std::move(r.offset_value)), r.id});
       }
     }
     callCommitRecord(dropped);

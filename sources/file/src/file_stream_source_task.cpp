@@ -68,8 +68,8 @@ void FileStreamSourceTask::start(const Config& config) {
   filename_ = config.getString("file");
   topic_ = config.getString("topic");
   batch_size_ = static_cast<size_t>(config.getInt("batch.size"));
-  const auto stored =
-      context().offsetStorageReader().offset({{"filename", Value::string(filename_)}});
+  partition_ = SourceMap{{"filename", Value::string(filename_)}};
+  const auto stored = context().offsetStorageReader().offset(partition_);
   if (!stored) return;
   for (const auto& [key, value] : *stored) {
     if (key != "position" || value.isNull()) continue;
@@ -102,8 +102,10 @@ std::vector<SourceRecord> FileStreamSourceTask::poll() {
     return {};
   }
   std::vector<SourceRecord> records;
+  records.reserve(std::min<size_t>(batch_size_, 1024));
   const auto schema = Schema::of(Schema::Type::kString);
-  size_t scanned = 0;  // bytes of buffer_ known to hold no line end
+  int64_t read_at = nowMillis();  // Connect stamps a line with the time it was read
+  size_t scanned = 0;             // bytes of buffer_ known to hold no line end
   size_t consumed = 0;
   bool eof = false;
   while (records.size() < batch_size_) {
@@ -125,11 +127,10 @@ std::vector<SourceRecord> FileStreamSourceTask::poll() {
     if (until != std::string::npos) {
       position_ += static_cast<int64_t>(next - consumed);
       records.emplace_back(
-          SourceMap{{"filename", Value::string(filename_)}},
-          SourceMap{{"position", Value::integer(position_)}}, topic_, std::nullopt,
+          partition_, SourceMap{{"position", Value::integer(position_)}}, topic_, std::nullopt,
           SchemaAndValue{},
           SchemaAndValue{schema, Value::string(buffer_.substr(consumed, until - consumed))},
-          nowMillis());
+          read_at);
       consumed = next;
       scanned = next;
       continue;
@@ -146,6 +147,7 @@ std::vector<SourceRecord> FileStreamSourceTask::poll() {
           fmt::format("FileStreamSource: reading {} failed: {}", filename_, std::strerror(errno)));
     }
     buffer_.resize(old + static_cast<size_t>(n));
+    read_at = nowMillis();
     if (n == 0) eof = true;
     if (scanned > 0 && buffer_[scanned - 1] == '\r') --scanned;  // a \r may now be followed
   }

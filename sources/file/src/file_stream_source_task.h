@@ -41,6 +41,7 @@ class FileStreamSourceTask final : public SourceTask {
   void wait();
 
   std::string filename_;
+  SourceMap partition_;  // {"filename": filename_}, as Connect builds it
   std::string topic_;
   size_t batch_size_ = 2000;
   int fd_ = -1;

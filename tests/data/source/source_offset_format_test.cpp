@@ -14,10 +14,10 @@ class SourceOffsetFormatTest : public ::testing::Test {
   std::unique_ptr<Converter> json = SourceTaskAdapter::offsetConverter();
 
   std::string key(std::string_view connector, const std::optional<SourceMap>& partition) {
-    return SourceTaskAdapter::offsetKey(*json, connector, partition);
+    return SourceTaskAdapter::offsetKey(connector, partition);
   }
   std::optional<std::string> value(const std::optional<SourceMap>& offset) {
-    return SourceTaskAdapter::offsetValue(*json, offset);
+    return SourceTaskAdapter::offsetValue(offset);
   }
 };
 

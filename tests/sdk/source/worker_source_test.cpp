@@ -28,10 +28,13 @@ using namespace std::chrono_literals;
 struct Script {
   std::mutex mutex;
   std::condition_variable changed;
-  int64_t limit = 100;                // the sequence stops here (poll() returns nothing after)
-  int batch = 10;                     // records per poll()
-  int retriable_polls = 0;            // the first polls throw RetriableError
-  int64_t fail_at = -1;               // poll() throws a fatal error once the sequence reached this
+  int64_t limit = 100;      // the sequence stops here (poll() returns nothing after)
+  int batch = 10;           // records per poll()
+  int retriable_polls = 0;  // the first polls throw RetriableError
+  int64_t fail_at = -1;     // poll() throws a fatal error once the sequence reached this
+  // The records' timestamp: none, or this for every record but `bad_timestamp_at`'s, which has -5.
+  std::optional<int64_t> timestamp;
+  int64_t bad_timestamp_at = -1;
   bool block_when_done = false;       // poll() blocks (until wakeup()) once the sequence ended
   bool read_offsets_in_poll = false;  // poll() reads its offset while it holds `mutex`
   std::optional<SourceMap> resumed_from;
@@ -72,9 +75,11 @@ class SequenceSource final : public SourceTask {
     }
     std::vector<SourceRecord> out;
     for (int i = 0; i < script_->batch && next_ < script_->limit; ++i, ++next_)
-      out.emplace_back(partition(), SourceMap{{"seq", Value::integer(next_)}}, topic_, std::nullopt,
-                       SchemaAndValue{nullptr, Value::string("k" + std::to_string(next_))},
-                       SchemaAndValue{nullptr, Value::string(std::to_string(next_))});
+      out.emplace_back(
+          partition(), SourceMap{{"seq", Value::integer(next_)}}, topic_, std::nullopt,
+          SchemaAndValue{nullptr, Value::string("k" + std::to_string(next_))},
+          SchemaAndValue{nullptr, Value::string(std::to_string(next_))},
+          next_ == script_->bad_timestamp_at ? std::optional<int64_t>(-5) : script_->timestamp);
     return out;
   }
 
@@ -163,6 +168,8 @@ class WorkerSourceTest : public ::testing::Test {
     for (int i = from; i < to; ++i) out.push_back(std::to_string(i));
     return out;
   }
+
+  void expectTimestampsKeptAndANegativeOneRefused(std::map<std::string, std::string> extra);
 
   test::MockCluster cluster;
   const std::string name = test::currentTestName();
@@ -282,6 +289,58 @@ TEST_F(WorkerSourceTest, AFailedTaskStillCommitsWhatKafkaAcknowledged) {
   EXPECT_NE(run.errorMessage().find("source broke"), std::string::npos) << run.errorMessage();
   EXPECT_EQ(storedOffset(), R"({"seq":29})");
   EXPECT_EQ(values(30), sequence(0, 30));
+}
+
+// Connect's checkAndConvertTimestamp, with and without a transform (a record is converted straight
+// when there is none): a timestamp is kept, another negative one than -1 fails the task after the
+// records before it.
+void WorkerSourceTest::expectTimestampsKeptAndANegativeOneRefused(
+    std::map<std::string, std::string> extra) {
+  script->batch = 5;
+  script->timestamp = 1700000000123;
+  script->bad_timestamp_at = 12;
+  extra["offset.flush.interval.ms"] = "600000";  // only the final commit
+  auto w = worker(extra);
+  test::BackgroundRun run([&] { w->run(); });
+  if (!run.waitFinished(15s)) {
+    w->stop();
+    ASSERT_TRUE(run.waitFinished(15s));
+    FAIL() << "the task did not fail at the record with timestamp -5";
+  }
+  EXPECT_NE(run.errorMessage().find("invalid record timestamp -5"), std::string::npos)
+      << run.errorMessage();
+  const auto records = test::readPartition(cluster.bootstrap(), topic, 0, 10, 10s);
+  ASSERT_EQ(records.size(), 10u);  // the two batches before the bad record's
+  for (const auto& r : records) EXPECT_EQ(r.timestamp, 1700000000123);
+  EXPECT_EQ(storedOffset(), R"({"seq":9})");
+}
+
+TEST_F(WorkerSourceTest, TimestampsAreKeptAndANegativeOneFailsTheTask) {
+  expectTimestampsKeptAndANegativeOneRefused({});
+}
+
+TEST_F(WorkerSourceTest, TimestampsAreKeptAndANegativeOneFailsTheTaskBehindATransformToo) {
+  expectTimestampsKeptAndANegativeOneRefused(
+      {{"transforms", "route"},
+       {"transforms.route.type", "org.apache.kafka.connect.transforms.RegexRouter"},
+       {"transforms.route.regex", "no-such-topic"},
+       {"transforms.route.replacement", "elsewhere"}});
+}
+
+TEST_F(WorkerSourceTest, ATimestampOfMinusOneIsNoneAndTheProducerStampsTheRecord) {
+  script->limit = 3;
+  script->timestamp = -1;
+  const auto before = std::chrono::duration_cast<std::chrono::milliseconds>(
+                          std::chrono::system_clock::now().time_since_epoch())
+                          .count();
+  auto w = worker();
+  test::BackgroundRun run([&] { w->run(); });
+  const auto records = test::readPartition(cluster.bootstrap(), topic, 0, 3, 10s);
+  w->stop();
+  ASSERT_TRUE(run.waitFinished(10s));
+  EXPECT_EQ(run.errorMessage(), "");
+  ASSERT_EQ(records.size(), 3u);
+  for (const auto& r : records) EXPECT_GE(r.timestamp, before - 1000);
 }
 
 TEST_F(WorkerSourceTest, StatusShowsASourceConnectorAndItsCounters) {

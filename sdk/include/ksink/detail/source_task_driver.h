@@ -38,8 +38,9 @@ struct PolledRecord {
   // errors.tolerance=all); its offset is committed all the same once what precedes it is.
   std::optional<ProducerRecordBytes> record;
   // The offset entry it advances, as stored (Connect's bytes): the key
-  // ["<connector>",{partition}] and the value (nullopt: a null offset, stored as a tombstone).
-  std::string offset_key;
+  // ["<connector>",{partition}] (one string shared by the records of a partition) and the value
+  // (nullopt: a null offset, stored as a tombstone).
+  std::shared_ptr<const std::string> offset_key;
   std::optional<std::string> offset_value;
   uint64_t id = 0;       // handed back to commitRecord()
   bool skipped = false;  // it failed its transforms or conversion, under errors.tolerance=all
