@@ -104,6 +104,46 @@ RealKafka& RealKafka::shared() {
   return *instance;
 }
 
+RealKafka::TopicDescription RealKafka::describeTopic(const std::string& topic) {
+  TopicDescription out;
+  // Every topic listed: a request naming the topic would have the broker auto-create it.
+  const rd_kafka_metadata_t* md = nullptr;
+  if (const auto err = rd_kafka_metadata(clients_->producer, 1, nullptr, &md, 10000))
+    throw std::runtime_error("describe topic " + topic + ": " + rd_kafka_err2str(err));
+  for (int i = 0; i < md->topic_cnt; ++i)
+    if (topic == md->topics[i].topic && !md->topics[i].err)
+      out.partitions = md->topics[i].partition_cnt;
+  rd_kafka_metadata_destroy(md);
+  if (out.partitions == 0) return out;
+  rd_kafka_ConfigResource_t* resource =
+      rd_kafka_ConfigResource_new(RD_KAFKA_RESOURCE_TOPIC, topic.c_str());
+  rd_kafka_queue_t* q = rd_kafka_queue_new(clients_->producer);
+  rd_kafka_DescribeConfigs(clients_->producer, &resource, 1, nullptr, q);
+  rd_kafka_event_t* ev = rd_kafka_queue_poll(q, 30000);
+  std::string failure = ev ? "" : "timed out";
+  if (ev && rd_kafka_event_error(ev)) failure = rd_kafka_event_error_string(ev);
+  if (ev && failure.empty()) {
+    size_t n = 0;
+    const auto** resources =
+        rd_kafka_DescribeConfigs_result_resources(rd_kafka_event_DescribeConfigs_result(ev), &n);
+    for (size_t i = 0; i < n; ++i) {
+      size_t count = 0;
+      const auto** entries = rd_kafka_ConfigResource_configs(resources[i], &count);
+      for (size_t j = 0; j < count; ++j)
+        if (rd_kafka_ConfigEntry_source(entries[j]) ==
+                RD_KAFKA_CONFIG_SOURCE_DYNAMIC_TOPIC_CONFIG &&
+            rd_kafka_ConfigEntry_value(entries[j]))
+          out.configs[rd_kafka_ConfigEntry_name(entries[j])] =
+              rd_kafka_ConfigEntry_value(entries[j]);
+    }
+  }
+  if (ev) rd_kafka_event_destroy(ev);
+  rd_kafka_queue_destroy(q);
+  rd_kafka_ConfigResource_destroy(resource);
+  if (!failure.empty()) throw std::runtime_error("describe topic " + topic + ": " + failure);
+  return out;
+}
+
 void RealKafka::createTopic(const std::string& topic, int partitions,
                             const std::map<std::string, std::string>& configs) {
   char err[512];

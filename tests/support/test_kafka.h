@@ -65,6 +65,13 @@ class RealKafka {
   // a commit are left out.
   OffsetMap committed(const std::string& group, const std::string& topic, int partitions);
   int64_t endOffset(const TopicPartition& tp);
+  // A topic as the broker describes it: its partitions (0 when it does not exist) and the configs
+  // set on the topic itself (not the broker's defaults).
+  struct TopicDescription {
+    int partitions = 0;
+    std::map<std::string, std::string> configs;
+  };
+  TopicDescription describeTopic(const std::string& topic);
   // How many members the consumer group has now, as its coordinator reports them (0 when the
   // group is empty or unknown).
   int groupMembers(const std::string& group);

@@ -3,7 +3,7 @@
 #include <fmt/format.h>
 
 #include "builtin_transforms.h"
-#include "java_regex.h"
+#include "ksink/detail/java_regex.h"
 #include "transform_support.h"
 
 namespace ksink::detail {

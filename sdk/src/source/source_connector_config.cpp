@@ -21,10 +21,6 @@ std::vector<ConfigProblem> unsupportedKeys(const std::map<std::string, std::stri
       out.push_back({key,
                      "a source connector has no dead-letter queue (Kafka Connect's neither); "
                      "errors.tolerance=all with errors.log.enable=true logs what is skipped"});
-    else if (key.starts_with("topic.creation.") && key != "topic.creation.enable")
-      out.push_back({key,
-                     "topic creation by source connectors (KIP-158) is not supported yet: "
-                     "create the topics beforehand (or let the broker auto-create them)"});
     else if (key == "exactly.once.support" || key == "transaction.boundary" ||
              key == "exactly.once.source.support")
       out.push_back({key, "exactly-once source delivery is not supported yet"});
@@ -61,7 +57,8 @@ ConfigDef makeDef() {
                 return "must be -1 (the broker's default) or at least 1";
               })
       .define("topic.creation.enable", Type::kBoolean, "true", Importance::kLow,
-              "Whether source connectors may create topics (KIP-158).");
+              "Whether source connectors may create topics (KIP-158).")
+      .claimPrefix("topic.creation.");  // checked by TopicCreation::parse
   def.check(unsupportedKeys);
   return def;
 }
@@ -102,6 +99,7 @@ SourceConnectorConfig SourceConnectorConfig::parse(const Config& raw,
       static_cast<int>(detail::parseLong(value("offset.storage.replication.factor")).value_or(3));
   out.offsets_file = std::string(detail::trim(value("offset.storage.file.filename")));
   out.offsets_topic = value("offset.storage.topic");
+  out.topic_creation = TopicCreation::parse(config.values(), problems);
   out.client_properties["bootstrap.servers"] = out.worker.bootstrap_servers;
   for (const auto& [key, value] : config.values())
     if (detail::isClientSecurityKey(key)) out.client_properties[key] = value;

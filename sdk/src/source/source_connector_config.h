@@ -5,10 +5,12 @@
 #pragma once
 
 #include <map>
+#include <optional>
 #include <string>
 
 #include "ksink/config.h"
 #include "ksink/config_def.h"
+#include "topic_creation.h"
 #include "worker_config.h"
 
 namespace ksink {
@@ -29,6 +31,8 @@ struct SourceConnectorConfig {
   std::string offsets_topic;  // offset.storage.topic
   int offsets_topic_partitions = 25;
   int offsets_topic_replication_factor = 3;  // -1: the broker's default
+  // The topics the task creates as it first writes to them (KIP-158); nullopt: none.
+  std::optional<TopicCreation> topic_creation;
   // bootstrap.servers and the security keys, for the offset store's own clients.
   std::map<std::string, std::string> client_properties;
 

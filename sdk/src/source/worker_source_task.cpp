@@ -1,11 +1,13 @@
 #include "worker_source_task.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
 
 #include "ksink/retriable_error.h"
+#include "topic_admin.h"
 
 namespace ksink {
 namespace {
@@ -55,7 +57,8 @@ WorkerSourceTask::WorkerSourceTask(int id, SourceConnectorConfig settings, Confi
       store_(std::move(store)),
       clock_(clock),
       commits_(*store_, clock, settings_.worker.offset_flush_interval,
-               settings_.worker.offset_flush_timeout) {}
+               settings_.worker.offset_flush_timeout),
+      topic_creation_(settings_.topic_creation) {}
 
 WorkerSourceTask::~WorkerSourceTask() = default;
 
@@ -165,8 +168,39 @@ void WorkerSourceTask::iteration() {
       std::this_thread::sleep_for(kIdleWait);
       return;
     }
+    createTopics();
   }
   sendRecords();
+}
+
+void WorkerSourceTask::createTopics() {
+  if (!topic_creation_) return;
+  const std::string* previous = nullptr;  // most records go where the one before went
+  for (const auto& polled : to_send_) {
+    if (!polled.record || (previous && *previous == polled.record->topic)) continue;
+    const auto& topic = polled.record->topic;
+    previous = &topic;
+    if (!topic_creation_->required(topic)) continue;
+    const auto& group = topic_creation_->groupFor(topic);
+    bool created = false;
+    try {
+      created = ensureTopic(producer_->handle(), topic, group.partitions, group.replication_factor,
+                            group.configs);
+    } catch (const std::exception& e) {
+      throw std::runtime_error(fmt::format(
+          "Task failed to create new topic {} (topic.creation group '{}': {} partitions, "
+          "replication factor {}, configs {}): {}. Ensure that the task is authorized to create "
+          "topics or that the topic exists, and restart the task",
+          topic, group.name, group.partitions, group.replication_factor, group.configs, e.what()));
+    }
+    topic_creation_->known(topic);
+    if (created)
+      spdlog::info(
+          "source task {}-{}: created topic {} with topic.creation group '{}' ({} "
+          "partitions, replication factor {}, configs {}; -1: the broker's default)",
+          settings_.worker.name, id_, topic, group.name, group.partitions, group.replication_factor,
+          group.configs);
+  }
 }
 
 void WorkerSourceTask::sendRecords() {

@@ -78,6 +78,9 @@ class WorkerSourceTask final : public WorkerTask {
   using Committed = std::vector<std::pair<uint64_t, std::optional<RecordMetadata>>>;
 
   void iteration();
+  // Creates the topics of to_send_ the task writes to for the first time (KIP-158), outside the
+  // lock; a topic that cannot be made fails the task.
+  void createTopics();
   void sendRecords();
   void serve();  // the service thread's loop
   // With mutex_ held: the acknowledgements collected by the producer's callback; adds the
@@ -85,7 +88,7 @@ class WorkerSourceTask final : public WorkerTask {
   void applyDeliveries(Committed& committed);
   void callCommitRecord(const Committed& committed);
   void callCommit();  // the task's commit(), its exception logged
-  void harvest();  // with mutex_ held
+  void harvest();     // with mutex_ held
   std::exception_ptr finish(std::exception_ptr failure);
   void wakeTask();
   // Copies the counters for status(); with a state, sets it (and the error, if any).
@@ -113,7 +116,8 @@ class WorkerSourceTask final : public WorkerTask {
   std::vector<Delivery> deliveries_;
   std::atomic<bool> producer_closing_{false};  // purged: failures are not the records' fault
 
-  std::vector<detail::PolledRecord> to_send_;  // the task thread's
+  std::vector<detail::PolledRecord> to_send_;    // the task thread's
+  std::optional<TopicCreation> topic_creation_;  // the task thread's
   size_t next_to_send_ = 0;
   Clock::time_point poll_not_before_{};
 

@@ -1,5 +1,6 @@
-// Java regular expressions on std::regex, for the transforms that take one (RegexRouter,
-// TopicNameMatches). Immutable once compiled; std::regex matching is const: any thread.
+// Java regular expressions on std::regex, for the keys Kafka Connect reads as Java patterns (the
+// RegexRouter and TopicNameMatches transforms, a source's topic.creation.<group>.include/exclude).
+// Not connector API. Immutable once compiled; std::regex matching is const: any thread.
 #pragma once
 
 #include <optional>
@@ -11,9 +12,9 @@
 
 namespace ksink::detail {
 
-// A Java regular expression run with std::regex (ECMAScript), for RegexRouter and
-// TopicNameMatches. Java-only syntax ECMAScript lacks (possessive quantifiers, named groups,
-// inline flags, \A \Z \z, atomic groups, lookbehind) is refused at configuration.
+// A Java regular expression run with std::regex (ECMAScript). Java-only syntax ECMAScript lacks
+// (possessive quantifiers, named groups, inline flags, \A \Z \z, atomic groups, lookbehind) is
+// refused at configuration.
 class JavaRegex {
  public:
   // nullopt and `error` set when `pattern` cannot be served.

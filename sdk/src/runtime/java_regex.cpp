@@ -1,4 +1,4 @@
-#include "java_regex.h"
+#include "ksink/detail/java_regex.h"
 
 #include <fmt/format.h>
 
