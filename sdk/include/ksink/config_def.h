@@ -52,6 +52,10 @@ class ConfigDef {
   ConfigDef& include(const ConfigDef& other);
 
   const Key* find(std::string_view name) const;
+  // `name`'s value in `values`, else its default here, else "" (for code that reads keys after
+  // validate() reported their problems, where a Config built on this definition would throw).
+  std::string valueOf(const std::map<std::string, std::string>& values,
+                      std::string_view name) const;
   // Whether `name` is defined here or lies under a claimed prefix.
   bool claims(std::string_view name) const;
   const std::map<std::string, Key, std::less<>>& keys() const { return keys_; }

@@ -90,28 +90,19 @@ Connector loadConnector(const std::map<std::string, std::string>& worker, const 
   }
   // Every problem at once: the connector's own keys, then the worker's and its kind's (which
   // include Connect's cross-key rules and librdkafka's checks of the client properties).
-  std::vector<ConfigProblem> problems;
-  ConfigDef def;
-  if (out.sink) {
-    if (out.sink->adapt_config) values = out.sink->adapt_config(std::move(values));
-    problems = out.sink->config_def.validate(values);
-    try {
-      SinkConnectorConfig::parse(Config(values), out.sink->config_def);
-    } catch (const ConfigException& e) {
-      addProblems(problems, e.problems());
-    }
-    def = Worker::configDef();
-    def.include(out.sink->config_def);
-  } else {
-    problems = out.source->config_def.validate(values);
-    try {
-      SourceConnectorConfig::parse(Config(values), out.source->config_def);
-    } catch (const ConfigException& e) {
-      addProblems(problems, e.problems());
-    }
-    def = Worker::sourceConfigDef();
-    def.include(out.source->config_def);
+  const ConfigDef& keys = out.sink ? out.sink->config_def : out.source->config_def;
+  if (out.sink && out.sink->adapt_config) values = out.sink->adapt_config(std::move(values));
+  std::vector<ConfigProblem> problems = keys.validate(values);
+  try {
+    if (out.sink)
+      SinkConnectorConfig::parse(Config(values), keys);
+    else
+      SourceConnectorConfig::parse(Config(values), keys);
+  } catch (const ConfigException& e) {
+    addProblems(problems, e.problems());
   }
+  ConfigDef def = out.sink ? Worker::configDef() : Worker::sourceConfigDef();
+  def.include(keys);
   auto unknown = findUnknownKeys(def, values);
   problems.insert(problems.end(), unknown.misspelt.begin(), unknown.misspelt.end());
   if (!problems.empty()) throw ConfigException(std::move(problems));

@@ -69,6 +69,13 @@ const ConfigDef::Key* ConfigDef::find(std::string_view name) const {
   return it == keys_.end() ? nullptr : &it->second;
 }
 
+std::string ConfigDef::valueOf(const std::map<std::string, std::string>& values,
+                               std::string_view name) const {
+  if (const auto it = values.find(std::string(name)); it != values.end()) return it->second;
+  const auto* key = find(name);
+  return key && key->default_value ? *key->default_value : "";
+}
+
 bool ConfigDef::claims(std::string_view name) const {
   return find(name) || std::any_of(prefixes_.begin(), prefixes_.end(),
                                    [&](const auto& prefix) { return name.starts_with(prefix); });

@@ -68,7 +68,7 @@ const ConfigDef& WorkerConfig::connectorKeys() {
 
 WorkerConfig WorkerConfig::parse(const Config& config) {
   auto value = [&](std::string_view key, const ConfigDef& def) {
-    return config.get(key).value_or(def.find(key)->default_value.value_or(""));
+    return def.valueOf(config.values(), key);
   };
   auto millis = [&](std::string_view key) {
     return std::chrono::milliseconds(detail::parseLong(value(key, configDef())).value_or(0));

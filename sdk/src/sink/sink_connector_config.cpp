@@ -97,10 +97,8 @@ SinkConnectorConfig SinkConnectorConfig::parse(const Config& raw, const ConfigDe
   def.include(raw.definitions());
   def.include(sink_keys);
   std::vector<ConfigProblem> problems = def.validate(raw.values());
-  const Config config(raw.values());  // getters below fall back to our defaults explicitly
-  auto value = [&](std::string_view key) {
-    return config.get(key).value_or(def.find(key)->default_value.value_or(""));
-  };
+  const Config config(raw.values());
+  auto value = [&](std::string_view key) { return def.valueOf(config.values(), key); };
   auto longValue = [&](std::string_view key, int64_t fallback) {
     return detail::parseLong(value(key)).value_or(fallback);
   };

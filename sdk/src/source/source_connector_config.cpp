@@ -82,10 +82,8 @@ SourceConnectorConfig SourceConnectorConfig::parse(const Config& raw,
   def.include(raw.definitions());
   def.include(source_keys);
   std::vector<ConfigProblem> problems = def.validate(raw.values());
-  const Config config(raw.values());  // getters below fall back to the defaults explicitly
-  auto value = [&](std::string_view key) {
-    return config.get(key).value_or(def.find(key)->default_value.value_or(""));
-  };
+  const Config config(raw.values());
+  auto value = [&](std::string_view key) { return def.valueOf(config.values(), key); };
 
   SourceConnectorConfig out;
   out.worker = WorkerConfig::parse(config);
