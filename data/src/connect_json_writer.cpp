@@ -6,6 +6,7 @@
 
 #include "base64.h"
 #include "ksink/conversion_error.h"
+#include "ksink/detail/json_string.h"
 #include "transforms/java_float.h"
 #include "transforms/transform_support.h"
 
@@ -14,53 +15,7 @@ namespace {
 
 void appendString(std::string& out, std::string_view s,
                   JsonSpelling spelling = JsonSpelling::kConnect) {
-  const char* hex = spelling == JsonSpelling::kConnect ? "0123456789ABCDEF" : "0123456789abcdef";
-  out += '"';
-  // Runs that need no escape go in whole (most text is one run).
-  while (!s.empty()) {
-    size_t run = 0;
-    while (run < s.size() && static_cast<unsigned char>(s[run]) >= 0x20 && s[run] != '"' &&
-           s[run] != '\\')
-      ++run;
-    out.append(s.data(), run);
-    s.remove_prefix(run);
-    if (s.empty()) break;
-    const char c = s.front();
-    s.remove_prefix(1);
-    const auto u = static_cast<unsigned char>(c);
-    switch (c) {
-      case '"':
-        out += "\\\"";
-        break;
-      case '\\':
-        out += "\\\\";
-        break;
-      case '\b':
-        out += "\\b";
-        break;
-      case '\f':
-        out += "\\f";
-        break;
-      case '\n':
-        out += "\\n";
-        break;
-      case '\r':
-        out += "\\r";
-        break;
-      case '\t':
-        out += "\\t";
-        break;
-      default:
-        if (u < 0x20) {
-          out += "\\u00";
-          out += hex[u >> 4];
-          out += hex[u & 0xF];
-        } else {
-          out += c;
-        }
-    }
-  }
-  out += '"';
+  detail::appendJsonString(out, s, spelling == JsonSpelling::kConnect);
 }
 
 void appendInteger(std::string& out, int64_t v) {
@@ -202,10 +157,6 @@ void appendSchemalessJson(std::string& out, const Value::Object& object, JsonSpe
     appendSchemalessJson(out, item, spelling);
   }
   out += '}';
-}
-
-void appendJsonString(std::string& out, std::string_view text, JsonSpelling spelling) {
-  appendString(out, text, spelling);
 }
 
 void appendConnectSchemaJson(std::string& out, const Schema& schema) {

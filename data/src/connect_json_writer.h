@@ -30,8 +30,6 @@ enum class JsonSpelling { kConnect, kPlain };
 void appendSchemalessJson(std::string& out, const Value& value, JsonSpelling spelling);
 // The same for a map held without a Value around it.
 void appendSchemalessJson(std::string& out, const Value::Object& object, JsonSpelling spelling);
-// Appends `text` as a JSON string, spelled as asked.
-void appendJsonString(std::string& out, std::string_view text, JsonSpelling spelling);
 // Appends `schema`'s JSON form to `out`.
 void appendConnectSchemaJson(std::string& out, const Schema& schema);
 // Appends `value` written against `schema` (nullptr = schemaless) to `out`.

@@ -60,7 +60,8 @@ class JsonConverter final : public Converter {
   std::unordered_map<std::string, std::shared_ptr<const Schema>, StringHash, std::equal_to<>>
       schemas_;
   // Writing: the envelope's text up to the payload for the last schema written (kept alive, so
-  // the pointer cannot name another schema), and the last payload's size, to reserve.
+  // the pointer cannot name another schema; schemas are immutable once built, ksink/schema.h),
+  // and the last payload's size, to reserve.
   std::shared_ptr<const Schema> written_schema_;
   std::optional<std::string> written_schema_text_;
   size_t written_size_hint_ = 0;

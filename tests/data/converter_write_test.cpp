@@ -78,7 +78,8 @@ TEST(JsonConverterWriteTest, OneConverterWritesRecordsOfAlternatingSchemasEachWi
   auto bad = std::make_shared<Schema>();
   bad->type = Schema::Type::kString;
   EXPECT_THROW(c.fromConnectData("t", {bad, Value::integer(1)}), ConversionError);
-  EXPECT_EQ(c.fromConnectData("t", cases[0].first), cases[0].second);
+  EXPECT_EQ(c.fromConnectData("t", {bad, Value::string("ok")}),
+            R"({"schema":{"type":"string","optional":false},"payload":"ok"})");
 }
 
 TEST(JsonConverterWriteTest, SchemalessValuesKeepTheirOrderAndJavasNumberText) {

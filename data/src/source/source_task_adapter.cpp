@@ -7,7 +7,7 @@
 #include <stdexcept>
 
 #include "connect_json_writer.h"
-#include "ksink/conversion_error.h"
+#include "ksink/detail/json_string.h"
 #include "transforms/java_float.h"
 
 namespace ksink {
@@ -72,11 +72,16 @@ Value normalized(const Value& value) {
   }
 }
 
-// Connect's checkAndConvertTimestamp: -1 is no timestamp, any other negative one is refused.
+// A record the task must not have returned, whatever errors.tolerance says (Connect checks these
+// outside its tolerance handling).
+struct InvalidRecord : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+// Connect's checkAndConvertTimestamp: -1 is no timestamp, any other negative one fails the task.
 std::optional<int64_t> checkedTimestamp(std::optional<int64_t> timestamp) {
   if (!timestamp || *timestamp >= 0) return timestamp;
-  if (*timestamp != -1)
-    throw ConversionError(fmt::format("invalid record timestamp {}", *timestamp));
+  if (*timestamp != -1) throw InvalidRecord(fmt::format("invalid record timestamp {}", *timestamp));
   return std::nullopt;
 }
 
@@ -107,7 +112,7 @@ std::unique_ptr<Converter> SourceTaskAdapter::offsetConverter() {
 std::string SourceTaskAdapter::offsetKey(std::string_view connector,
                                          const std::optional<SourceMap>& partition) {
   std::string out = "[";
-  appendJsonString(out, connector, JsonSpelling::kConnect);
+  detail::appendJsonString(out, connector);
   out += ',';
   if (partition)
     appendSchemalessJson(out, *partition, JsonSpelling::kConnect);
@@ -190,6 +195,9 @@ std::vector<detail::PolledRecord> SourceTaskAdapter::poll() {
     const bool keep = task_->commit_record_overridden_.load(std::memory_order_relaxed);
     try {
       polled.record = convert(record, keep);
+    } catch (const InvalidRecord& e) {
+      throw std::runtime_error(
+          fmt::format("the task returned an invalid record ({}): {}", describe(record), e.what()));
     } catch (const std::exception& e) {
       if (!tolerate_all_)
         throw std::runtime_error(fmt::format(

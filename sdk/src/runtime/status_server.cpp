@@ -7,30 +7,15 @@
 #include <regex>
 #include <stdexcept>
 
+#include "ksink/detail/json_string.h"
+
 namespace ksink {
 namespace {
 
 std::string jsonString(std::string_view s) {
-  std::string out = "\"";
-  for (const unsigned char c : s) {
-    switch (c) {
-      case '"':
-        out += "\\\"";
-        break;
-      case '\\':
-        out += "\\\\";
-        break;
-      case '\n':
-        out += "\\n";
-        break;
-      default:
-        if (c < 0x20)
-          out += fmt::format("\\u{:04x}", c);
-        else
-          out += static_cast<char>(c);
-    }
-  }
-  return out + "\"";
+  std::string out;
+  detail::appendJsonString(out, s, false);
+  return out;
 }
 
 std::string jsonOptional(const std::optional<int64_t>& v) {

@@ -67,8 +67,9 @@ const ConfigDef& WorkerConfig::connectorKeys() {
 }
 
 WorkerConfig WorkerConfig::parse(const Config& config) {
+  // The Config's own definitions' default first (a connector may redefine a worker key's).
   auto value = [&](std::string_view key, const ConfigDef& def) {
-    return def.valueOf(config.values(), key);
+    return config.get(key).value_or(def.valueOf(config.values(), key));
   };
   auto millis = [&](std::string_view key) {
     return std::chrono::milliseconds(detail::parseLong(value(key, configDef())).value_or(0));

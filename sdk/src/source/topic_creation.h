@@ -1,14 +1,14 @@
 // TopicCreation: the topics a source connector creates as it first writes to them (Kafka Connect's
 // KIP-158), with Connect's keys and rules. In use when the worker's topic.creation.enable is true
-// (the default) and the connector has a topic.creation.* key:
-//   topic.creation.groups                      groups besides `default`, in the order they are
-//   tried topic.creation.default.replication.factor  required; -1: the broker's default
-//   topic.creation.default.partitions          required; -1: the broker's default
-//   topic.creation.<group>.include / .exclude  Java regular expressions a topic must match whole
-//                                              (exclusions win); `default` takes every topic
-//   topic.creation.<group>.replication.factor / .partitions   a group's own, else `default`'s
-//   topic.creation.<group>.<any other key>     a topic config (cleanup.policy, retention.ms, ...),
-//                                              the group's own only
+// (the default) and the connector has a topic.creation.* key.
+// - topic.creation.groups: groups besides `default`, in the order they are tried.
+// - topic.creation.default.replication.factor and .partitions: required; -1 is the broker's
+//   default.
+// - topic.creation.<group>.include and .exclude: Java regular expressions a topic must match whole
+//   (exclusions win); `default` takes every topic.
+// - topic.creation.<group>.replication.factor and .partitions: the group's own, else `default`'s.
+// - topic.creation.<group>.<any other key>: a topic config (cleanup.policy, retention.ms, ...) of
+//   that group's topics only.
 // A topic takes the first listed group that matches it, else `default`. Not thread-safe.
 #pragma once
 

@@ -177,6 +177,7 @@ void WorkerSourceTask::createTopics() {
   if (!topic_creation_) return;
   const std::string* previous = nullptr;  // most records go where the one before went
   for (const auto& polled : to_send_) {
+    if (stopping_) return;  // sendRecords() sends nothing more either
     if (!polled.record || (previous && *previous == polled.record->topic)) continue;
     const auto& topic = polled.record->topic;
     previous = &topic;

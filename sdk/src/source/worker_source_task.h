@@ -79,7 +79,9 @@ class WorkerSourceTask final : public WorkerTask {
 
   void iteration();
   // Creates the topics of to_send_ the task writes to for the first time (KIP-158), outside the
-  // lock; a topic that cannot be made fails the task.
+  // lock, before any record of the batch is sent; a topic that cannot be made fails the task.
+  // Blocks while the broker answers (up to ensureTopic's timeouts), checking for a stop between
+  // topics.
   void createTopics();
   void sendRecords();
   void serve();  // the service thread's loop

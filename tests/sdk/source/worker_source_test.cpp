@@ -329,6 +329,11 @@ TEST_F(WorkerSourceTest, TimestampsAreKeptAndANegativeOneFailsTheTaskBehindATran
        {"transforms.route.replacement", "elsewhere"}});
 }
 
+// As in Connect, the timestamp check is not a conversion error that errors.tolerance=all skips.
+TEST_F(WorkerSourceTest, ANegativeTimestampFailsTheTaskUnderErrorsToleranceAllToo) {
+  expectTimestampsKeptAndANegativeOneRefused({{"errors.tolerance", "all"}});
+}
+
 TEST_F(WorkerSourceTest, ATimestampOfMinusOneIsNoneAndTheProducerStampsTheRecord) {
   script->limit = 3;
   script->timestamp = -1;

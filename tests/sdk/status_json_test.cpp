@@ -1,0 +1,27 @@
+// /status as JSON: strings escaped as JSON requires (a task's error carries quotes, newlines, tabs
+// and control characters from the exceptions it reports).
+#include <gtest/gtest.h>
+
+#include "status_server.h"
+
+namespace ksink {
+namespace {
+
+TEST(StatusJsonTest, AnErrorWithQuotesNewlinesAndControlCharactersIsValidJsonText) {
+  ConnectorStatus connector;
+  connector.name = "n\"ame";
+  connector.type = "source";
+  connector.sink = "FileStreamSource";
+  TaskStatus task;
+  task.id = 0;
+  task.state = "FAILED";
+  task.last_error = "said \"no\"\n\tat C:\\dir\x01 caf\xC3\xA9";
+  connector.tasks.push_back(task);
+  const auto json = renderStatusJson({connector});
+  EXPECT_NE(json.find(R"("name":"n\"ame")"), std::string::npos) << json;
+  EXPECT_NE(json.find(R"("said \"no\"\n\tat C:\\dir\u0001 café")"), std::string::npos) << json;
+  for (const unsigned char c : json) EXPECT_GE(c, 0x20) << json;  // no raw control character
+}
+
+}  // namespace
+}  // namespace ksink
