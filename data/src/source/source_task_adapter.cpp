@@ -225,12 +225,8 @@ std::optional<detail::ProducerRecordBytes> SourceTaskAdapter::convert(SourceReco
   if (chain_.empty()) {
     // No transform: converted straight from the record, which keeps its topic for a failure's
     // report until both conversions succeeded.
-    detail::ProducerRecordBytes out;
-    out.timestamp = checkedTimestamp(record.timestamp());
-    out.partition = record.kafkaPartition();
-    for (const auto& h : record.headers_) out.headers.emplace_back(h.key, headerBytes(h.value));
-    out.key = key_converter_->fromConnectData(record.topic_, record.key_);
-    out.value = value_converter_->fromConnectData(record.topic_, record.value_);
+    auto out = bytesOf(record.topic_, record.kafkaPartition(), record.timestamp(), record.headers_,
+                       record.key_, record.value_);
     out.topic = keep ? record.topic_ : std::move(record.topic_);
     return out;
   }
@@ -249,13 +245,24 @@ std::optional<detail::ProducerRecordBytes> SourceTaskAdapter::convert(SourceReco
   }
   auto transformed = chain_.apply(std::move(connect));
   if (!transformed) return std::nullopt;
-  detail::ProducerRecordBytes out;
-  out.timestamp = checkedTimestamp(transformed->timestamp);
+  auto out = bytesOf(transformed->topic, transformed->partition, transformed->timestamp,
+                     transformed->headers, transformed->key, transformed->value);
   out.topic = std::move(transformed->topic);
-  out.partition = transformed->partition;
-  for (const auto& h : transformed->headers) out.headers.emplace_back(h.key, headerBytes(h.value));
-  out.key = key_converter_->fromConnectData(out.topic, transformed->key);
-  out.value = value_converter_->fromConnectData(out.topic, transformed->value);
+  return out;
+}
+
+detail::ProducerRecordBytes SourceTaskAdapter::bytesOf(const std::string& topic,
+                                                       std::optional<int32_t> partition,
+                                                       std::optional<int64_t> timestamp,
+                                                       const std::vector<ConnectHeader>& headers,
+                                                       const SchemaAndValue& key,
+                                                       const SchemaAndValue& value) {
+  detail::ProducerRecordBytes out;
+  out.timestamp = checkedTimestamp(timestamp);
+  out.partition = partition;
+  for (const auto& h : headers) out.headers.emplace_back(h.key, headerBytes(h.value));
+  out.key = key_converter_->fromConnectData(topic, key);
+  out.value = value_converter_->fromConnectData(topic, value);
   return out;
 }
 

@@ -74,6 +74,12 @@ class SourceTaskAdapter final : public detail::SourceTaskDriver,
 
   // `keep`: the record is kept for commitRecord(), so its data is copied, not moved out.
   std::optional<detail::ProducerRecordBytes> convert(SourceRecord& record, bool keep);
+  // A record's parts (after its transforms) as Kafka gets them, but for the topic, which the
+  // caller moves in once nothing can fail.
+  detail::ProducerRecordBytes bytesOf(const std::string& topic, std::optional<int32_t> partition,
+                                      std::optional<int64_t> timestamp,
+                                      const std::vector<ConnectHeader>& headers,
+                                      const SchemaAndValue& key, const SchemaAndValue& value);
   // True (and a warning) the first time `key` shows a partition mismatch, see above.
   bool partitionKeyMismatch(const std::string& key);
 

@@ -127,7 +127,7 @@ std::optional<TopicCreation> TopicCreation::parse(const std::map<std::string, st
                               "topic.creation.* key): -1 for the broker's default"});
       group.replication_factor = rf.value_or(-1);
       group.partitions = partitions.value_or(-1);
-      group.include = patterns({{"include", ".*"}}, "include", problems);
+      group.include.push_back(*detail::JavaRegex::compile(".*", nullptr));
       for (const char* setting : {"include", "exclude"})
         if (values.contains(prefix + setting))
           spdlog::warn(
