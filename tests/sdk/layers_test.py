@@ -1,17 +1,22 @@
 #!/usr/bin/env python3
-"""Layers point down only: app -> sinks -> table toolkit -> data model -> SDK core, and
-app -> sources -> data model -> SDK core.
+"""Layers point down only: app -> sinks -> table toolkit -> database layer -> data model -> SDK core,
+and app -> sources -> database layer -> data model -> SDK core.
 
 Every quoted #include of a production file must resolve inside what its layer may see:
   sdk/    its own include/ and src/ (the core names no data, toolkit or sink header)
   data/   its own include/ and src/, and the core's public headers (sdk/include), never the
           runtime's internals (sdk/src) nor the toolkit
-  table/  its own include/ and src/, the data model's and the core's public headers, never
-          their internals
+  db/     the database layer: db/include (DbFailure, identifiers) and, per database, db/<name>/
+          (its own include/ and src/, db/include and the core's public headers) — no data model,
+          toolkit, sink or source
+  table/  its own include/ and src/, the data model's and the core's public headers and the
+          database layer's common header (db/include), never their internals
   sinks/<name>/  its own include/ and src/, the toolkit's, the data model's and the core's
-          public headers; no other sink, no internals of the SDK's libraries
-  sources/<name>/  its own include/ and src/, the data model's and the core's public headers;
-          no toolkit, no sink, no other source, no internals of the SDK's libraries
+          public headers, the database layer's; no other sink, no internals of the SDK's
+          libraries
+  sources/<name>/  its own include/ and src/, the data model's, the database layer's and the
+          core's public headers; no toolkit, no sink, no other source, no internals of the SDK's
+          libraries
 Usage: layers_test.py <source dir>; prints each offending include and exits 1.
 """
 import pathlib
@@ -22,21 +27,28 @@ root = pathlib.Path(sys.argv[1]).resolve()
 core_public = [root / "sdk/include"]
 data_public = [root / "data/include"]
 table_public = [root / "table/include"]
+db_common = [root / "db/include"]
+db_public = db_common + [d / "include" for d in sorted((root / "db").iterdir())
+                         if (d / "include").is_dir() and d.name != "include"]
 allowed = {
     "sdk": core_public + [root / "sdk/src" / role
                           for role in ("runtime", "kafka", "sink", "source")],
     "data": data_public + core_public + [root / "data/src"],
-    "table": table_public + data_public + core_public + [root / "table/src"],
+    "table": table_public + db_common + data_public + core_public + [root / "table/src"],
+    "db/src": db_common + [root / "db/src"],
 }
+for db in (root / "db").iterdir():
+    if db.is_dir() and db.name not in ("include", "src"):
+        allowed[f"db/{db.name}"] = [db / "include", db / "src"] + db_common + core_public
 for sink in (root / "sinks").iterdir():
     if sink.is_dir():
         allowed[f"sinks/{sink.name}"] = ([sink / "include", sink / "src"] + table_public +
-                                         data_public + core_public)
+                                         db_public + data_public + core_public)
 
 for source in (root / "sources").iterdir():
     if source.is_dir():
-        allowed[f"sources/{source.name}"] = ([source / "include", source / "src"] + data_public +
-                                             core_public)
+        allowed[f"sources/{source.name}"] = ([source / "include", source / "src"] + db_public +
+                                             data_public + core_public)
 
 include = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
 problems = []

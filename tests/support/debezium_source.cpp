@@ -12,8 +12,8 @@
 #include <thread>
 
 #include "child_process.h"
-#include "pg_handles.h"
-#include "table_id.h"
+#include "ksink/db/sql_identifier.h"
+#include "ksink/pg/pg_handles.h"
 #include "test_kafka.h"
 
 namespace ksink::it {
@@ -264,7 +264,7 @@ std::string DebeziumSource::start() {
     for (int i = 0; i < PQntuples(pubs.get()); ++i) {
       const std::string pub = PQgetvalue(pubs.get(), i, 0);
       if (const pid_t pid = slotOwner(pub); pid && !processExists(pid))
-        run(conn.get(), "DROP PUBLICATION IF EXISTS " + postgres::quoteIdentifier(pub));
+        run(conn.get(), "DROP PUBLICATION IF EXISTS " + quoteIdentifier(pub));
     }
   }
   writeConnectorProperties();
@@ -288,7 +288,7 @@ void DebeziumSource::stop() {
 void DebeziumSource::dropSlotAndPublication() const {
   auto conn = connect(pg_);
   dropSlot(conn.get(), slot_);
-  run(conn.get(), "DROP PUBLICATION IF EXISTS " + postgres::quoteIdentifier(publication_));
+  run(conn.get(), "DROP PUBLICATION IF EXISTS " + quoteIdentifier(publication_));
 }
 
 std::string DebeziumSource::logTail(int lines) const {

@@ -8,8 +8,8 @@
 #include <stdexcept>
 
 #include "child_process.h"
-#include "pg_handles.h"
-#include "table_id.h"
+#include "ksink/db/sql_identifier.h"
+#include "ksink/pg/pg_handles.h"
 #include "test_kafka.h"
 
 namespace ksink::it {
@@ -116,9 +116,8 @@ std::optional<std::string> PgTestSchema::scalar(const std::string& sql) {
 }
 
 int64_t PgTestSchema::count(const std::string& table, const std::string& where) {
-  return std::stoll(
-      *scalar(fmt::format("SELECT count(*) FROM {}{}{}", postgres::quoteIdentifier(table),
-                          where.empty() ? "" : " WHERE ", where)));
+  return std::stoll(*scalar(fmt::format("SELECT count(*) FROM {}{}{}", quoteIdentifier(table),
+                                        where.empty() ? "" : " WHERE ", where)));
 }
 
 TestPostgres& TestPostgres::shared() {

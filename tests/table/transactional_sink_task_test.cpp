@@ -511,7 +511,7 @@ TEST(WriteFailureTest, ARetriableFailureIsARetriableErrorNamingTheDestinationAnd
 }
 
 TEST(WriteFailureTest, FatalAndUnisolatedBadRecordFailuresFailTheTask) {
-  for (auto kind : {WriteFailure::kFatal, WriteFailure::kBadRecord}) {
+  for (auto kind : {WriteFailure::kFatal, WriteFailure::kBadData}) {
     FakeDestination dest;
     Harness h(dest);
     h.task.open({kP0});

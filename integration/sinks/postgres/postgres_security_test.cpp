@@ -16,9 +16,9 @@
 
 #include "child_process.h"
 #include "ksink/ksink.h"
+#include "ksink/pg/pg_connection.h"
+#include "ksink/pg/pg_connection_url.h"
 #include "ksink/postgres/postgres_sink_task.h"
-#include "pg_connection.h"
-#include "pg_connection_url.h"
 #include "polling.h"
 #include "test_kafka.h"
 #include "test_postgres.h"

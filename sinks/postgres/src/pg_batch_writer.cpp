@@ -3,8 +3,8 @@
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
+#include "ksink/pg/pg_error.h"
 #include "ksink/table_policy.h"
-#include "pg_error.h"
 #include "pg_sql.h"
 #include "pg_transaction.h"
 
@@ -24,7 +24,7 @@ bool PgBatchWriter::write(PgConnection& connection, const RecordMapper::Batch& b
   try {
     return transaction(connection, rows, scope, /*isolating=*/false);
   } catch (const PgError& e) {
-    if (e.kind() != WriteFailure::kBadRecord) throw;
+    if (e.kind() != PgError::Kind::kBadData) throw;
     spdlog::info("batch of {} rows rejected ({}); isolating the bad record(s)", rows.size(),
                  e.what());
   }
@@ -131,7 +131,7 @@ void PgBatchWriter::isolate(PgConnection& connection, std::span<const Row* const
     connection.exec(PgSql::releaseSavepoint(kIsolate));
     return;
   } catch (const PgError& e) {
-    if (e.kind() != WriteFailure::kBadRecord) throw;
+    if (e.kind() != PgError::Kind::kBadData) throw;
     connection.exec(PgSql::rollbackToSavepoint(kIsolate));
     if (rows.size() == 1) {
       scope.reportBadRecord(*rows.front()->record, e);

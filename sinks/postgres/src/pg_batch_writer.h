@@ -15,9 +15,9 @@
 #include <span>
 #include <vector>
 
+#include "ksink/pg/pg_connection.h"
 #include "ksink/record_mapper.h"
 #include "ksink/transactional_destination.h"
-#include "pg_connection.h"
 #include "pg_row_writer.h"
 #include "pg_table_cache.h"
 #include "postgres_sink_config.h"

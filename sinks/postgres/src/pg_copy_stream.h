@@ -13,8 +13,8 @@
 
 #include "column_encoder.h"
 #include "copy_binary_writer.h"
+#include "ksink/pg/pg_connection.h"
 #include "ksink/record_mapper.h"
-#include "pg_connection.h"
 #include "pg_table.h"
 
 namespace ksink::postgres {

@@ -98,7 +98,7 @@ bool PgDestination::awaitOutcome() {
     return true;
   } catch (const PgError& e) {
     if (reconnect) session_.drop();
-    if (e.kind() != WriteFailure::kBadRecord) fail(e);
+    if (e.kind() != WriteFailure::kBadData) fail(e);
     if (e.sqlstate() == "23505" &&
         config_.table.insert_mode == TableSinkConfig::InsertMode::kUpsert)
       spdlog::debug("batch of {} upserts met existing keys; it comes again to be staged", records);

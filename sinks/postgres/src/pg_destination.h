@@ -9,10 +9,10 @@
 #include <span>
 
 #include "ksink/config.h"
+#include "ksink/pg/pg_error.h"
 #include "ksink/record_mapper.h"
 #include "ksink/transactional_destination.h"
 #include "pg_batch_writer.h"
-#include "pg_error.h"
 #include "pg_offset_store.h"
 #include "pg_row_writer.h"
 #include "pg_session.h"

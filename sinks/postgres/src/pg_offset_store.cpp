@@ -8,8 +8,8 @@
 #include <stdexcept>
 #include <thread>
 
+#include "ksink/pg/pg_error.h"
 #include "ksink/transactional_sink_task.h"
-#include "pg_error.h"
 #include "pg_sql.h"
 
 namespace ksink::postgres {

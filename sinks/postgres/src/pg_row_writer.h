@@ -21,8 +21,8 @@
 #include <unordered_map>
 #include <vector>
 
+#include "ksink/pg/pg_connection.h"
 #include "ksink/record_mapper.h"
-#include "pg_connection.h"
 #include "pg_table.h"
 
 namespace ksink::postgres {

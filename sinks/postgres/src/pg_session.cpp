@@ -2,9 +2,9 @@
 
 #include <fmt/format.h>
 
+#include "ksink/pg/pg_error.h"
 #include "ksink/retriable_error.h"
 #include "ksink/write_failure.h"
-#include "pg_error.h"
 #include "pg_sql.h"
 
 namespace ksink::postgres {

@@ -8,8 +8,8 @@
 #include <functional>
 #include <optional>
 
-#include "pg_connection.h"
-#include "pg_connection_url.h"
+#include "ksink/pg/pg_connection.h"
+#include "ksink/pg/pg_connection_url.h"
 #include "postgres_sink_config.h"
 
 namespace ksink::postgres {

@@ -7,8 +7,8 @@
 #include <unordered_set>
 #include <utility>
 
+#include "ksink/pg/pg_error.h"
 #include "pg_copy_stream.h"
-#include "pg_error.h"
 #include "pg_sql.h"
 #include "pg_transaction.h"
 
@@ -82,7 +82,7 @@ PgStreamWriter::Outcome PgStreamWriter::write(PgConnection& connection,
     }
     if (stream) stream->finish(connection);
   } catch (const PgError& e) {
-    if (e.kind() != WriteFailure::kBadRecord) throw;
+    if (e.kind() != PgError::Kind::kBadData) throw;
     // A key the table has (upsert), or a bad record: the general path stages or isolates.
     if (upsert && stream && e.sqlstate() == "23505")
       writer_.straightUpsertDone(stream->target(), false);

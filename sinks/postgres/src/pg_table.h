@@ -9,7 +9,7 @@
 #include <string_view>
 #include <vector>
 
-#include "pg_connection.h"
+#include "ksink/pg/pg_connection.h"
 #include "table_id.h"
 
 namespace ksink::postgres {

@@ -15,9 +15,9 @@
 #include <string>
 #include <vector>
 
+#include "ksink/pg/pg_connection.h"
 #include "ksink/record_mapper.h"
 #include "ksink/table_policy.h"
-#include "pg_connection.h"
 #include "pg_table.h"
 #include "table_id.h"
 

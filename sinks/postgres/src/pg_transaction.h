@@ -5,7 +5,7 @@
 // the transaction when the session ends). Same thread as the connection.
 #pragma once
 
-#include "pg_connection.h"
+#include "ksink/pg/pg_connection.h"
 
 namespace ksink::postgres {
 

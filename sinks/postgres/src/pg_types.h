@@ -1,41 +1,17 @@
-// PgTypes: PostgreSQL type OIDs the sink encodes natively, and the column type the sink declares
-// for a Connect schema when it creates a table (auto.create) or adds a column (auto.evolve).
-//
-// OIDs are fixed for built-in types (src/include/catalog/pg_type.dat), so no lookup is needed.
+// PgTypes: the type OIDs the sink encodes natively (the database layer's PgTypeOids), and the
+// column type the sink declares for a Connect schema when it creates a table (auto.create) or
+// adds a column (auto.evolve).
 #pragma once
 
 #include <cstdint>
 #include <string>
 
+#include "ksink/pg/pg_type_oids.h"
 #include "ksink/schema.h"
 
 namespace ksink::postgres {
 
-struct PgTypes {
-  static constexpr uint32_t kBool = 16;
-  static constexpr uint32_t kBytea = 17;
-  static constexpr uint32_t kName = 19;
-  static constexpr uint32_t kInt8 = 20;
-  static constexpr uint32_t kInt2 = 21;
-  static constexpr uint32_t kInt4 = 23;
-  static constexpr uint32_t kText = 25;
-  static constexpr uint32_t kJson = 114;
-  static constexpr uint32_t kXml = 142;
-  static constexpr uint32_t kFloat4 = 700;
-  static constexpr uint32_t kFloat8 = 701;
-  static constexpr uint32_t kBpchar = 1042;
-  static constexpr uint32_t kVarchar = 1043;
-  static constexpr uint32_t kDate = 1082;
-  static constexpr uint32_t kTime = 1083;
-  static constexpr uint32_t kTimestamp = 1114;
-  static constexpr uint32_t kTimestamptz = 1184;
-  static constexpr uint32_t kTimetz = 1266;
-  static constexpr uint32_t kBit = 1560;
-  static constexpr uint32_t kVarbit = 1562;
-  static constexpr uint32_t kNumeric = 1700;
-  static constexpr uint32_t kUuid = 2950;
-  static constexpr uint32_t kJsonb = 3802;
-
+struct PgTypes : PgTypeOids {
   // The SQL type for a column holding values of `schema`: smallint, integer, bigint, real,
   // double precision, boolean, text, bytea, numeric (Decimal), date, time, timestamptz
   // (Timestamp: an instant), <element>[] for arrays of primitives, jsonb for maps, structs and

@@ -6,9 +6,9 @@
 #include <stdexcept>
 #include <string>
 
-#include "pg_connection.h"
-#include "pg_connection_url.h"
-#include "pg_error.h"
+#include "ksink/pg/pg_connection.h"
+#include "ksink/pg/pg_connection_url.h"
+#include "ksink/pg/pg_error.h"
 #include "pg_sql.h"
 #include "pg_transaction.h"
 #include "postgres_sink_config.h"

@@ -2,7 +2,7 @@
 
 #include <stdexcept>
 
-#include "pg_connection_url.h"
+#include "ksink/pg/pg_connection_url.h"
 
 namespace ksink::postgres {
 

@@ -1,8 +1,8 @@
 #include "ksink/postgres/register_postgres_sink.h"
 
+#include "ksink/pg/pg_connection_url.h"
 #include "ksink/postgres/postgres_sink_task.h"
 #include "ksink/table_sink_registration.h"
-#include "pg_connection_url.h"
 #include "postgres_offsets_alter.h"
 
 namespace ksink {

@@ -2,18 +2,6 @@
 
 namespace ksink::postgres {
 
-std::string quoteIdentifier(std::string_view name) {
-  std::string out;
-  out.reserve(name.size() + 2);
-  out.push_back('"');
-  for (char c : name) {
-    if (c == '"') out.push_back('"');
-    out.push_back(c);
-  }
-  out.push_back('"');
-  return out;
-}
-
 TableId TableId::parse(std::string_view table, std::string_view table_name_format) {
   const auto placeholder = table_name_format.find("${topic}");
   const auto literal = table_name_format.substr(0, placeholder);

@@ -10,6 +10,8 @@
 #include <string>
 #include <string_view>
 
+#include "ksink/db/sql_identifier.h"
+
 namespace ksink::postgres {
 
 struct TableId {
@@ -26,9 +28,5 @@ struct TableId {
 
   friend bool operator==(const TableId&, const TableId&) = default;
 };
-
-// An identifier in double quotes, embedded quotes doubled: always quoted, so case and any
-// character of a topic or field name survive.
-std::string quoteIdentifier(std::string_view name);
 
 }  // namespace ksink::postgres

@@ -1,6 +1,7 @@
 #include "ksink/sqlite/register_sqlite_sink.h"
 
 #include "ksink/sqlite/sqlite_sink_task.h"
+#include "ksink/sqlite_db/sqlite_url.h"
 #include "ksink/table_sink_registration.h"
 #include "sqlite_offsets_alter.h"
 #include "sqlite_sink_config.h"
@@ -12,7 +13,7 @@ void registerSqliteSink(ConnectorRegistry& registry) {
       "sqlite", "SQLite tables",
       " in a local file, exactly once (insert, upsert, update; Confluent JDBC sink configuration)");
   sink.aliases = {"SqliteSink"};
-  sink.opens_url = sqlite::SqliteSinkConfig::isSqliteUrl;
+  sink.opens_url = sqlite::isSqliteUrl;
   sink.alter_offsets = sqlite::alterSqliteOffsets;
   sink.registerIn(registry);
 }

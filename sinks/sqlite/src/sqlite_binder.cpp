@@ -51,7 +51,7 @@ std::optional<std::string> bindValue(SQLite::Statement& st, int index, const Val
       if (c.affinity == Affinity::kInteger &&
           v.asDouble() != static_cast<double>(static_cast<int64_t>(v.asDouble())))
         return fmt::format("{} does not fit INTEGER column {}", v.asDouble(),
-                           SqliteDialect::quote(c.name));
+                           quoteIdentifier(c.name));
       st.bind(index, v.asDouble());
       rep = Rep::kReal;
       break;
@@ -115,7 +115,7 @@ std::optional<std::string> bindValue(SQLite::Statement& st, int index, const Val
   static constexpr const char* kRepNames[] = {"null", "an integer", "a number",
                                               "text", "JSON",       "bytes"};
   return fmt::format("{} does not fit column {} {}", kRepNames[static_cast<int>(rep)],
-                     SqliteDialect::quote(c.name), c.declared_type);
+                     quoteIdentifier(c.name), c.declared_type);
 }
 
 }  // namespace ksink::sqlite

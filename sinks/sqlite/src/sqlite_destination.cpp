@@ -11,10 +11,10 @@
 #include <thread>
 #include <utility>
 
+#include "ksink/sqlite_db/sqlite_failure.h"
 #include "ksink/table_policy.h"
 #include "ksink/write_failure.h"
 #include "sqlite_dialect.h"
-#include "sqlite_failure.h"
 
 namespace ksink::sqlite {
 namespace {

@@ -21,7 +21,7 @@ std::string columnList(const std::vector<RecordMapper::Column>& columns, size_t 
   std::string out;
   for (size_t i = from; i < to; ++i) {
     if (i > from) out += ',';
-    out += SqliteDialect::quote(columns[i].name);
+    out += quoteIdentifier(columns[i].name);
   }
   return out;
 }
@@ -30,7 +30,7 @@ std::string keyCondition(const RecordMapper::Layout& layout) {
   std::string out;
   for (size_t i = 0; i < layout.key_count; ++i) {
     if (i > 0) out += " AND ";
-    out += SqliteDialect::quote(layout.columns[i].name) + "=?";
+    out += quoteIdentifier(layout.columns[i].name) + "=?";
   }
   return out;
 }
@@ -58,16 +58,6 @@ std::string defaultClause(const Schema& schema) {
 }
 
 }  // namespace
-
-std::string SqliteDialect::quote(std::string_view identifier) {
-  std::string out = "\"";
-  for (const char c : identifier) {
-    if (c == '"') out += '"';
-    out += c;
-  }
-  out += '"';
-  return out;
-}
 
 std::string_view SqliteDialect::columnType(const Schema& schema) {
   switch (schema.logical()) {
@@ -134,11 +124,11 @@ SqliteDialect::Affinity SqliteDialect::affinity(std::string_view declared_type) 
 }
 
 std::string SqliteDialect::createTable(const RecordMapper::Layout& layout) {
-  std::string sql = "CREATE TABLE IF NOT EXISTS " + quote(layout.table) + " (";
+  std::string sql = "CREATE TABLE IF NOT EXISTS " + quoteIdentifier(layout.table) + " (";
   for (size_t i = 0; i < layout.columns.size(); ++i) {
     const auto& c = layout.columns[i];
     if (i > 0) sql += ", ";
-    sql += quote(c.name) + " " + std::string(columnType(*c.schema));
+    sql += quoteIdentifier(c.name) + " " + std::string(columnType(*c.schema));
     if (c.primary_key || !c.schema->optional) sql += " NOT NULL";
     sql += defaultClause(*c.schema);
   }
@@ -149,8 +139,8 @@ std::string SqliteDialect::createTable(const RecordMapper::Layout& layout) {
 
 std::string SqliteDialect::addColumn(std::string_view table, const RecordMapper::Column& column) {
   // Always nullable: rows already in the table have no value for it.
-  return fmt::format("ALTER TABLE {} ADD COLUMN {} {}", quote(table), quote(column.name),
-                     columnType(*column.schema));
+  return fmt::format("ALTER TABLE {} ADD COLUMN {} {}", quoteIdentifier(table),
+                     quoteIdentifier(column.name), columnType(*column.schema));
 }
 
 std::string SqliteDialect::write(const RecordMapper::Layout& layout,
@@ -162,16 +152,17 @@ std::string SqliteDialect::write(const RecordMapper::Layout& layout,
     std::string set;
     for (size_t i = layout.key_count; i < n; ++i) {
       if (i > layout.key_count) set += ',';
-      set += quote(cols[i].name) + "=?";
+      set += quoteIdentifier(cols[i].name) + "=?";
     }
-    return fmt::format("UPDATE {} SET {} WHERE {}", quote(layout.table), set, keyCondition(layout));
+    return fmt::format("UPDATE {} SET {} WHERE {}", quoteIdentifier(layout.table), set,
+                       keyCondition(layout));
   }
   std::string row = "(";
   for (size_t i = 0; i < n; ++i) row += i == 0 ? "?" : ",?";
   row += ')';
   std::string values = row;
   for (size_t r = 1; r < rows; ++r) values += "," + row;
-  std::string sql = fmt::format("INSERT INTO {} ({}) VALUES {}", quote(layout.table),
+  std::string sql = fmt::format("INSERT INTO {} ({}) VALUES {}", quoteIdentifier(layout.table),
                                 columnList(cols, 0, n), values);
   if (mode == TableSinkConfig::InsertMode::kUpsert && layout.key_count > 0) {
     sql += " ON CONFLICT(" + columnList(cols, 0, layout.key_count) + ") DO ";
@@ -179,14 +170,15 @@ std::string SqliteDialect::write(const RecordMapper::Layout& layout,
     sql += "UPDATE SET ";
     for (size_t i = layout.key_count; i < n; ++i) {
       if (i > layout.key_count) sql += ',';
-      sql += quote(cols[i].name) + "=excluded." + quote(cols[i].name);
+      sql += quoteIdentifier(cols[i].name) + "=excluded." + quoteIdentifier(cols[i].name);
     }
   }
   return sql;
 }
 
 std::string SqliteDialect::remove(const RecordMapper::Layout& layout) {
-  return fmt::format("DELETE FROM {} WHERE {}", quote(layout.table), keyCondition(layout));
+  return fmt::format("DELETE FROM {} WHERE {}", quoteIdentifier(layout.table),
+                     keyCondition(layout));
 }
 
 std::string SqliteDialect::createOffsetsTable() {
@@ -194,28 +186,28 @@ std::string SqliteDialect::createOffsetsTable() {
       "CREATE TABLE IF NOT EXISTS {} (\"connector\" TEXT NOT NULL, \"topic\" TEXT NOT NULL, "
       "\"partition\" INTEGER NOT NULL, \"next_offset\" INTEGER NOT NULL, "
       "PRIMARY KEY(\"connector\", \"topic\", \"partition\"))",
-      quote(TransactionalSinkTask::kOffsetsTable));
+      quoteIdentifier(TransactionalSinkTask::kOffsetsTable));
 }
 
 std::string SqliteDialect::selectOffset() {
   return fmt::format(
       "SELECT \"next_offset\" FROM {} WHERE \"connector\" = ?1 AND \"topic\" = ?2 AND "
       "\"partition\" = ?3",
-      quote(TransactionalSinkTask::kOffsetsTable));
+      quoteIdentifier(TransactionalSinkTask::kOffsetsTable));
 }
 
 std::string SqliteDialect::compareAndSetOffset() {
   return fmt::format(
       "UPDATE {} SET \"next_offset\" = ?4 WHERE \"connector\" = ?1 AND \"topic\" = ?2 AND "
       "\"partition\" = ?3 AND \"next_offset\" = ?5",
-      quote(TransactionalSinkTask::kOffsetsTable));
+      quoteIdentifier(TransactionalSinkTask::kOffsetsTable));
 }
 
 std::string SqliteDialect::insertOffsetIfAbsent() {
   return fmt::format(
       "INSERT INTO {} (\"connector\", \"topic\", \"partition\", \"next_offset\") "
       "VALUES (?1, ?2, ?3, ?4) ON CONFLICT DO NOTHING",
-      quote(TransactionalSinkTask::kOffsetsTable));
+      quoteIdentifier(TransactionalSinkTask::kOffsetsTable));
 }
 
 std::string SqliteDialect::tableInfo() {
@@ -223,7 +215,7 @@ std::string SqliteDialect::tableInfo() {
 }
 
 std::string SqliteDialect::truncate(std::string_view table) {
-  return "DELETE FROM " + quote(table);
+  return "DELETE FROM " + quoteIdentifier(table);
 }
 
 std::string SqliteDialect::journalModeWal() {
@@ -241,7 +233,7 @@ std::string SqliteDialect::offsetsTableExists() {
 
 std::string SqliteDialect::deleteOffsets() {
   return fmt::format("DELETE FROM {} WHERE \"connector\" = ?1",
-                     quote(TransactionalSinkTask::kOffsetsTable));
+                     quoteIdentifier(TransactionalSinkTask::kOffsetsTable));
 }
 
 std::string SqliteDialect::upsertOffset() {
@@ -249,7 +241,7 @@ std::string SqliteDialect::upsertOffset() {
       "INSERT INTO {} (\"connector\", \"topic\", \"partition\", \"next_offset\") "
       "VALUES (?1, ?2, ?3, ?4) ON CONFLICT (\"connector\", \"topic\", \"partition\") "
       "DO UPDATE SET \"next_offset\" = excluded.\"next_offset\"",
-      quote(TransactionalSinkTask::kOffsetsTable));
+      quoteIdentifier(TransactionalSinkTask::kOffsetsTable));
 }
 
 }  // namespace ksink::sqlite

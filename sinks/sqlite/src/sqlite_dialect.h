@@ -7,6 +7,7 @@
 #include <string_view>
 #include <vector>
 
+#include "ksink/db/sql_identifier.h"
 #include "ksink/record_mapper.h"
 #include "ksink/schema.h"
 #include "ksink/table_sink_config.h"
@@ -18,8 +19,6 @@ class SqliteDialect {
   // SQLite's type affinities (https://sqlite.org/datatype3.html §3.1).
   enum class Affinity { kInteger, kReal, kNumeric, kText, kBlob };
 
-  // "name" with embedded quotes doubled.
-  static std::string quote(std::string_view identifier);
   // INTEGER (ints, boolean), REAL (floats), TEXT (strings, Date/Time/Timestamp as ISO-8601 text,
   // arrays, maps and structs as JSON), BLOB (bytes), NUMERIC (Decimal).
   static std::string_view columnType(const Schema& schema);

@@ -5,8 +5,8 @@
 #include <stdexcept>
 
 #include "ksink/retriable_error.h"
+#include "ksink/sqlite_db/sqlite_failure.h"
 #include "sqlite_dialect.h"
-#include "sqlite_failure.h"
 
 namespace ksink::sqlite {
 namespace {
@@ -37,7 +37,7 @@ OffsetMap SqliteOffsetStore::load(const std::vector<TopicPartition>& partitions)
     }
   } catch (const SQLite::Exception& e) {
     select_.tryReset();
-    if (sqliteFailure(e) == WriteFailure::kRetriable)
+    if (sqliteFailure(e) == DbFailure::kRetriable)
       throw RetriableError(fmt::format("reading stored offsets: {}", e.what()));
     throw std::runtime_error(fmt::format("reading stored offsets from {}: {}", path_, e.what()));
   }

@@ -6,9 +6,9 @@
 #include <stdexcept>
 
 #include "ksink/conversion_error.h"
+#include "ksink/sqlite_db/sqlite_failure.h"
 #include "ksink/table_policy.h"
 #include "sqlite_dialect.h"
-#include "sqlite_failure.h"
 
 namespace ksink::sqlite {
 namespace {
@@ -27,7 +27,7 @@ std::optional<SQLite::Exception> step(SQLite::Statement& st) {
     return std::nullopt;
   } catch (const SQLite::Exception& e) {
     st.tryReset();
-    if (sqliteFailure(e) != WriteFailure::kBadRecord) throw;
+    if (sqliteFailure(e) != DbFailure::kBadData) throw;
     return e;
   }
 }
@@ -60,7 +60,7 @@ SqliteRowWriter::Plan& SqliteRowWriter::planFor(const std::shared_ptr<const Layo
   Plan plan;
   plan.layout = layout;
   if (!missing.empty()) {
-    plan.refused = TablePolicy::missingColumns(SqliteDialect::quote(layout->table), missing);
+    plan.refused = TablePolicy::missingColumns(quoteIdentifier(layout->table), missing);
     return refused_.emplace(std::move(plan));
   }
   const size_t n = layout->columns.size();
@@ -91,7 +91,7 @@ SqliteRowWriter::Plan& SqliteRowWriter::planFor(const std::shared_ptr<const Layo
     try {
       return std::make_unique<SQLite::Statement>(db_, text);
     } catch (const SQLite::Exception& e) {
-      if (sqliteFailure(e) == WriteFailure::kRetriable) throw;
+      if (sqliteFailure(e) == DbFailure::kRetriable) throw;
       throw std::runtime_error(fmt::format("cannot prepare `{}`: {}", text, e.what()));
     }
   };

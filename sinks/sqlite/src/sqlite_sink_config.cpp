@@ -6,14 +6,10 @@
 #include <cstdint>
 #include <string_view>
 
-#include "ksink/config_exception.h"
+#include "ksink/sqlite_db/sqlite_url.h"
 
 namespace ksink::sqlite {
 namespace {
-
-ConfigException configError(std::string key, std::string reason) {
-  return ConfigException(std::vector<ConfigProblem>{{std::move(key), std::move(reason)}});
-}
 
 ConfigDef makeConfigDef() {
   using Type = ConfigDef::Type;
@@ -36,27 +32,6 @@ ConfigDef makeConfigDef() {
 }
 
 }  // namespace
-
-std::string SqliteSinkConfig::pathFromUrl(const std::string& url) {
-  std::string_view rest = url;
-  auto strip = [&](std::string_view prefix) {
-    if (rest.substr(0, prefix.size()) != prefix) return false;
-    rest.remove_prefix(prefix.size());
-    return true;
-  };
-  if (!strip("jdbc:sqlite:") && !strip("sqlite://") && !strip("sqlite:") &&
-      url.find("://") != std::string::npos)
-    throw configError("connection.url",
-                      fmt::format("'{}' is not a SQLite URL (use sqlite:///path/to/file.db "
-                                  "or a plain file path)",
-                                  url));
-  if (rest.empty()) throw configError("connection.url", "names no database file");
-  return std::string(rest);
-}
-
-bool SqliteSinkConfig::isSqliteUrl(std::string_view url) {
-  return url.starts_with("jdbc:sqlite:") || url.starts_with("sqlite:");
-}
 
 const ConfigDef& SqliteSinkConfig::configDef() {
   static const ConfigDef def = makeConfigDef();

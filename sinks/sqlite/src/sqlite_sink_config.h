@@ -20,11 +20,6 @@ struct SqliteSinkConfig {
 
   static SqliteSinkConfig parse(const Config& config);
   static const ConfigDef& configDef();
-  // The file path a connection.url names; throws ConfigException for an unsupported URL.
-  static std::string pathFromUrl(const std::string& url);
-  // Whether `url` names SQLite by its scheme (sqlite:, jdbc:sqlite:): the JDBC sink classes'
-  // claim; a plain path is not claimed.
-  static bool isSqliteUrl(std::string_view url);
 };
 
 }  // namespace ksink::sqlite

@@ -1,5 +1,6 @@
 #include "ksink/sqlite/sqlite_sink_task.h"
 
+#include "ksink/sqlite_db/sqlite_url.h"
 #include "sqlite_destination.h"
 #include "sqlite_sink_config.h"
 
@@ -10,7 +11,7 @@ std::string SqliteSinkTask::version() const {
 }
 
 std::string SqliteSinkTask::pathFromUrl(const std::string& url) {
-  return SqliteSinkConfig::pathFromUrl(url);
+  return sqlite::pathFromUrl(url);
 }
 
 const ConfigDef& SqliteSinkTask::configDef() {

@@ -53,7 +53,7 @@ void SqliteTables::addColumn(const std::string& table, const RecordMapper::Colum
 }
 
 std::string SqliteTables::display(const std::string& table) {
-  return SqliteDialect::quote(table);
+  return quoteIdentifier(table);
 }
 
 void SqliteTables::ddl(const std::string& sql) {

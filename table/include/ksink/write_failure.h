@@ -12,31 +12,15 @@
 #include <string_view>
 #include <utility>
 
+#include "ksink/db/db_failure.h"
+
 namespace ksink {
 
-enum class WriteFailure {
-  // Transient (lost connection, lock held by another writer, serialization failure, disk full):
-  // the same batch is redelivered after the backoff (RetriableError).
-  kRetriable,
-  // The destination rejected the data of (at least) one record (constraint or type violation):
-  // the record is isolated and goes to the errant record reporter, or fails the task naming it.
-  kBadRecord,
-  // Anything else (missing table, permissions, a corrupt file): retrying will not help; the task
-  // fails.
-  kFatal,
-};
-
-constexpr std::string_view toString(WriteFailure failure) {
-  switch (failure) {
-    case WriteFailure::kRetriable:
-      return "retriable";
-    case WriteFailure::kBadRecord:
-      return "bad record";
-    case WriteFailure::kFatal:
-      return "fatal";
-  }
-  return "fatal";
-}
+// The database layer's taxonomy (ksink/db/db_failure.h): kRetriable — the same batch is
+// redelivered after the backoff (RetriableError); kBadData — the destination rejected the data of
+// (at least) one record, which is isolated and goes to the errant record reporter, or fails the
+// task naming it; kFatal — the task fails.
+using WriteFailure = DbFailure;
 
 // A destination's failure to write a batch, classified. TransactionalSinkTask turns kRetriable
 // into RetriableError (the batch comes again, after `backoff` when set: context().timeout()) and

@@ -1,6 +1,6 @@
 // connection.url: JDBC URLs become libpq parameters; libpq's own syntaxes pass through; secrets
 // never reach an error message (their redaction in general: Config::redactPasswords, config_test).
-#include "pg_connection_url.h"
+#include "ksink/pg/pg_connection_url.h"
 
 #include <gtest/gtest.h>
 

@@ -1,5 +1,5 @@
 // SQLSTATE classification: the one place the PostgreSQL sink decides retry / bad record / fatal.
-#include "pg_error.h"
+#include "ksink/pg/pg_error.h"
 
 #include <gtest/gtest.h>
 
@@ -34,12 +34,12 @@ TEST(PgErrorClassify, SerializationDeadlockAndShutdownAreRetriable) {
 }
 
 TEST(PgErrorClassify, DataAndConstraintErrorsAreBadRecords) {
-  EXPECT_EQ(PgError::classify("22P02", false), Kind::kBadRecord);  // invalid text representation
-  EXPECT_EQ(PgError::classify("22003", false), Kind::kBadRecord);  // numeric value out of range
-  EXPECT_EQ(PgError::classify("22001", false), Kind::kBadRecord);  // string too long
-  EXPECT_EQ(PgError::classify("23505", false), Kind::kBadRecord);  // unique violation
-  EXPECT_EQ(PgError::classify("23502", false), Kind::kBadRecord);  // not null violation
-  EXPECT_EQ(PgError::classify("54000", false), Kind::kBadRecord);  // index row too large
+  EXPECT_EQ(PgError::classify("22P02", false), Kind::kBadData);  // invalid text representation
+  EXPECT_EQ(PgError::classify("22003", false), Kind::kBadData);  // numeric value out of range
+  EXPECT_EQ(PgError::classify("22001", false), Kind::kBadData);  // string too long
+  EXPECT_EQ(PgError::classify("23505", false), Kind::kBadData);  // unique violation
+  EXPECT_EQ(PgError::classify("23502", false), Kind::kBadData);  // not null violation
+  EXPECT_EQ(PgError::classify("54000", false), Kind::kBadData);  // index row too large
 }
 
 TEST(PgErrorClassify, SchemaPermissionAndUnknownErrorsAreFatal) {
@@ -54,7 +54,7 @@ TEST(PgError, MessageCarriesSqlstateDetailAndContext) {
   const PgError e({"23505", "duplicate key value violates unique constraint \"t_pkey\"",
                    "Key (id)=(1) already exists.", "", "COPY t, line 3"},
                   false);
-  EXPECT_EQ(e.kind(), Kind::kBadRecord);
+  EXPECT_EQ(e.kind(), Kind::kBadData);
   const std::string what = e.what();
   EXPECT_NE(what.find("SQLSTATE 23505"), std::string::npos) << what;
   EXPECT_NE(what.find("Key (id)=(1) already exists."), std::string::npos) << what;

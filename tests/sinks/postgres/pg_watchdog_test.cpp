@@ -1,6 +1,6 @@
 // PgWatchdog: a guarded call that outlives its bound has its socket shut down, nested guards
 // included.
-#include "pg_watchdog.h"
+#include "ksink/pg/pg_watchdog.h"
 
 #include <gtest/gtest.h>
 #include <sys/socket.h>

@@ -14,8 +14,8 @@
 #include "fake_sink_task_context.h"
 #include "ksink/retriable_error.h"
 #include "ksink/sqlite/sqlite_sink_task.h"
+#include "ksink/sqlite_db/sqlite_failure.h"
 #include "sqlite_dialect.h"
-#include "sqlite_failure.h"
 #include "sqlite_query.h"
 
 namespace ksink::sqlite {
@@ -88,7 +88,7 @@ SinkRecord rec(int64_t offset, std::optional<std::string_view> key,
 }
 
 TEST(SqliteDialectTest, IdentifiersAreAlwaysQuoted) {
-  EXPECT_EQ(SqliteDialect::quote("a\"b"), "\"a\"\"b\"");
+  EXPECT_EQ(quoteIdentifier("a\"b"), "\"a\"\"b\"");
   RecordMapper::Layout layout;
   layout.table = "my table";
   layout.columns = {{"id", Schema::of(Schema::Type::kInt64), true},
@@ -129,9 +129,9 @@ TEST(SqliteFailureTest, ResultCodesSortIntoRetriableBadRecordAndFatal) {
   EXPECT_EQ(sqliteFailure(SQLITE_BUSY_SNAPSHOT), WriteFailure::kRetriable);  // extended
   EXPECT_EQ(sqliteFailure(SQLITE_LOCKED), WriteFailure::kRetriable);
   EXPECT_EQ(sqliteFailure(SQLITE_FULL), WriteFailure::kRetriable);
-  EXPECT_EQ(sqliteFailure(SQLITE_CONSTRAINT_UNIQUE), WriteFailure::kBadRecord);
-  EXPECT_EQ(sqliteFailure(SQLITE_MISMATCH), WriteFailure::kBadRecord);
-  EXPECT_EQ(sqliteFailure(SQLITE_TOOBIG), WriteFailure::kBadRecord);
+  EXPECT_EQ(sqliteFailure(SQLITE_CONSTRAINT_UNIQUE), WriteFailure::kBadData);
+  EXPECT_EQ(sqliteFailure(SQLITE_MISMATCH), WriteFailure::kBadData);
+  EXPECT_EQ(sqliteFailure(SQLITE_TOOBIG), WriteFailure::kBadData);
   EXPECT_EQ(sqliteFailure(SQLITE_IOERR_WRITE), WriteFailure::kFatal);
   EXPECT_EQ(sqliteFailure(SQLITE_CORRUPT), WriteFailure::kFatal);
   EXPECT_EQ(sqliteFailure(SQLITE_NOTADB), WriteFailure::kFatal);

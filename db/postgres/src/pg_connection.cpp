@@ -1,4 +1,4 @@
-#include "pg_connection.h"
+#include "ksink/pg/pg_connection.h"
 
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>

@@ -1,26 +1,26 @@
-#include "sqlite_failure.h"
+#include "ksink/sqlite_db/sqlite_failure.h"
 
 #include <SQLiteCpp/Exception.h>
 #include <sqlite3.h>
 
 namespace ksink::sqlite {
 
-WriteFailure sqliteFailure(int result_code) {
+DbFailure sqliteFailure(int result_code) {
   switch (result_code & 0xff) {
     case SQLITE_BUSY:
     case SQLITE_LOCKED:
     case SQLITE_FULL:
-      return WriteFailure::kRetriable;
+      return DbFailure::kRetriable;
     case SQLITE_CONSTRAINT:
     case SQLITE_MISMATCH:
     case SQLITE_TOOBIG:
-      return WriteFailure::kBadRecord;
+      return DbFailure::kBadData;
     default:
-      return WriteFailure::kFatal;
+      return DbFailure::kFatal;
   }
 }
 
-WriteFailure sqliteFailure(const SQLite::Exception& error) {
+DbFailure sqliteFailure(const SQLite::Exception& error) {
   return sqliteFailure(error.getErrorCode());
 }
 

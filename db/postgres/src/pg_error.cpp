@@ -1,4 +1,4 @@
-#include "pg_error.h"
+#include "ksink/pg/pg_error.h"
 
 #include <fmt/format.h>
 
@@ -36,9 +36,9 @@ PgError::Kind PgError::classify(std::string_view sqlstate, bool connection_lost)
   if (sqlstate == "55P03" || sqlstate == "55006") return Kind::kRetriable;  // lock timeout, in use
   if (cls == "53") return Kind::kRetriable;  // insufficient resources: disk full, connections
   if (sqlstate == "58000" || sqlstate == "58030") return Kind::kRetriable;  // system / I/O error
-  if (cls == "22" || cls == "23") return Kind::kBadRecord;
-  if (sqlstate == "40002") return Kind::kBadRecord;  // deferred constraint failed at commit
-  if (sqlstate == "54000") return Kind::kBadRecord;  // e.g. index row size exceeds maximum
+  if (cls == "22" || cls == "23") return Kind::kBadData;
+  if (sqlstate == "40002") return Kind::kBadData;  // deferred constraint failed at commit
+  if (sqlstate == "54000") return Kind::kBadData;  // e.g. index row size exceeds maximum
   return Kind::kFatal;
 }
 

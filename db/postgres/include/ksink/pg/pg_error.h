@@ -1,9 +1,9 @@
 // PgError: a failed libpq call, with the server's SQLSTATE and diagnostics, classified once into
-// what the sink must do about it (abseil's taxonomy: retry the call, skip/report the record, stop).
+// what its caller must do about it (abseil's taxonomy: retry the call, skip/report the data, stop).
 //
-// The classification lives in PgError::classify() and nowhere else; every libpq failure the sink
-// sees becomes a PgError through PgConnection. Its kinds are the table toolkit's WriteFailure
-// (write_failure.h), so the shared code turns them into what the worker understands.
+// The classification lives in PgError::classify() and nowhere else; every libpq failure a sink
+// or a source sees becomes a PgError through PgConnection. Its kinds are the database layer's
+// DbFailure (ksink/db/db_failure.h), which each connector turns into what the worker understands.
 #pragma once
 
 #include <cstdint>
@@ -12,7 +12,7 @@
 #include <string>
 #include <string_view>
 
-#include "ksink/write_failure.h"
+#include "ksink/db/db_failure.h"
 
 namespace ksink::postgres {
 
@@ -21,11 +21,11 @@ class PgError : public std::runtime_error {
   // kRetriable: lost connection, serialization failure, deadlock, server shutting down, lock or
   //   resource pressure (08, 40001, 40P01, 40003, 57P0x, 57014, 55P03, 55006, 53, 58000, 58030).
   //   Reconnect and redeliver the same batch.
-  // kBadRecord: the data of (at least) one record was rejected: 22xxx data exceptions, 23xxx
+  // kBadData: the data of (at least) one record was rejected: 22xxx data exceptions, 23xxx
   //   constraint violations, 40002, 54000 (e.g. an oversized value for an index). Isolate the
   //   record and report it.
   // kFatal: anything else (missing table or column, permissions, syntax): retrying will not help.
-  using Kind = WriteFailure;
+  using Kind = DbFailure;
 
   struct Diagnostics {
     std::string sqlstate;  // empty when the server sent none (client-side or connection failure)

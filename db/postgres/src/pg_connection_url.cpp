@@ -1,4 +1,4 @@
-#include "pg_connection_url.h"
+#include "ksink/pg/pg_connection_url.h"
 
 #include <fmt/format.h>
 #include <libpq-fe.h>

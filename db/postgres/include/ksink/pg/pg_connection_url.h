@@ -10,7 +10,7 @@
 #include <string_view>
 #include <vector>
 
-#include "pg_connection.h"
+#include "ksink/pg/pg_connection.h"
 
 namespace ksink::postgres {
 

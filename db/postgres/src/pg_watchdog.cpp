@@ -1,4 +1,4 @@
-#include "pg_watchdog.h"
+#include "ksink/pg/pg_watchdog.h"
 
 #include <sys/socket.h>
 

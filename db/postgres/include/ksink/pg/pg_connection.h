@@ -14,9 +14,9 @@
 #include <utility>
 #include <vector>
 
-#include "pg_error.h"
-#include "pg_handles.h"
-#include "pg_watchdog.h"
+#include "ksink/pg/pg_error.h"
+#include "ksink/pg/pg_handles.h"
+#include "ksink/pg/pg_watchdog.h"
 
 namespace ksink::postgres {
 
