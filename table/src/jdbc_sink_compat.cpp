@@ -2,33 +2,11 @@
 
 #include <fmt/format.h>
 
-#include <algorithm>
-#include <cctype>
-#include <optional>
-#include <string_view>
-
-#include "ksink/detail/config_parse.h"
-
 namespace ksink::detail {
 namespace {
 
 using Type = ConfigDef::Type;
 using Importance = ConfigDef::Importance;
-
-// Accepts only `allowed` values (compared case-insensitively); refuses others with `why`.
-ConfigDef::Validator only(std::vector<std::string> allowed, std::string why) {
-  return [allowed = std::move(allowed),
-          why = std::move(why)](std::string_view value) -> std::optional<std::string> {
-    for (const auto& item : parseList(value)) {
-      const bool ok = std::any_of(allowed.begin(), allowed.end(), [&](const std::string& a) {
-        return std::equal(a.begin(), a.end(), item.begin(), item.end(),
-                          [](char x, char y) { return std::tolower(x) == std::tolower(y); });
-      });
-      if (!ok) return fmt::format("'{}' is not supported: {}", item, why);
-    }
-    return std::nullopt;
-  };
-}
 
 struct Ignored {
   const char* key;
@@ -54,32 +32,38 @@ constexpr Ignored kIgnored[] = {
 void defineJdbcSinkCompatKeys(ConfigDef& def) {
   def.define("quote.sql.identifiers", Type::kString, "always", Importance::kLow,
              "Confluent JDBC sink key: ksink always quotes identifiers",
-             only({"always"}, "ksink always quotes identifiers"))
+             ConfigDef::supportedOnly({"always"}, "ksink always quotes identifiers"))
       .define("table.types", Type::kList, "TABLE", Importance::kLow,
               "Confluent JDBC sink key: ksink writes into tables (PostgreSQL partitioned tables "
               "included), not views",
-              only({"TABLE", "PARTITIONED_TABLE"}, "ksink writes into tables, not views"))
+              ConfigDef::supportedOnly({"TABLE", "PARTITIONED_TABLE"},
+                                       "ksink writes into tables, not views"))
       .define("dialect.name", Type::kString, "", Importance::kLow,
               "Confluent JDBC sink key: the dialect follows connection.url",
-              only({"", "PostgreSqlDatabaseDialect", "SqliteDatabaseDialect"},
-                   "ksink's sinks are PostgreSQL and SQLite, chosen by connection.url"))
+              ConfigDef::supportedOnly(
+                  {"", "PostgreSqlDatabaseDialect", "SqliteDatabaseDialect"},
+                  "ksink's sinks are PostgreSQL and SQLite, chosen by connection.url"))
       .define("timestamp.fields.list", Type::kList, "", Importance::kLow,
               "Confluent JDBC sink key: not implemented",
-              only({},
-                   "ksink does not convert fields to timestamps by name; declare them "
-                   "Timestamp in the record schema"))
+              ConfigDef::supportedOnly(
+                  {},
+                  "ksink does not convert fields to timestamps by name; declare them "
+                  "Timestamp in the record schema"))
       .define("timestamp.precision.mode", Type::kString, "microseconds", Importance::kLow,
               "Confluent JDBC sink key: ksink keeps microseconds",
-              only({"microseconds"}, "ksink writes timestamps with microsecond precision"))
+              ConfigDef::supportedOnly({"microseconds"},
+                                       "ksink writes timestamps with microsecond precision"))
       .define("date.timezone", Type::kString, "DB_TIMEZONE", Importance::kLow,
               "Confluent JDBC sink key: only its default is implemented",
-              only({"DB_TIMEZONE"}, "not implemented in ksink (db.timezone applies)"))
+              ConfigDef::supportedOnly({"DB_TIMEZONE"},
+                                       "not implemented in ksink (db.timezone applies)"))
       .define("table.name.normalize", Type::kBoolean, "false", Importance::kLow,
               "Aiven JDBC sink key: not implemented",
-              only({"false"}, "not implemented in ksink; table.name.format names the table"))
+              ConfigDef::supportedOnly(
+                  {"false"}, "not implemented in ksink; table.name.format names the table"))
       .define("topics.to.tables.mapping", Type::kString, "", Importance::kLow,
               "Aiven JDBC sink key: not implemented",
-              only({}, "not implemented in ksink; use table.name.format"));
+              ConfigDef::supportedOnly({}, "not implemented in ksink; use table.name.format"));
   for (const auto& i : kIgnored)
     def.define(i.key, Type::kString, "", Importance::kLow,
                fmt::format("Confluent JDBC sink tuning key, accepted and ignored: {}", i.instead));

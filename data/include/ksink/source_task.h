@@ -14,6 +14,9 @@
 // transform, or failed under errors.tolerance=all — with nullopt. commit() follows each
 // successful (or empty) offset flush: the offsets committed so far are durable.
 //
+// start()'s configuration is the connector's, with kSourceTaskIdKey ("ksink.task.id") added: which
+// of the tasks.max tasks this one is, for a task that takes a share of the connector's work.
+//
 // Errors: RetriableError from poll() → the worker waits a little and polls again; any other
 // exception → the task fails (what Kafka acknowledged is still committed, then stop()).
 // Exceptions from commit() and commitRecord() are logged and otherwise ignored.
@@ -25,6 +28,7 @@
 #include <vector>
 
 #include "ksink/config.h"
+#include "ksink/detail/source_task_driver.h"
 #include "ksink/record_metadata.h"
 #include "ksink/source_record.h"
 #include "ksink/source_task_context.h"

@@ -101,6 +101,18 @@ PgResultPtr PgConnection::execParams(const std::string& sql,
   return r;
 }
 
+PgResultPtr PgConnection::describePortal(const std::string& name) {
+  checkIdle();
+  const auto guard = bounded();
+  PgResultPtr r(PQdescribePortal(conn_.get(), name.c_str()));
+  if (!r || PQresultStatus(r.get()) != PGRES_COMMAND_OK) fail(r.get(), "describing " + name);
+  return r;
+}
+
+PgCancelPtr PgConnection::cancelHandle() const {
+  return PgCancelPtr(PQgetCancel(conn_.get()));
+}
+
 int64_t PgConnection::affectedRows(const PGresult* result) {
   const char* n = PQcmdTuples(const_cast<PGresult*>(result));
   return n && *n ? std::stoll(n) : 0;

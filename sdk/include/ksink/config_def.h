@@ -70,6 +70,9 @@ class ConfigDef {
   static Validator oneOf(std::vector<std::string> allowed);
   static Validator oneOfAnyCase(std::vector<std::string> allowed);  // "UPSERT" for "upsert"
   static Validator nonEmpty();
+  // For a key a connector declares only to refuse what it does not implement: every item of the
+  // (list) value must be one of `allowed` (any case); else "'<item>' is not supported: <why>".
+  static Validator supportedOnly(std::vector<std::string> allowed, std::string why);
 
  private:
   std::map<std::string, Key, std::less<>> keys_;

@@ -75,7 +75,7 @@ class ConnectorRegistry {
 
   static ConnectorRegistry& global();
 
-  // Whether a sink serves a shared class name for this configuration (the connector's merged
+  // Whether a connector serves a shared class name for this configuration (the connector's merged
   // properties), e.g. by the scheme of its connection.url.
   using Claim = std::function<bool(const std::map<std::string, std::string>& config)>;
 
@@ -83,25 +83,31 @@ class ConnectorRegistry {
   // names one connector: adding a source under a sink's name (or the reverse) replaces it.
   void add(SinkEntry entry, const std::vector<std::string>& aliases = {});
   void addSource(SourceEntry entry, const std::vector<std::string>& aliases = {});
-  // `name` (a class several sinks may serve, such as Confluent's JdbcSinkConnector) resolves to
-  // the sink `sink` for the configurations `claim` accepts. Claims are tried in the order added.
-  void claim(std::string name, std::string sink, Claim claim);
+  // `name` (a class several connectors may serve, such as Confluent's JdbcSinkConnector or
+  // JdbcSourceConnector) resolves to the connector `target` (a sink or a source) for the
+  // configurations `claim` accepts. Claims are tried in the order added.
+  void claim(std::string name, std::string target, Claim claim);
 
   // The sink named `name` (a name, an alias, or a claimed class for `config`); nullptr if none.
   const SinkEntry* find(std::string_view name,
                         const std::map<std::string, std::string>& config = {}) const;
-  // The source named `name` (a name or an alias); nullptr if none.
-  const SourceEntry* findSource(std::string_view name) const;
+  // The source named `name` (a name, an alias, or a claimed class for `config`); nullptr if none.
+  const SourceEntry* findSource(std::string_view name,
+                                const std::map<std::string, std::string>& config = {}) const;
   // Every connector's name, sinks and sources, sorted.
   std::vector<std::string> names() const;
 
  private:
   struct Claimed {
     std::string name;
-    std::string sink;
+    std::string target;
     Claim claim;
   };
-  std::string_view resolve(std::string_view name) const;
+  // `name` through the claims (the first whose target is of the kind in `targets` and that accepts
+  // `config`), then the aliases.
+  template <typename Entries>
+  std::string_view resolve(std::string_view name, const std::map<std::string, std::string>& config,
+                           const Entries& targets) const;
 
   std::map<std::string, SinkEntry, std::less<>> entries_;
   std::map<std::string, SourceEntry, std::less<>> sources_;

@@ -80,7 +80,7 @@ Connector loadConnector(const std::map<std::string, std::string>& worker, const 
   Connector out;
   out.file = file;
   out.sink = registry.find(cls, values);
-  if (!out.sink) out.source = registry.findSource(cls);
+  if (!out.sink) out.source = registry.findSource(cls, values);
   if (!out.sink && !out.source) {
     throw ConfigException(
         {{"connector.class",

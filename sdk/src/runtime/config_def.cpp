@@ -135,6 +135,22 @@ ConfigDef::Validator ConfigDef::oneOfAnyCase(std::vector<std::string> allowed) {
   };
 }
 
+ConfigDef::Validator ConfigDef::supportedOnly(std::vector<std::string> allowed, std::string why) {
+  return [allowed = std::move(allowed),
+          why = std::move(why)](std::string_view value) -> std::optional<std::string> {
+    for (const auto& item : detail::parseList(value)) {
+      const bool ok = std::any_of(allowed.begin(), allowed.end(), [&](const std::string& a) {
+        return std::equal(a.begin(), a.end(), item.begin(), item.end(), [](char x, char y) {
+          return std::tolower(static_cast<unsigned char>(x)) ==
+                 std::tolower(static_cast<unsigned char>(y));
+        });
+      });
+      if (!ok) return fmt::format("'{}' is not supported: {}", item, why);
+    }
+    return std::nullopt;
+  };
+}
+
 ConfigDef::Validator ConfigDef::nonEmpty() {
   return [](std::string_view value) -> std::optional<std::string> {
     if (!detail::trim(value).empty()) return std::nullopt;

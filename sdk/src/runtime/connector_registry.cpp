@@ -23,29 +23,33 @@ void ConnectorRegistry::addSource(SourceEntry entry, const std::vector<std::stri
   sources_.insert_or_assign(std::move(name), std::move(entry));
 }
 
-void ConnectorRegistry::claim(std::string name, std::string sink, Claim claim) {
-  claims_.push_back({std::move(name), std::move(sink), std::move(claim)});
+void ConnectorRegistry::claim(std::string name, std::string target, Claim claim) {
+  claims_.push_back({std::move(name), std::move(target), std::move(claim)});
 }
 
-std::string_view ConnectorRegistry::resolve(std::string_view name) const {
+template <typename Entries>
+std::string_view ConnectorRegistry::resolve(std::string_view name,
+                                            const std::map<std::string, std::string>& config,
+                                            const Entries& targets) const {
+  for (const auto& c : claims_) {
+    if (c.name == name && targets.contains(c.target) && c.claim(config)) {
+      name = c.target;
+      break;
+    }
+  }
   if (auto alias = aliases_.find(name); alias != aliases_.end()) return alias->second;
   return name;
 }
 
 const ConnectorRegistry::SinkEntry* ConnectorRegistry::find(
     std::string_view name, const std::map<std::string, std::string>& config) const {
-  for (const auto& c : claims_) {
-    if (c.name == name && c.claim(config)) {
-      name = c.sink;
-      break;
-    }
-  }
-  auto it = entries_.find(resolve(name));
+  auto it = entries_.find(resolve(name, config, entries_));
   return it == entries_.end() ? nullptr : &it->second;
 }
 
-const ConnectorRegistry::SourceEntry* ConnectorRegistry::findSource(std::string_view name) const {
-  auto it = sources_.find(resolve(name));
+const ConnectorRegistry::SourceEntry* ConnectorRegistry::findSource(
+    std::string_view name, const std::map<std::string, std::string>& config) const {
+  auto it = sources_.find(resolve(name, config, sources_));
   return it == sources_.end() ? nullptr : &it->second;
 }
 

@@ -52,8 +52,13 @@ TaskKind sourceKind(const Config& config, detail::SourceDriverFactory factory) {
           [settings, config, factory = std::move(factory)](int id, const Clock& clock) {
             auto task = factory();
             if (!task) throw std::runtime_error("the task factory returned no task");
-            return std::make_shared<WorkerSourceTask>(id, settings, config, std::move(task),
-                                                      openOffsetStore(settings), clock);
+            // Which of the connector's tasks this is, for a source that shares its work out
+            // (Connect's connectors split it in taskConfigs(); ksink's tasks take their share).
+            auto values = config.values();
+            values[std::string(kSourceTaskIdKey)] = std::to_string(id);
+            return std::make_shared<WorkerSourceTask>(
+                id, settings, Config(std::move(values), config.definitions()), std::move(task),
+                openOffsetStore(settings), clock);
           }};
 }
 

@@ -20,6 +20,15 @@
 #include "ksink/config.h"
 #include "ksink/record_metadata.h"
 
+namespace ksink {
+
+// The key the runtime adds to each source task's configuration: which of the connector's
+// tasks.max tasks it is, "0" to "tasks.max - 1" (a source that shares out its work — tables,
+// files — takes its share by it, where Connect's connectors split the work in taskConfigs()).
+inline constexpr std::string_view kSourceTaskIdKey = "ksink.task.id";
+
+}  // namespace ksink
+
 namespace ksink::detail {
 
 // What Kafka gets: the converted record.

@@ -38,6 +38,11 @@ class PgConnection {
   // One statement with text parameters (nullopt = NULL).
   PgResultPtr execParams(const std::string& sql,
                          const std::vector<std::optional<std::string>>& params);
+  // The columns of the open cursor (portal) `name`, as a result without rows.
+  PgResultPtr describePortal(const std::string& name);
+  // What cancels the statement running on this connection, from any thread (PQcancel); it stays
+  // usable after the connection is gone (the cancel then reaches nothing).
+  PgCancelPtr cancelHandle() const;
   // Rows affected by the statement that produced `result` (INSERT/UPDATE/DELETE/COPY).
   static int64_t affectedRows(const PGresult* result);
 

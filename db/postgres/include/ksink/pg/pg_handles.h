@@ -14,7 +14,12 @@ struct PgResultDeleter {
   void operator()(PGresult* r) const noexcept { PQclear(r); }
 };
 
+struct PgCancelDeleter {
+  void operator()(PGcancel* c) const noexcept { PQfreeCancel(c); }
+};
+
 using PgConnPtr = std::unique_ptr<PGconn, PgConnDeleter>;
+using PgCancelPtr = std::unique_ptr<PGcancel, PgCancelDeleter>;
 using PgResultPtr = std::unique_ptr<PGresult, PgResultDeleter>;
 
 }  // namespace ksink::postgres

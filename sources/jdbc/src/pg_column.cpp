@@ -1,0 +1,236 @@
+#include "pg_column.h"
+
+#include <fmt/format.h>
+
+#include <charconv>
+#include <cstdlib>
+#include <stdexcept>
+
+#include "ksink/pg/pg_type_oids.h"
+#include "sql_time.h"
+
+namespace ksink::jdbc {
+namespace {
+
+using Oids = postgres::PgTypeOids;
+using Type = Schema::Type;
+
+std::shared_ptr<Schema> make(Type type, bool optional, std::string_view name = {}) {
+  auto s = std::make_shared<Schema>();
+  s->type = type;
+  s->optional = optional;
+  s->name = std::string(name);
+  return s;
+}
+
+uint32_t elementOf(uint32_t array_oid) {
+  switch (array_oid) {
+    case Oids::kBoolArray:
+      return Oids::kBool;
+    case Oids::kByteaArray:
+      return Oids::kBytea;
+    case Oids::kInt2Array:
+      return Oids::kInt2;
+    case Oids::kInt4Array:
+      return Oids::kInt4;
+    case Oids::kInt8Array:
+      return Oids::kInt8;
+    case Oids::kTextArray:
+      return Oids::kText;
+    case Oids::kVarcharArray:
+      return Oids::kVarchar;
+    case Oids::kFloat4Array:
+      return Oids::kFloat4;
+    case Oids::kFloat8Array:
+      return Oids::kFloat8;
+    case Oids::kNumericArray:
+      return Oids::kNumeric;
+    default:
+      return 0;
+  }
+}
+
+std::shared_ptr<Schema> scalarSchema(uint32_t oid, int32_t scale, bool optional) {
+  switch (oid) {
+    case Oids::kBool:
+      return make(Type::kBoolean, optional);
+    case Oids::kInt2:
+      return make(Type::kInt16, optional);
+    case Oids::kInt4:
+      return make(Type::kInt32, optional);
+    case Oids::kInt8:
+    case Oids::kOid:
+      return make(Type::kInt64, optional);
+    case Oids::kFloat4:
+      return make(Type::kFloat32, optional);
+    case Oids::kFloat8:
+      return make(Type::kFloat64, optional);
+    case Oids::kBytea:
+      return make(Type::kBytes, optional);
+    case Oids::kNumeric: {
+      if (scale < 0) {
+        auto s = make(Type::kStruct, optional, Schema::kVariableScaleDecimalName);
+        s->fields = {{"scale", Schema::of(Type::kInt32)}, {"value", Schema::of(Type::kBytes)}};
+        return s;
+      }
+      auto s = make(Type::kBytes, optional, Schema::kDecimalName);
+      s->version = 1;
+      s->parameters[std::string(Schema::kScaleParameter)] = std::to_string(scale);
+      return s;
+    }
+    case Oids::kDate: {
+      auto s = make(Type::kInt32, optional, Schema::kDateName);
+      s->version = 1;
+      return s;
+    }
+    case Oids::kTime: {
+      auto s = make(Type::kInt32, optional, Schema::kTimeName);
+      s->version = 1;
+      return s;
+    }
+    case Oids::kTimestamp:
+    case Oids::kTimestamptz: {
+      auto s = make(Type::kInt64, optional, Schema::kTimestampName);
+      s->version = 1;
+      return s;
+    }
+    case Oids::kUuid:
+      return make(Type::kString, optional, Schema::kUuidName);
+    case Oids::kJson:
+    case Oids::kJsonb:
+      return make(Type::kString, optional, Schema::kJsonName);
+    case Oids::kXml:
+      return make(Type::kString, optional, Schema::kXmlName);
+    default:
+      return make(Type::kString, optional);
+  }
+}
+
+template <typename T>
+T number(std::string_view text, const std::string& column) {
+  T v{};
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+  if (ec != std::errc() || end != text.data() + text.size())
+    throw std::invalid_argument(fmt::format("column {}: '{}' is not a number", column, text));
+  return v;
+}
+
+int hexDigit(char c) {
+  if (c >= '0' && c <= '9') return c - '0';
+  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+  return -1;
+}
+
+}  // namespace
+
+PgColumn::PgColumn(std::string name, uint32_t oid, int fmod, bool optional)
+    : name_(std::move(name)), oid_(oid), element_oid_(elementOf(oid)) {
+  // numeric's typmod: ((precision << 16) | scale) + 4; -1 without one.
+  if (fmod >= 4 && (oid == Oids::kNumeric || oid == Oids::kNumericArray))
+    scale_ = (fmod - 4) & 0xffff;
+  if (element_oid_ != 0) {
+    auto s = make(Type::kArray, optional);
+    s->value_schema = scalarSchema(element_oid_, scale_, true);
+    schema_ = s;
+  } else {
+    schema_ = scalarSchema(oid, scale_, optional);
+  }
+}
+
+Value PgColumn::read(const char* text, size_t length) const {
+  if (!text) return Value();
+  const std::string_view v(text, length);
+  return element_oid_ != 0 ? readArray(v) : readScalar(oid_, v);
+}
+
+Value PgColumn::readScalar(uint32_t oid, std::string_view text) const {
+  try {
+    switch (oid) {
+      case Oids::kBool:
+        return Value::boolean(text == "t");
+      case Oids::kInt2:
+      case Oids::kInt4:
+      case Oids::kInt8:
+      case Oids::kOid:
+        return Value::integer(number<int64_t>(text, name_));
+      case Oids::kFloat4:
+      case Oids::kFloat8:
+        // strtod reads NaN, Infinity and -Infinity as PostgreSQL writes them.
+        return Value::floating(std::strtod(std::string(text).c_str(), nullptr));
+      case Oids::kBytea: {
+        if (!text.starts_with("\\x") || text.size() % 2 != 0)
+          throw std::invalid_argument("bytea not in hex form");
+        std::string out;
+        out.reserve(text.size() / 2 - 1);
+        for (size_t i = 2; i + 1 < text.size(); i += 2) {
+          const int hi = hexDigit(text[i]), lo = hexDigit(text[i + 1]);
+          if (hi < 0 || lo < 0) throw std::invalid_argument("bytea not in hex form");
+          out.push_back(static_cast<char>(hi * 16 + lo));
+        }
+        return Value::bytes(std::move(out));
+      }
+      case Oids::kNumeric: {
+        if (text == "NaN" || text == "Infinity" || text == "-Infinity")
+          throw std::invalid_argument(
+              fmt::format("{} cannot be a Connect Decimal (numeric.mapping=none)", text));
+        if (scale_ >= 0) {
+          auto unscaled = Value::decimalFromString(text, scale_);
+          if (!unscaled) throw std::invalid_argument(fmt::format("'{}' is not a decimal", text));
+          return Value::bytes(std::move(*unscaled));
+        }
+        const auto point = text.find('.');
+        const int32_t scale =
+            point == std::string_view::npos ? 0 : static_cast<int32_t>(text.size() - point - 1);
+        auto unscaled = Value::decimalFromString(text, scale);
+        if (!unscaled) throw std::invalid_argument(fmt::format("'{}' is not a decimal", text));
+        return Value::object(
+            {{"scale", Value::integer(scale)}, {"value", Value::bytes(std::move(*unscaled))}});
+      }
+      case Oids::kDate:
+        return Value::integer(parseSqlDate(text));
+      case Oids::kTime:
+        return Value::integer(parseSqlTime(text) / 1000000);
+      case Oids::kTimestamp:
+      case Oids::kTimestamptz:
+        return Value::integer(parseSqlTimestamp(text).epochMillis());
+      default:
+        return Value::string(std::string(text));
+    }
+  } catch (const std::invalid_argument& e) {
+    throw std::invalid_argument(fmt::format("column {}: {}", name_, e.what()));
+  }
+}
+
+Value PgColumn::readArray(std::string_view text) const {
+  // {a,b,"c d",NULL}: elements separated by commas, quoted when they hold special characters
+  // (backslash escapes inside quotes), NULL unquoted for a null. One dimension only.
+  if (text.size() < 2 || text.front() != '{' || text.back() != '}')
+    throw std::invalid_argument(fmt::format("column {}: '{}' is not an array", name_, text));
+  Value::Array out;
+  size_t i = 1;
+  const size_t end = text.size() - 1;
+  if (i == end) return Value::array({});
+  while (i <= end) {
+    std::string item;
+    bool quoted = false;
+    if (text[i] == '{')
+      throw std::invalid_argument(
+          fmt::format("column {}: arrays of more than one dimension are not read", name_));
+    if (text[i] == '"') {
+      quoted = true;
+      for (++i; i < end && text[i] != '"'; ++i) {
+        if (text[i] == '\\' && i + 1 < end) ++i;
+        item.push_back(text[i]);
+      }
+      ++i;  // the closing quote
+    } else {
+      for (; i < end && text[i] != ','; ++i) item.push_back(text[i]);
+    }
+    out.push_back(!quoted && item == "NULL" ? Value() : readScalar(element_oid_, item));
+    ++i;  // the comma (or the closing brace)
+  }
+  return Value::array(std::move(out));
+}
+
+}  // namespace ksink::jdbc
