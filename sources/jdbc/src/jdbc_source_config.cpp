@@ -77,6 +77,12 @@ ConfigDef makeDef() {
       .define("validate.non.null", Type::kBoolean, "true", Importance::kLow,
               "Refuse to start when an incrementing or timestamp column may be NULL (rows with "
               "NULL there would never be read)")
+      .define("commit.horizon", Type::kString, "wait", Importance::kMedium,
+              "PostgreSQL, incrementing and timestamp modes: wait (read a row only once every "
+              "transaction open when it could have been written has ended, so rows committed "
+              "out of order are not skipped) or none (read what is committed, as the JDBC "
+              "source does)",
+              ConfigDef::oneOf({"wait", "none"}))
       .define("table.whitelist", Type::kList, "", Importance::kMedium,
               "Only these tables (name or schema.name)")
       .define("table.include.list", Type::kList, "", Importance::kMedium,
@@ -214,6 +220,7 @@ JdbcSourceConfig JdbcSourceConfig::parse(const Config& config) {
   if (const auto initial = detail::trim(c.getString("timestamp.initial")); !initial.empty())
     out.timestamp_initial = detail::parseLong(initial);
   out.validate_non_null = c.getBoolean("validate.non.null");
+  out.commit_horizon = c.getString("commit.horizon") == "wait";
   out.db_timezone = c.getString("db.timezone");
   out.table_types = c.getList("table.types");
   out.schema_pattern = c.getString("schema.pattern");

@@ -37,6 +37,9 @@ struct JdbcSourceConfig {
   std::chrono::milliseconds timestamp_delay{0};
   std::optional<int64_t> timestamp_initial;  // ms since the epoch; -1: the database's now
   bool validate_non_null = true;
+  // PostgreSQL: read rows only up to a settled commit horizon (source_database.h: Horizon), so
+  // rows committed out of order are not skipped; false: as the JDBC source.
+  bool commit_horizon = true;
   std::string db_timezone = "UTC";
   std::vector<std::string> table_types{"TABLE"};
   std::string schema_pattern;  // empty: every schema the user can read

@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <stdexcept>
 
+#include "column_values.h"
 #include "ksink/pg/pg_type_oids.h"
 #include "sql_time.h"
 
@@ -14,14 +15,6 @@ namespace {
 
 using Oids = postgres::PgTypeOids;
 using Type = Schema::Type;
-
-std::shared_ptr<Schema> make(Type type, bool optional, std::string_view name = {}) {
-  auto s = std::make_shared<Schema>();
-  s->type = type;
-  s->optional = optional;
-  s->name = std::string(name);
-  return s;
-}
 
 uint32_t elementOf(uint32_t array_oid) {
   switch (array_oid) {
@@ -53,56 +46,38 @@ uint32_t elementOf(uint32_t array_oid) {
 std::shared_ptr<Schema> scalarSchema(uint32_t oid, int32_t scale, bool optional) {
   switch (oid) {
     case Oids::kBool:
-      return make(Type::kBoolean, optional);
+      return columnSchema(Type::kBoolean, optional);
     case Oids::kInt2:
-      return make(Type::kInt16, optional);
+      return columnSchema(Type::kInt16, optional);
     case Oids::kInt4:
-      return make(Type::kInt32, optional);
+      return columnSchema(Type::kInt32, optional);
     case Oids::kInt8:
     case Oids::kOid:
-      return make(Type::kInt64, optional);
+      return columnSchema(Type::kInt64, optional);
     case Oids::kFloat4:
-      return make(Type::kFloat32, optional);
+      return columnSchema(Type::kFloat32, optional);
     case Oids::kFloat8:
-      return make(Type::kFloat64, optional);
+      return columnSchema(Type::kFloat64, optional);
     case Oids::kBytea:
-      return make(Type::kBytes, optional);
-    case Oids::kNumeric: {
-      if (scale < 0) {
-        auto s = make(Type::kStruct, optional, Schema::kVariableScaleDecimalName);
-        s->fields = {{"scale", Schema::of(Type::kInt32)}, {"value", Schema::of(Type::kBytes)}};
-        return s;
-      }
-      auto s = make(Type::kBytes, optional, Schema::kDecimalName);
-      s->version = 1;
-      s->parameters[std::string(Schema::kScaleParameter)] = std::to_string(scale);
-      return s;
-    }
-    case Oids::kDate: {
-      auto s = make(Type::kInt32, optional, Schema::kDateName);
-      s->version = 1;
-      return s;
-    }
-    case Oids::kTime: {
-      auto s = make(Type::kInt32, optional, Schema::kTimeName);
-      s->version = 1;
-      return s;
-    }
+      return columnSchema(Type::kBytes, optional);
+    case Oids::kNumeric:
+      return scale < 0 ? variableScaleDecimalSchema(optional) : decimalSchema(scale, optional);
+    case Oids::kDate:
+      return logicalSchema(Type::kInt32, optional, Schema::kDateName);
+    case Oids::kTime:
+      return logicalSchema(Type::kInt32, optional, Schema::kTimeName);
     case Oids::kTimestamp:
-    case Oids::kTimestamptz: {
-      auto s = make(Type::kInt64, optional, Schema::kTimestampName);
-      s->version = 1;
-      return s;
-    }
+    case Oids::kTimestamptz:
+      return logicalSchema(Type::kInt64, optional, Schema::kTimestampName);
     case Oids::kUuid:
-      return make(Type::kString, optional, Schema::kUuidName);
+      return columnSchema(Type::kString, optional, Schema::kUuidName);
     case Oids::kJson:
     case Oids::kJsonb:
-      return make(Type::kString, optional, Schema::kJsonName);
+      return columnSchema(Type::kString, optional, Schema::kJsonName);
     case Oids::kXml:
-      return make(Type::kString, optional, Schema::kXmlName);
+      return columnSchema(Type::kString, optional, Schema::kXmlName);
     default:
-      return make(Type::kString, optional);
+      return columnSchema(Type::kString, optional);
   }
 }
 
@@ -130,7 +105,7 @@ PgColumn::PgColumn(std::string name, uint32_t oid, int fmod, bool optional)
   if (fmod >= 4 && (oid == Oids::kNumeric || oid == Oids::kNumericArray))
     scale_ = (fmod - 4) & 0xffff;
   if (element_oid_ != 0) {
-    auto s = make(Type::kArray, optional);
+    auto s = columnSchema(Type::kArray, optional);
     s->value_schema = scalarSchema(element_oid_, scale_, true);
     schema_ = s;
   } else {
@@ -174,18 +149,7 @@ Value PgColumn::readScalar(uint32_t oid, std::string_view text) const {
         if (text == "NaN" || text == "Infinity" || text == "-Infinity")
           throw std::invalid_argument(
               fmt::format("{} cannot be a Connect Decimal (numeric.mapping=none)", text));
-        if (scale_ >= 0) {
-          auto unscaled = Value::decimalFromString(text, scale_);
-          if (!unscaled) throw std::invalid_argument(fmt::format("'{}' is not a decimal", text));
-          return Value::bytes(std::move(*unscaled));
-        }
-        const auto point = text.find('.');
-        const int32_t scale =
-            point == std::string_view::npos ? 0 : static_cast<int32_t>(text.size() - point - 1);
-        auto unscaled = Value::decimalFromString(text, scale);
-        if (!unscaled) throw std::invalid_argument(fmt::format("'{}' is not a decimal", text));
-        return Value::object(
-            {{"scale", Value::integer(scale)}, {"value", Value::bytes(std::move(*unscaled))}});
+        return scale_ >= 0 ? decimalValue(text, scale_) : variableScaleDecimalValue(text);
       }
       case Oids::kDate:
         return Value::integer(parseSqlDate(text));

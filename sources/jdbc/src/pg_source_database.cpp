@@ -5,6 +5,7 @@
 
 #include <algorithm>
 
+#include "column_values.h"
 #include "ksink/db/sql_identifier.h"
 #include "ksink/pg/pg_type_oids.h"
 #include "pg_column.h"
@@ -56,8 +57,10 @@ class PgSourceDatabase::Cursor final : public RowCursor {
       columns_.emplace_back(name, oid, PQfmod(r, i), known ? known->nullable : true);
       fields_.push_back({name, columns_.back().schema()});
     }
-    for (const auto& ts : spec.timestamp_columns) timestamp_at_.push_back(indexOf(ts));
-    if (!spec.incrementing_column.empty()) incrementing_at_ = indexOf(spec.incrementing_column);
+    for (const auto& ts : spec.timestamp_columns)
+      timestamp_at_.push_back(static_cast<int>(columnIndex(fields_, ts)));
+    if (!spec.incrementing_column.empty())
+      incrementing_at_ = static_cast<int>(columnIndex(fields_, spec.incrementing_column));
   }
 
   ~Cursor() override {
@@ -97,13 +100,6 @@ class PgSourceDatabase::Cursor final : public RowCursor {
   }
 
  private:
-  int indexOf(const std::string& name) const {
-    for (size_t i = 0; i < columns_.size(); ++i)
-      if (columns_[i].name() == name) return static_cast<int>(i);
-    throw DbError(DbFailure::kFatal,
-                  fmt::format("the result has no column {} (the mode's column)", name));
-  }
-
   PgSourceDatabase& db_;
   std::vector<PgColumn> columns_;
   std::vector<Schema::Field> fields_;
@@ -226,6 +222,35 @@ TableInfo PgSourceDatabase::describe(const TableRef& table) {
 Instant PgSourceDatabase::now() {
   const auto result = run([](PgConnection& c) { return c.exec("SELECT CURRENT_TIMESTAMP"); });
   return parseSqlTimestamp(PQgetvalue(result.get(), 0, 0));
+}
+
+Horizon PgSourceDatabase::horizon(const std::string& from_clause,
+                                  const std::string& incrementing_expression, bool timestamps) {
+  Horizon h;
+  // The bound first, then the transactions open: one that starts after the bound was read
+  // assigns values above it.
+  if (!incrementing_expression.empty()) {
+    const auto r = run([&](PgConnection& c) {
+      return c.exec(fmt::format("SELECT max({}) FROM {}", incrementing_expression, from_clause));
+    });
+    if (!PQgetisnull(r.get(), 0, 0)) h.incrementing_bound = std::stoll(PQgetvalue(r.get(), 0, 0));
+  }
+  if (timestamps) {
+    const auto r = run([](PgConnection& c) { return c.exec("SELECT clock_timestamp()"); });
+    h.timestamp_bound = parseSqlTimestamp(PQgetvalue(r.get(), 0, 0));
+  }
+  // Every transaction, read-only ones too, holds the lock on its own virtual transaction id
+  // until it ends; pg_locks shows them to any user.
+  const auto r = run([](PgConnection& c) {
+    return c.exec(
+        "SELECT virtualxid, pid FROM pg_locks WHERE locktype = 'virtualxid' AND granted AND "
+        "pid <> pg_backend_pid()");
+  });
+  for (int i = 0; i < PQntuples(r.get()); ++i) {
+    h.open.push_back(text(r.get(), i, 0));
+    h.sessions.push_back("pid " + text(r.get(), i, 1));
+  }
+  return h;
 }
 
 std::string PgSourceDatabase::timestampExpression(const std::string& quoted_column,

@@ -32,6 +32,9 @@ class PgSourceDatabase final : public SourceDatabase {
   std::string placeholder(int n) const override { return "$" + std::to_string(n); }
   std::string timestampExpression(const std::string& quoted_column, bool zoneless) const override;
   std::unique_ptr<RowCursor> query(const QuerySpec& spec) override;
+  bool commitsOutOfOrder() const override { return true; }
+  Horizon horizon(const std::string& from_clause, const std::string& incrementing_expression,
+                  bool timestamps) override;
   void cancel() override;
 
  private:

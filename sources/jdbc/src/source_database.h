@@ -59,6 +59,20 @@ struct TableInfo {
   const TableColumn* column(const std::string& name) const;
 };
 
+// A commit horizon (PostgreSQL): how far a table's rows are final. Taken in this order: `bound`,
+// the largest incrementing value visible (or the database's clock, for timestamps), then `open`,
+// every transaction open at that moment (their virtual transaction ids, and the sessions holding
+// them, for a warning). Once none of `open` is still running, no transaction can commit a row at
+// or below `bound` any more, provided values are assigned in increasing order by the transaction
+// that writes the row (a sequence or identity default, now() or clock_timestamp()): those that
+// could were open then, and have ended.
+struct Horizon {
+  std::optional<int64_t> incrementing_bound;  // nullopt: no rows yet (incrementing modes)
+  std::optional<Instant> timestamp_bound;     // timestamp modes
+  std::vector<std::string> open;              // virtual transaction ids
+  std::vector<std::string> sessions;          // "pid <n>" of the sessions holding them
+};
+
 // A query parameter: an incrementing value or a timestamp.
 using QueryParam = std::variant<int64_t, Instant>;
 
@@ -106,6 +120,22 @@ class SourceDatabase {
                                           bool zoneless) const = 0;
   // Runs `spec`; the cursor stays valid until it is destroyed, and only one is open at a time.
   virtual std::unique_ptr<RowCursor> query(const QuerySpec& spec) = 0;
+  // Whether commits can land out of order behind what was read (PostgreSQL's concurrent
+  // writers; not SQLite's, whose writers take turns): then the querier reads only up to a
+  // settled horizon.
+  virtual bool commitsOutOfOrder() const { return false; }
+  // A horizon for `from_clause` (a quoted table, or "(<query>) AS q"), with the largest value of
+  // `incrementing_expression` when not empty; the clock's when `timestamps`. Its `open` are also
+  // the transactions running now: an earlier horizon none of whose `open` is among them is
+  // settled.
+  virtual Horizon horizon(const std::string& from_clause,
+                          const std::string& incrementing_expression, bool timestamps) {
+    (void)from_clause;
+    (void)incrementing_expression;
+    (void)timestamps;
+    return {};
+  }
+
   // Any thread: abandon a query that is running (the task stops). Best effort.
   virtual void cancel() {}
 };

@@ -8,26 +8,13 @@
 #include <regex>
 #include <stdexcept>
 
+#include "column_values.h"
 #include "sql_time.h"
 
 namespace ksink::jdbc {
 namespace {
 
 using Type = Schema::Type;
-
-std::shared_ptr<Schema> make(Type type, bool optional, std::string_view name = {}) {
-  auto s = std::make_shared<Schema>();
-  s->type = type;
-  s->optional = optional;
-  s->name = std::string(name);
-  return s;
-}
-
-std::shared_ptr<Schema> logicalSchema(Type type, bool optional, std::string_view name) {
-  auto s = make(type, optional, name);
-  s->version = 1;
-  return s;
-}
 
 }  // namespace
 
@@ -38,30 +25,26 @@ SqliteColumn::SqliteColumn(std::string name, const std::string& declared_type, b
                  [](unsigned char c) { return static_cast<char>(std::toupper(c)); });
   auto has = [&](std::string_view word) { return t.find(word) != std::string::npos; };
   if (has("BOOL")) {
-    schema_ = make(Type::kBoolean, optional);
+    schema_ = columnSchema(Type::kBoolean, optional);
   } else if (has("TINYINT")) {
-    schema_ = make(Type::kInt8, optional);
+    schema_ = columnSchema(Type::kInt8, optional);
   } else if (has("SMALLINT") || has("INT2")) {
-    schema_ = make(Type::kInt16, optional);
+    schema_ = columnSchema(Type::kInt16, optional);
   } else if (has("MEDIUMINT")) {
-    schema_ = make(Type::kInt32, optional);
+    schema_ = columnSchema(Type::kInt32, optional);
   } else if (has("INT")) {
-    schema_ = make(Type::kInt64, optional);
+    schema_ = columnSchema(Type::kInt64, optional);
   } else if (has("REAL") || has("FLOA") || has("DOUB")) {
-    schema_ = make(Type::kFloat64, optional);
+    schema_ = columnSchema(Type::kFloat64, optional);
   } else if (has("DECIMAL") || has("NUMERIC")) {
     static const std::regex kScale(R"(\(\s*\d+\s*,\s*(\d+)\s*\))");
     std::smatch m;
     if (std::regex_search(t, m, kScale)) {
       scale_ = std::stoi(m[1].str());
-      auto s = logicalSchema(Type::kBytes, optional, Schema::kDecimalName);
-      s->parameters[std::string(Schema::kScaleParameter)] = std::to_string(scale_);
-      schema_ = s;
+      schema_ = decimalSchema(scale_, optional);
       logical_ = Schema::Logical::kDecimal;
     } else {
-      auto s = make(Type::kStruct, optional, Schema::kVariableScaleDecimalName);
-      s->fields = {{"scale", Schema::of(Type::kInt32)}, {"value", Schema::of(Type::kBytes)}};
-      schema_ = s;
+      schema_ = variableScaleDecimalSchema(optional);
       logical_ = Schema::Logical::kVariableScaleDecimal;
     }
   } else if (has("DATETIME") || has("TIMESTAMP")) {
@@ -74,13 +57,13 @@ SqliteColumn::SqliteColumn(std::string name, const std::string& declared_type, b
     schema_ = logicalSchema(Type::kInt32, optional, Schema::kTimeName);
     logical_ = Schema::Logical::kTime;
   } else if (has("BLOB")) {
-    schema_ = make(Type::kBytes, optional);
+    schema_ = columnSchema(Type::kBytes, optional);
   } else if (has("UUID")) {
-    schema_ = make(Type::kString, optional, Schema::kUuidName);
+    schema_ = columnSchema(Type::kString, optional, Schema::kUuidName);
   } else if (has("JSON")) {
-    schema_ = make(Type::kString, optional, Schema::kJsonName);
+    schema_ = columnSchema(Type::kString, optional, Schema::kJsonName);
   } else {
-    schema_ = make(Type::kString, optional);
+    schema_ = columnSchema(Type::kString, optional);
   }
 }
 
@@ -89,20 +72,10 @@ Value SqliteColumn::read(const SQLite::Column& column) const {
   const std::string text = column.isBlob() ? std::string() : column.getString();
   try {
     switch (logical_) {
-      case Schema::Logical::kDecimal: {
-        auto unscaled = Value::decimalFromString(text, scale_);
-        if (!unscaled) throw std::invalid_argument(fmt::format("'{}' is not a decimal", text));
-        return Value::bytes(std::move(*unscaled));
-      }
-      case Schema::Logical::kVariableScaleDecimal: {
-        const auto point = text.find('.');
-        const int32_t scale =
-            point == std::string::npos ? 0 : static_cast<int32_t>(text.size() - point - 1);
-        auto unscaled = Value::decimalFromString(text, scale);
-        if (!unscaled) throw std::invalid_argument(fmt::format("'{}' is not a decimal", text));
-        return Value::object(
-            {{"scale", Value::integer(scale)}, {"value", Value::bytes(std::move(*unscaled))}});
-      }
+      case Schema::Logical::kDecimal:
+        return decimalValue(text, scale_);
+      case Schema::Logical::kVariableScaleDecimal:
+        return variableScaleDecimalValue(text);
       case Schema::Logical::kTimestamp:
         return Value::integer(parseSqlTimestamp(text).epochMillis());
       case Schema::Logical::kDate:

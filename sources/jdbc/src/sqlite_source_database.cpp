@@ -6,6 +6,7 @@
 
 #include <algorithm>
 
+#include "column_values.h"
 #include "ksink/db/sql_identifier.h"
 #include "ksink/sqlite_db/sqlite_failure.h"
 #include "sqlite_column.h"
@@ -38,8 +39,10 @@ class SqliteSourceDatabase::Cursor final : public RowCursor {
       columns_.emplace_back(name, declared, known ? known->nullable : true);
       fields_.push_back({name, columns_.back().schema()});
     }
-    for (const auto& ts : spec.timestamp_columns) timestamp_at_.push_back(indexOf(ts));
-    if (!spec.incrementing_column.empty()) incrementing_at_ = indexOf(spec.incrementing_column);
+    for (const auto& ts : spec.timestamp_columns)
+      timestamp_at_.push_back(static_cast<int>(columnIndex(fields_, ts)));
+    if (!spec.incrementing_column.empty())
+      incrementing_at_ = static_cast<int>(columnIndex(fields_, spec.incrementing_column));
   }
 
   const std::vector<Schema::Field>& columns() const override { return fields_; }
@@ -66,13 +69,6 @@ class SqliteSourceDatabase::Cursor final : public RowCursor {
   }
 
  private:
-  int indexOf(const std::string& name) const {
-    for (size_t i = 0; i < columns_.size(); ++i)
-      if (columns_[i].name() == name) return static_cast<int>(i);
-    throw DbError(DbFailure::kFatal,
-                  fmt::format("the result has no column {} (the mode's column)", name));
-  }
-
   SqliteSourceDatabase& db_;
   std::unique_ptr<SQLite::Statement> statement_;
   std::vector<SqliteColumn> columns_;

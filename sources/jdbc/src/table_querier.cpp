@@ -1,7 +1,12 @@
 #include "table_querier.h"
 
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+#include <spdlog/spdlog.h>
+
 #include <algorithm>
 
+#include "ksink/db/sql_identifier.h"
 #include "table_query.h"
 
 namespace ksink::jdbc {
@@ -30,15 +35,71 @@ void TableQuerier::reset() {
   exhausted_ = false;
 }
 
-void TableQuerier::open(SourceDatabase& db, Clock::time_point now) {
+namespace {
+
+// Horizons kept while none settles (a transaction left open): the oldest and the newest ones.
+constexpr size_t kMaxPendingHorizons = 16;
+constexpr auto kStuckWarningEvery = std::chrono::minutes(1);
+
+}  // namespace
+
+std::optional<Horizon> TableQuerier::settledHorizon(SourceDatabase& db, Clock::time_point now) {
+  const bool by_increment = config_.mode == JdbcSourceConfig::Mode::kIncrementing;
+  const std::string from = table_ ? table_->quoted() : "(" + config_.query + ") AS ksink_query";
+  horizons_.push_back({db.horizon(from, by_increment ? quoteIdentifier(incrementing_column_) : "",
+                                  config_.usesTimestamp()),
+                       now});
+  if (horizons_.size() > kMaxPendingHorizons) horizons_.erase(horizons_.begin() + 1);
+  // What is open now: the newest horizon's `open`. A horizon is settled when none of its own is
+  // among them; the newest one when no other transaction was open at all.
+  const auto& running = horizons_.back().horizon.open;
+  auto settled = [&](size_t i) {
+    const auto& h = horizons_[i].horizon;
+    if (i + 1 == horizons_.size()) return h.open.empty();
+    return std::none_of(h.open.begin(), h.open.end(), [&](const std::string& vxid) {
+      return std::find(running.begin(), running.end(), vxid) != running.end();
+    });
+  };
+  for (size_t i = horizons_.size(); i-- > 0;) {
+    if (!settled(i)) continue;
+    Horizon out = std::move(horizons_[i].horizon);
+    horizons_.erase(horizons_.begin(), horizons_.begin() + static_cast<long>(i) + 1);
+    return out;
+  }
+  const auto& oldest = horizons_.front();
+  if (now - oldest.taken > kStuckWarningEvery && now - last_warning_ > kStuckWarningEvery) {
+    last_warning_ = now;
+    spdlog::warn(
+        "JDBC source: {} waits for transactions open for {} s to end before reading on "
+        "(sessions {}): a transaction left open holds this source back (commit.horizon=wait)",
+        table_ ? table_->fqn() : "the query",
+        std::chrono::duration_cast<std::chrono::seconds>(now - oldest.taken).count(),
+        fmt::join(oldest.horizon.sessions, ", "));
+  }
+  return std::nullopt;
+}
+
+bool TableQuerier::open(SourceDatabase& db, Clock::time_point now) {
+  using Mode = JdbcSourceConfig::Mode;
+  last_query_ = now;
   std::optional<Instant> end;
   if (config_.usesTimestamp()) end = db.now().minusMillis(config_.timestamp_delay.count());
+  std::optional<int64_t> incrementing_bound;
+  if (config_.commit_horizon && config_.mode != Mode::kBulk && db.commitsOutOfOrder()) {
+    const auto horizon = settledHorizon(db, now);
+    if (!horizon) return false;
+    if (config_.mode == Mode::kIncrementing) {
+      if (!horizon->incrementing_bound) return false;  // the table was empty
+      incrementing_bound = horizon->incrementing_bound;
+    }
+    if (end && horizon->timestamp_bound) end = std::min(*end, *horizon->timestamp_bound);
+  }
   const auto spec = TableQuery::build(config_, db, table_, table_ ? &info_ : nullptr,
-                                      incrementing_column_, offset_, end);
-  last_query_ = now;
+                                      incrementing_column_, offset_, end, incrementing_bound);
   cursor_ = db.query(spec);
   exhausted_ = false;
   buildSchemas();
+  return true;
 }
 
 void TableQuerier::buildSchemas() {
@@ -86,7 +147,7 @@ std::vector<SourceRecord> TableQuerier::poll(SourceDatabase& db, Clock::time_poi
   std::vector<SourceRecord> out;
   const auto max = static_cast<size_t>(config_.batch_max_rows);
   try {
-    if (!cursor_ && buffer_.empty()) open(db, now);
+    if (!cursor_ && buffer_.empty() && !open(db, now)) return out;
     std::vector<FetchedRow> fetched;
     if (cursor_ && !exhausted_) {
       // One more than a batch in timestamp mode: the row after the last tells its offset.

@@ -8,6 +8,12 @@
 //   never lost across a restart — at worst some are read again (the JDBC source's fix in its
 //   PR #1093);
 //   bulk: none.
+// Commit horizon (PostgreSQL, commit.horizon=wait, every mode but bulk): a query reads only up
+// to the newest horizon that has settled — every transaction open when it was taken has ended —
+// so a row whose transaction commits after a later row was read is not skipped: the querier takes
+// a horizon at each query and reads up to it once it settled (at once when no other transaction
+// was open; else at a later query). A transaction left open holds reading back: warned each
+// minute, naming its session.
 // Records: topic = topic.prefix + table name (query mode: the prefix); value = a struct of the
 // row's columns (named after the table), NULL-able columns optional; key = a struct of the
 // primary key's columns, or none.
@@ -51,7 +57,10 @@ class TableQuerier {
   const JdbcOffset& offset() const { return offset_; }
 
  private:
-  void open(SourceDatabase& db, Clock::time_point now);
+  // False when there is nothing to read yet (no settled horizon).
+  bool open(SourceDatabase& db, Clock::time_point now);
+  // The newest settled horizon, after taking a new one; nullopt while none has settled.
+  std::optional<Horizon> settledHorizon(SourceDatabase& db, Clock::time_point now);
   void buildSchemas();
   SourceRecord record(FetchedRow& row, const JdbcOffset& offset) const;
 
@@ -69,6 +78,12 @@ class TableQuerier {
   std::shared_ptr<const Schema> value_schema_;
   std::shared_ptr<const Schema> key_schema_;
   std::vector<size_t> key_columns_;  // result columns of the key, in its order
+  struct PendingHorizon {
+    Horizon horizon;
+    Clock::time_point taken;
+  };
+  std::vector<PendingHorizon> horizons_;  // taken, not settled yet, oldest first
+  Clock::time_point last_warning_{};
 };
 
 }  // namespace ksink::jdbc

@@ -7,7 +7,8 @@ namespace ksink::jdbc {
 QuerySpec TableQuery::build(const JdbcSourceConfig& config, const SourceDatabase& db,
                             const std::optional<TableRef>& table, const TableInfo* info,
                             const std::string& incrementing_column, const JdbcOffset& from,
-                            const std::optional<Instant>& end) {
+                            const std::optional<Instant>& end,
+                            std::optional<int64_t> incrementing_bound) {
   using Mode = JdbcSourceConfig::Mode;
   auto zoneless = [&](const std::string& column) {
     const TableColumn* c = info ? info->column(column) : nullptr;
@@ -51,8 +52,13 @@ QuerySpec TableQuery::build(const JdbcSourceConfig& config, const SourceDatabase
     case Mode::kBulk:
       break;
     case Mode::kIncrementing:
-      spec.sql += " WHERE " + inc + " > " + p(1) + " ORDER BY " + inc + " ASC";
+      spec.sql += " WHERE " + inc + " > " + p(1);
       spec.params = {last};
+      if (incrementing_bound) {
+        spec.sql += " AND " + inc + " <= " + p(2);
+        spec.params.push_back(*incrementing_bound);
+      }
+      spec.sql += " ORDER BY " + inc + " ASC";
       break;
     case Mode::kTimestamp:
       spec.sql +=

@@ -6,6 +6,8 @@
 //   timestamp               … WHERE ts > ? AND ts < ? ORDER BY ts ASC              (begin, end)
 //   timestamp+incrementing  … WHERE ts < ? AND ((ts = ? AND inc > ?) OR ts > ?)
 //                             ORDER BY ts,inc ASC                       (end, begin, inc, begin)
+// (incrementing with a commit horizon: … WHERE inc > ? AND inc <= ? ORDER BY inc ASC; timestamp
+// modes take the horizon's bound as their end when it is earlier)
 // with ts = COALESCE(a, b, …) for several timestamp columns, end = the database's now minus
 // timestamp.delay.interval.ms, and query.suffix appended. Pure: unit-tested without a database.
 #pragma once
@@ -25,7 +27,8 @@ struct TableQuery {
   static QuerySpec build(const JdbcSourceConfig& config, const SourceDatabase& db,
                          const std::optional<TableRef>& table, const TableInfo* info,
                          const std::string& incrementing_column, const JdbcOffset& from,
-                         const std::optional<Instant>& end);
+                         const std::optional<Instant>& end,
+                         std::optional<int64_t> incrementing_bound = std::nullopt);
 };
 
 }  // namespace ksink::jdbc
