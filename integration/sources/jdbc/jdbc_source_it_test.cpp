@@ -402,6 +402,22 @@ TEST_F(PgJdbcSourceTest, ATableRoundTripsThroughKafkaIntoAnotherTableValueForVal
   EXPECT_EQ(seen, "day:date doc:jsonb flag:boolean raw:bytea small:smallint u:uuid ");
 }
 
+TEST_F(PgJdbcSourceTest, ATableDroppedWhileReadIsLetGoAndTheOthersGoOn) {
+  for (const char* t : {"kept", "dropped"}) {
+    schema_->exec(fmt::format("CREATE TABLE {} (id serial PRIMARY KEY, v text)", t));
+    RealKafka::shared().createTopic(topic(t), 1);
+  }
+  schema_->exec("INSERT INTO kept (v) VALUES ('a'); INSERT INTO dropped (v) VALUES ('a')");
+  auto ksink = process_->start("drop", {source("mode=incrementing\n")});
+  ASSERT_TRUE(
+      waitUntil([&] { return hasIds(topic("kept"), 1, 1) && hasIds(topic("dropped"), 1, 1); }, 30s))
+      << ksink->log();
+  schema_->exec("DROP TABLE dropped; INSERT INTO kept (v) VALUES ('b')");
+  ASSERT_TRUE(waitUntil([&] { return hasIds(topic("kept"), 2, 2); }, 30s)) << ksink->log();
+  EXPECT_NE(ksink->log().find("is gone"), std::string::npos) << ksink->log();
+  ASSERT_NO_FATAL_FAILURE(JdbcSourceProcess::stop(*ksink));
+}
+
 // --- commits out of order (PostgreSQL) -------------------------------------------------------
 
 class PgCommitOrderTest : public PgSourceFixture {

@@ -91,7 +91,8 @@ ConfigDef makeDef() {
       .define("table.exclude.list", Type::kList, "", Importance::kMedium,
               "Every table but these (the newer name of table.blacklist)")
       .define("schema.pattern", Type::kString, "", Importance::kMedium,
-              "Only tables of this schema (PostgreSQL); empty: every schema but the system's")
+              "Only tables of the schemas this LIKE pattern matches (PostgreSQL); empty: every "
+              "schema but the system's")
       .define("catalog.pattern", Type::kString, "", Importance::kLow,
               "The database the connection opens is the only catalog read",
               ConfigDef::supportedOnly({}, "ksink reads the database connection.url opens"))

@@ -158,6 +158,13 @@ void JdbcSourceTask::refreshTables(Clock::time_point now) {
     if (current_ == it->first) current_.clear();
     it = queriers_.erase(it);
   }
+  std::map<std::string, std::string> topics;  // a table of each topic, to warn of a second
+  for (const auto& [fqn, table] : wanted)
+    if (auto [it, added] = topics.emplace(table.name, fqn); !added && queriers_.empty())
+      spdlog::warn(
+          "JDBC source: tables {} and {} both write to topic {}{}: narrow the tables "
+          "read (schema.pattern, a qualified name in table.whitelist)",
+          it->second, fqn, config_.topic_prefix, table.name);
   for (auto& [fqn, table] : wanted) {
     if (queriers_.contains(fqn)) continue;
     spdlog::info("JDBC source task {}: reading table {} into topic {}{}", config_.task_id, fqn,
@@ -199,11 +206,37 @@ std::vector<SourceRecord> JdbcSourceTask::poll() {
       waitUntil(until);
       return {};
     }
-    return chosen->poll(*db_, now);
+    try {
+      return chosen->poll(*db_, now);
+    } catch (const DbError& e) {
+      // A table dropped (or renamed) since it was listed: let it go, as a new listing would.
+      if (e.kind() == DbFailure::kFatal && !config_.queryMode() && !woken() &&
+          !stillListed(current_))
+        return {};
+      throw;
+    }
   } catch (const DbError& e) {
+    // Whatever was open went with the connection (or the statement): every query starts again
+    // after its last record.
+    for (auto& [name, q] : queriers_) q->reset();
+    if (woken()) return {};  // a query the stop cancelled
     if (e.kind() == DbFailure::kRetriable) throw RetriableError(e.what());
     throw;
   }
+}
+
+bool JdbcSourceTask::stillListed(const std::string& fqn) {
+  for (const auto& t : db_->listTables(config_.table_types, config_.schema_pattern))
+    if (t.fqn() == fqn && listed(t)) return true;
+  spdlog::info("JDBC source: table {} is gone: no longer read", fqn);
+  queriers_.erase(fqn);
+  current_.clear();
+  return false;
+}
+
+bool JdbcSourceTask::woken() {
+  std::lock_guard lock(mutex_);
+  return wake_;
 }
 
 void JdbcSourceTask::waitUntil(Clock::time_point until) {

@@ -53,6 +53,9 @@ class JdbcSourceTask final : public SourceTask {
   JdbcOffset storedOffset(const std::optional<TableRef>& table) const;
   std::unique_ptr<TableQuerier> makeQuerier(const std::optional<TableRef>& table);
   void waitUntil(Clock::time_point until);
+  // After a query of `fqn` failed: whether the table is still there (else its querier is gone).
+  bool stillListed(const std::string& fqn);
+  bool woken();
 
   JdbcSourceConfig config_;
   std::unique_ptr<SourceDatabase> db_;

@@ -38,6 +38,26 @@ uint32_t elementOf(uint32_t array_oid) {
       return Oids::kFloat8;
     case Oids::kNumericArray:
       return Oids::kNumeric;
+    case Oids::kNameArray:
+      return Oids::kName;
+    case Oids::kBpcharArray:
+      return Oids::kBpchar;
+    case Oids::kOidArray:
+      return Oids::kOid;
+    case Oids::kDateArray:
+      return Oids::kDate;
+    case Oids::kTimeArray:
+      return Oids::kTime;
+    case Oids::kTimestampArray:
+      return Oids::kTimestamp;
+    case Oids::kTimestamptzArray:
+      return Oids::kTimestamptz;
+    case Oids::kJsonArray:
+      return Oids::kJson;
+    case Oids::kJsonbArray:
+      return Oids::kJsonb;
+    case Oids::kUuidArray:
+      return Oids::kUuid;
     default:
       return 0;
   }
@@ -101,9 +121,14 @@ int hexDigit(char c) {
 
 PgColumn::PgColumn(std::string name, uint32_t oid, int fmod, bool optional)
     : name_(std::move(name)), oid_(oid), element_oid_(elementOf(oid)) {
-  // numeric's typmod: ((precision << 16) | scale) + 4; -1 without one.
-  if (fmod >= 4 && (oid == Oids::kNumeric || oid == Oids::kNumericArray))
-    scale_ = (fmod - 4) & 0xffff;
+  // numeric's typmod: ((precision << 16) | (scale & 0x7ff)) + 4, the scale an 11-bit signed
+  // number (PostgreSQL 15 allows -1000..1000); -1 without one. A negative scale (rounding to
+  // tens, hundreds…) reads as a VariableScaleDecimal, its values' own scale being 0.
+  if (fmod >= 4 && (oid == Oids::kNumeric || oid == Oids::kNumericArray)) {
+    int32_t scale = (fmod - 4) & 0x7ff;
+    if (scale & 0x400) scale -= 0x800;
+    scale_ = scale >= 0 ? scale : -1;
+  }
   if (element_oid_ != 0) {
     auto s = columnSchema(Type::kArray, optional);
     s->value_schema = scalarSchema(element_oid_, scale_, true);

@@ -179,7 +179,7 @@ std::vector<TableRef> PgSourceDatabase::listTables(const std::vector<std::string
         "WHERE strpos($1, c.relkind::text) > 0 AND NOT c.relispartition "
         "AND n.nspname NOT IN ('pg_catalog', 'information_schema') "
         "AND n.nspname NOT LIKE 'pg\\_toast%' AND n.nspname NOT LIKE 'pg\\_temp%' "
-        "AND ($2 = '' OR n.nspname = $2) AND has_table_privilege(c.oid, 'SELECT') "
+        "AND ($2 = '' OR n.nspname LIKE $2) AND has_table_privilege(c.oid, 'SELECT') "
         "ORDER BY 2, 3",
         {kinds, schema});
   });
@@ -227,6 +227,16 @@ Instant PgSourceDatabase::now() {
 Horizon PgSourceDatabase::horizon(const std::string& from_clause,
                                   const std::string& incrementing_expression, bool timestamps) {
   Horizon h;
+  if (!standby_checked_) {
+    // A standby's pg_locks shows its own sessions only, never the primary's transactions.
+    const auto r = run([](PgConnection& c) { return c.exec("SELECT pg_is_in_recovery()"); });
+    if (text(r.get(), 0, 0) == "t")
+      throw DbError(DbFailure::kFatal,
+                    "connection.url is a standby (a read replica), where the transactions open on "
+                    "the primary cannot be seen: commit.horizon=wait cannot keep rows committed "
+                    "out of order; read from the primary, or set commit.horizon=none");
+    standby_checked_ = true;
+  }
   // The bound first, then the transactions open: one that starts after the bound was read
   // assigns values above it.
   if (!incrementing_expression.empty()) {
@@ -237,18 +247,26 @@ Horizon PgSourceDatabase::horizon(const std::string& from_clause,
   }
   if (timestamps) {
     const auto r = run([](PgConnection& c) { return c.exec("SELECT clock_timestamp()"); });
-    h.timestamp_bound = parseSqlTimestamp(PQgetvalue(r.get(), 0, 0));
+    // now() is fixed when a statement arrives, a moment before its transaction takes the lock
+    // seen below: a second's margin covers a writer caught in between.
+    h.timestamp_bound = parseSqlTimestamp(PQgetvalue(r.get(), 0, 0)).minusMillis(1000);
   }
   // Every transaction, read-only ones too, holds the lock on its own virtual transaction id
-  // until it ends; pg_locks shows them to any user.
+  // until it ends; pg_locks shows them to any user. Only sessions of this database can write
+  // its rows (another user's session shows its database but not its type: it counts). A
+  // prepared transaction (two-phase commit) has let its lock go but may still commit.
   const auto r = run([](PgConnection& c) {
     return c.exec(
-        "SELECT virtualxid, pid FROM pg_locks WHERE locktype = 'virtualxid' AND granted AND "
-        "pid <> pg_backend_pid()");
+        "SELECT l.virtualxid, 'pid ' || l.pid FROM pg_locks l JOIN pg_stat_activity a USING (pid) "
+        "WHERE l.locktype = 'virtualxid' AND l.granted AND l.pid <> pg_backend_pid() "
+        "AND a.datname = current_database() "
+        "AND (a.backend_type IS NULL OR a.backend_type = 'client backend') "
+        "UNION ALL SELECT 'P' || transaction, 'prepared transaction ' || gid "
+        "FROM pg_prepared_xacts WHERE database = current_database()");
   });
   for (int i = 0; i < PQntuples(r.get()); ++i) {
     h.open.push_back(text(r.get(), i, 0));
-    h.sessions.push_back("pid " + text(r.get(), i, 1));
+    h.sessions.push_back(text(r.get(), i, 1));
   }
   return h;
 }

@@ -53,6 +53,7 @@ class PgSourceDatabase final : public SourceDatabase {
   std::mutex cancel_mutex_;  // guards cancel_, which wakeup() reads from another thread
   postgres::PgCancelPtr cancel_;
   bool cursor_open_ = false;
+  bool standby_checked_ = false;
 };
 
 }  // namespace ksink::jdbc

@@ -65,7 +65,7 @@ struct TableInfo {
 // them, for a warning). Once none of `open` is still running, no transaction can commit a row at
 // or below `bound` any more, provided values are assigned in increasing order by the transaction
 // that writes the row (a sequence or identity default, now() or clock_timestamp()): those that
-// could were open then, and have ended.
+// could were open then, and have ended. Prepared transactions count as open.
 struct Horizon {
   std::optional<int64_t> incrementing_bound;  // nullopt: no rows yet (incrementing modes)
   std::optional<Instant> timestamp_bound;     // timestamp modes

@@ -81,7 +81,10 @@ SqliteSourceDatabase::SqliteSourceDatabase(std::string path, int busy_timeout_ms
     : path_(std::move(path)), busy_timeout_ms_(busy_timeout_ms) {}
 
 SQLite::Database& SqliteSourceDatabase::database() {
-  if (!db_) db_.emplace(path_, SQLite::OPEN_READONLY, busy_timeout_ms_);
+  if (!db_) {
+    db_.emplace(path_, SQLite::OPEN_READONLY, busy_timeout_ms_);
+    handle_ = db_->getHandle();
+  }
   return *db_;
 }
 
@@ -166,7 +169,7 @@ std::unique_ptr<RowCursor> SqliteSourceDatabase::query(const QuerySpec& spec) {
 
 void SqliteSourceDatabase::cancel() {
   // sqlite3_interrupt is safe from any thread while the connection is open.
-  if (db_) sqlite3_interrupt(db_->getHandle());
+  if (sqlite3* handle = handle_.load()) sqlite3_interrupt(handle);
 }
 
 }  // namespace ksink::jdbc

@@ -8,11 +8,14 @@
 
 #include <SQLiteCpp/Database.h>
 
+#include <atomic>
 #include <memory>
 #include <optional>
 #include <string>
 
 #include "source_database.h"
+
+struct sqlite3;
 
 namespace ksink::jdbc {
 
@@ -38,6 +41,7 @@ class SqliteSourceDatabase final : public SourceDatabase {
   std::string path_;
   int busy_timeout_ms_;
   std::optional<SQLite::Database> db_;
+  std::atomic<sqlite3*> handle_{nullptr};  // db_'s, for cancel() from another thread
 };
 
 }  // namespace ksink::jdbc

@@ -42,6 +42,16 @@ struct PgTypeOids {
   static constexpr uint32_t kFloat4Array = 1021;
   static constexpr uint32_t kFloat8Array = 1022;
   static constexpr uint32_t kNumericArray = 1231;
+  static constexpr uint32_t kNameArray = 1003;
+  static constexpr uint32_t kBpcharArray = 1014;
+  static constexpr uint32_t kOidArray = 1028;
+  static constexpr uint32_t kDateArray = 1182;
+  static constexpr uint32_t kTimeArray = 1183;
+  static constexpr uint32_t kTimestampArray = 1115;
+  static constexpr uint32_t kTimestamptzArray = 1185;
+  static constexpr uint32_t kJsonArray = 199;
+  static constexpr uint32_t kJsonbArray = 3807;
+  static constexpr uint32_t kUuidArray = 2951;
 };
 
 }  // namespace ksink::postgres
