@@ -64,17 +64,7 @@ void defineJdbcSinkCompatKeys(ConfigDef& def) {
       .define("topics.to.tables.mapping", Type::kString, "", Importance::kLow,
               "Aiven JDBC sink key: not implemented",
               ConfigDef::supportedOnly({}, "not implemented in ksink; use table.name.format"));
-  for (const auto& i : kIgnored)
-    def.define(i.key, Type::kString, "", Importance::kLow,
-               fmt::format("Confluent JDBC sink tuning key, accepted and ignored: {}", i.instead));
-}
-
-std::vector<std::string> ignoredJdbcSinkKeys(const Config& config) {
-  std::vector<std::string> out;
-  for (const auto& i : kIgnored)
-    if (config.values().contains(i.key))
-      out.push_back(fmt::format("{}: no meaning in ksink, ignored ({})", i.key, i.instead));
-  return out;
+  for (const auto& i : kIgnored) def.defineIgnored(i.key, "Confluent JDBC sink tuning", i.instead);
 }
 
 }  // namespace ksink::detail

@@ -15,9 +15,8 @@
 
 namespace ksink::detail {
 
-// Declares the keys above in `def` (the table toolkit's definitions).
+// Declares the keys above in `def` (the table toolkit's definitions); the ignored ones are
+// reported by ConfigDef::ignoredIn().
 void defineJdbcSinkCompatKeys(ConfigDef& def);
-// One line per tuning key set in `config` that ksink ignores, with what ksink does instead.
-std::vector<std::string> ignoredJdbcSinkKeys(const Config& config);
 
 }  // namespace ksink::detail

@@ -110,7 +110,7 @@ TableSinkConfig TableSinkConfig::parse(const Config& config) {
   if (out.pk_mode == PkMode::kKafka && out.pk_fields.empty())
     out.pk_fields = {std::string(kTopicColumn), std::string(kPartitionColumn),
                      std::string(kOffsetColumn)};
-  for (const auto& line : detail::ignoredJdbcSinkKeys(config)) spdlog::warn("{}", line);
+  for (const auto& line : configDef().ignoredIn(config.values())) spdlog::warn("{}", line);
   return out;
 }
 

@@ -133,3 +133,32 @@ TEST(Config, MissingFileIsAConfigException) {
 
 }  // namespace
 }  // namespace ksink
+
+namespace ksink {
+namespace {
+
+TEST(ConfigDefTest, SupportedOnlyRefusesEveryOtherItemWithTheReason) {
+  const auto check = ConfigDef::supportedOnly({"TABLE", "VIEW"}, "only tables and views");
+  EXPECT_EQ(check("table, View"), std::nullopt);
+  EXPECT_EQ(check("TABLE,SYNONYM"), "'SYNONYM' is not supported: only tables and views");
+  EXPECT_EQ(ConfigDef::supportedOnly({}, "never")("x"), "'x' is not supported: never");
+  EXPECT_EQ(ConfigDef::supportedOnly({}, "never")(""), std::nullopt);
+}
+
+TEST(ConfigDefTest, IgnoredKeysAreKnownAndNamedWhenSet) {
+  ConfigDef def;
+  def.define("real", ConfigDef::Type::kString, "", ConfigDef::Importance::kLow, "")
+      .defineIgnored("tuning.knob", "Someone's tuning", "ksink paces itself");
+  EXPECT_TRUE(def.claims("tuning.knob"));
+  EXPECT_TRUE(def.validate({{"tuning.knob", "3"}}).empty());
+  EXPECT_TRUE(def.ignoredIn({{"real", "1"}}).empty());
+  EXPECT_EQ(def.ignoredIn({{"real", "1"}, {"tuning.knob", "3"}}),
+            (std::vector<std::string>{
+                "tuning.knob: no meaning in ksink, ignored (ksink paces itself)"}));
+  ConfigDef outer;
+  outer.include(def);
+  EXPECT_EQ(outer.ignoredIn({{"tuning.knob", ""}}).size(), 1u);
+}
+
+}  // namespace
+}  // namespace ksink

@@ -34,14 +34,22 @@ class ConfigDef {
     Importance importance = Importance::kMedium;
     std::string doc;
     Validator validator;
+    // A tuning key accepted without a meaning here: what is done instead (ignoredIn()).
+    std::optional<std::string> ignored_because;
   };
 
   ConfigDef& define(Key key);
   ConfigDef& define(std::string name, Type type, std::optional<std::string> default_value,
                     Importance importance, std::string doc, Validator validator = {}) {
     return define(Key{std::move(name), type, std::move(default_value), importance, std::move(doc),
-                      std::move(validator)});
+                      std::move(validator), std::nullopt});
   }
+  // A key carried over from another connector (Kafka Connect's, Confluent's) that is accepted and
+  // ignored: known, so it is neither refused nor warned of as unknown, and named by ignoredIn()
+  // with `instead`, what is done in its place. `origin` names whose key it is, for its doc.
+  ConfigDef& defineIgnored(std::string name, std::string_view origin, std::string instead);
+  // One line per ignored key `values` sets: "<key>: no meaning in ksink, ignored (<instead>)".
+  std::vector<std::string> ignoredIn(const std::map<std::string, std::string>& values) const;
   // Adds a rule over the whole configuration, run by validate() after the keys' own checks.
   ConfigDef& check(Check check);
   // Keys under `prefix` belong to a part that checks them itself (a Kafka client's properties,

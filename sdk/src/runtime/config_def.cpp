@@ -57,6 +57,28 @@ ConfigDef& ConfigDef::claimPrefix(std::string prefix) {
   return *this;
 }
 
+ConfigDef& ConfigDef::defineIgnored(std::string name, std::string_view origin,
+                                    std::string instead) {
+  auto doc = fmt::format("{} key, accepted and ignored: {}", origin, instead);
+  return define(Key{std::move(name),
+                    Type::kString,
+                    "",
+                    Importance::kLow,
+                    std::move(doc),
+                    {},
+                    std::move(instead)});
+}
+
+std::vector<std::string> ConfigDef::ignoredIn(
+    const std::map<std::string, std::string>& values) const {
+  std::vector<std::string> out;
+  for (const auto& [name, key] : keys_)
+    if (key.ignored_because && values.contains(name))
+      out.push_back(
+          fmt::format("{}: no meaning in ksink, ignored ({})", name, *key.ignored_because));
+  return out;
+}
+
 ConfigDef& ConfigDef::include(const ConfigDef& other) {
   for (const auto& [name, key] : other.keys_) keys_.insert_or_assign(name, key);
   for (const auto& prefix : other.prefixes_) claimPrefix(prefix);

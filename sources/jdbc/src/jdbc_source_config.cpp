@@ -171,9 +171,7 @@ ConfigDef makeDef() {
           out.push_back({"topic.prefix", "query mode writes to the topic topic.prefix names"});
         return out;
       });
-  for (const auto& i : kIgnored)
-    d.define(i.key, Type::kString, "", Importance::kLow,
-             fmt::format("JDBC source tuning key, accepted and ignored: {}", i.instead));
+  for (const auto& i : kIgnored) d.defineIgnored(i.key, "JDBC source tuning", i.instead);
   return d;
 }
 
@@ -229,14 +227,6 @@ JdbcSourceConfig JdbcSourceConfig::parse(const Config& config) {
       static_cast<int>(std::max<int64_t>(1, std::stoll(config.get("tasks.max").value_or("1"))));
   out.task_id =
       static_cast<int>(std::stoll(config.get(std::string(kSourceTaskIdKey)).value_or("0")));
-  return out;
-}
-
-std::vector<std::string> JdbcSourceConfig::ignoredKeys(const Config& config) {
-  std::vector<std::string> out;
-  for (const auto& i : kIgnored)
-    if (config.values().contains(i.key))
-      out.push_back(fmt::format("{}: no meaning in ksink, ignored ({})", i.key, i.instead));
   return out;
 }
 

@@ -3,7 +3,7 @@
 // configDef() and throws a ConfigException naming every bad key; keys that would change what is
 // read and that ksink does not implement are declared there with the one value it serves, so any
 // other is refused by name; tuning keys without a meaning here are accepted and reported by
-// ignoredKeys(). docs/configuration-compatibility.md lists them. A plain value.
+// configDef().ignoredIn(). docs/configuration-compatibility.md lists them. A plain value.
 #pragma once
 
 #include <chrono>
@@ -56,8 +56,6 @@ struct JdbcSourceConfig {
 
   static JdbcSourceConfig parse(const Config& config);
   static const ConfigDef& configDef();
-  // One line per tuning key set in `config` that ksink ignores, with what it does instead.
-  static std::vector<std::string> ignoredKeys(const Config& config);
   static const char* modeName(Mode mode);
 };
 

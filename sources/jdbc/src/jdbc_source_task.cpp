@@ -43,7 +43,7 @@ std::string JdbcSourceTask::version() const {
 
 void JdbcSourceTask::start(const Config& config) {
   config_ = JdbcSourceConfig::parse(config);
-  for (const auto& line : JdbcSourceConfig::ignoredKeys(config))
+  for (const auto& line : JdbcSourceConfig::configDef().ignoredIn(config.values()))
     spdlog::warn("JDBC source: {}", line);
   if (sqlite::isSqliteUrl(config_.connection_url)) {
     if (config_.db_timezone != "UTC")

@@ -135,7 +135,7 @@ TEST(JdbcSourceConfigTest, TheNewerListNamesAndTuningKeysAreRead) {
   EXPECT_EQ(parsed.task_id, 2);
   EXPECT_EQ(parsed.batch_max_rows, 100);
   EXPECT_EQ(parsed.poll_interval, std::chrono::milliseconds(5000));
-  const auto ignored = JdbcSourceConfig::ignoredKeys(c);
+  const auto ignored = JdbcSourceConfig::configDef().ignoredIn(c.values());
   ASSERT_EQ(ignored.size(), 1u);
   EXPECT_EQ(ignored[0].rfind("query.retry.attempts: ", 0), 0u);
 }
