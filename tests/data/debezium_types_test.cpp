@@ -5,6 +5,7 @@
 #include <limits>
 
 #include "json_converter.h"
+#include "ksink/iso_time_reader.h"
 #include "ksink/schema.h"
 #include "ksink/value.h"
 
@@ -143,6 +144,46 @@ TEST(DebeziumTypes, VariableScaleDecimalAndBitsComeOutOfTheEnvelope) {
                                 flags.intParameter(Schema::kLengthParameter)),
             "0000000101");
   EXPECT_EQ(sv.schema->field("at")->schema->logical(), L::kMicroTimestamp);
+}
+
+// ZonedTimestamp's ISO form and PostgreSQL's own, read by one reader.
+struct ZonedReading {
+  int64_t days = 0, nanos = 0, offset = 0;
+  bool ok = false;
+};
+ZonedReading readZoned(std::string_view text) {
+  IsoTimeReader r(text);
+  ZonedReading z;
+  z.ok = r.date(z.days) && (r.literal('T') || r.literal(' ')) && r.time(z.nanos) &&
+         r.offset(z.offset) && r.done();
+  return z;
+}
+
+TEST(IsoTimeReader, ReadsJavasIsoFormsAndPostgresqlsOutput) {
+  const auto iso = readZoned("2024-02-29T13:45:07.123456789+01:30");
+  ASSERT_TRUE(iso.ok);
+  EXPECT_EQ(iso.days, 19782);
+  EXPECT_EQ(iso.nanos, ((13 * 60 + 45) * 60 + 7) * 1000000000LL + 123456789);
+  EXPECT_EQ(iso.offset, 5400);
+  const auto pg = readZoned("2024-02-29 13:45:07.5-05");
+  ASSERT_TRUE(pg.ok);
+  EXPECT_EQ(pg.nanos, ((13 * 60 + 45) * 60 + 7) * 1000000000LL + 500000000);
+  EXPECT_EQ(pg.offset, -18000);
+  EXPECT_EQ(readZoned("2024-02-29T13:45Z").offset, 0);
+  EXPECT_EQ(readZoned("2024-02-29 13:45:07+0530").offset, 19800);
+  EXPECT_EQ(readZoned("1900-01-01 00:00:00-00:17:30").offset, -1050);
+  // A year past 9999 as PostgreSQL prints it; 24:00 as a day's worth.
+  EXPECT_EQ(readZoned("10000-01-01 00:00:00+00").days, 2932897);
+  EXPECT_EQ(readZoned("2024-02-29 24:00:00+00").nanos, 86400LL * 1000000000);
+}
+
+TEST(IsoTimeReader, RefusesWhatIsNotADateOrTime) {
+  for (const char* bad :
+       {"2023-02-29T10:15:30Z", "2024-13-01T10:15:30Z", "0000-01-01T00:00:00Z",
+        "2024-03-01T10:15:30", "2024-03-01T25:15:30Z", "2024-03-01T24:00:01Z",
+        "2024-03-01T10:15:30.1234567890Z", "2024-03-01T10:15:30.Z", "2024-03-01T10:15:30+16:00",
+        "2024-03-01T10:15:30+1", "24-03-01T10:15:30Z", "infinity", "2024-03-01T10:15:30Z BC", ""})
+    EXPECT_FALSE(readZoned(bad).ok) << bad;
 }
 
 }  // namespace

@@ -7,7 +7,7 @@
 #include <stdexcept>
 #include <vector>
 
-#include "ksink/civil_date.h"
+#include "ksink/iso_time_reader.h"
 
 namespace ksink::postgres {
 namespace {
@@ -28,81 +28,6 @@ int hexValue(char c) {
   if (c >= 'A' && c <= 'F') return c - 'A' + 10;
   return -1;
 }
-
-bool leapYear(int64_t y) {
-  return (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
-}
-
-// A strict reader of the ISO-8601 pieces Java's ISO_OFFSET_DATE_TIME / ISO_OFFSET_TIME write.
-class IsoReader {
- public:
-  explicit IsoReader(std::string_view text) : text_(text) {}
-
-  bool done() const { return pos_ == text_.size(); }
-
-  // Exactly `n` digits.
-  bool number(size_t n, int64_t& out) {
-    if (text_.size() - pos_ < n) return false;
-    out = 0;
-    for (size_t i = 0; i < n; ++i) {
-      const char c = text_[pos_ + i];
-      if (c < '0' || c > '9') return false;
-      out = out * 10 + (c - '0');
-    }
-    pos_ += n;
-    return true;
-  }
-
-  bool literal(char c) {
-    if (pos_ < text_.size() && text_[pos_] == c) {
-      ++pos_;
-      return true;
-    }
-    return false;
-  }
-
-  // HH:MM[:SS[.f{1,6}]] → microseconds of the day (23:59:59.999999 at most).
-  bool time(int64_t& micros) {
-    int64_t h = 0, m = 0, s = 0, frac = 0;
-    if (!number(2, h) || !literal(':') || !number(2, m)) return false;
-    if (literal(':')) {
-      if (!number(2, s)) return false;
-      if (literal('.')) {
-        size_t digits = 0;
-        while (pos_ < text_.size() && text_[pos_] >= '0' && text_[pos_] <= '9') {
-          if (++digits > 6) return false;
-          frac = frac * 10 + (text_[pos_++] - '0');
-        }
-        if (digits == 0) return false;
-        for (; digits < 6; ++digits) frac *= 10;
-      }
-    }
-    if (h > 23 || m > 59 || s > 59) return false;
-    micros = ((h * 60 + m) * 60 + s) * 1000000 + frac;
-    return true;
-  }
-
-  // Z | ±HH:MM[:SS] → seconds east of UTC.
-  bool offset(int64_t& seconds) {
-    if (literal('Z') || literal('z')) {
-      seconds = 0;
-      return true;
-    }
-    const bool east = literal('+');
-    if (!east && !literal('-')) return false;
-    int64_t h = 0, m = 0, s = 0;
-    if (!number(2, h) || !literal(':') || !number(2, m)) return false;
-    if (literal(':') && !number(2, s)) return false;
-    // PostgreSQL's limit for a zone displacement is under 16 hours.
-    if (h > 15 || m > 59 || s > 59) return false;
-    seconds = (h * 3600 + m * 60 + s) * (east ? 1 : -1);
-    return true;
-  }
-
- private:
-  std::string_view text_;
-  size_t pos_ = 0;
-};
 
 }  // namespace
 
@@ -316,25 +241,22 @@ void CopyBinaryWriter::timestamp(int64_t micros_since_unix_epoch) {
 }
 
 bool CopyBinaryWriter::timestamptz(std::string_view iso) {
-  IsoReader r(iso);
-  int64_t y = 0, m = 0, d = 0, micros = 0, offset = 0;
-  if (!r.number(4, y) || !r.literal('-') || !r.number(2, m) || !r.literal('-') || !r.number(2, d) ||
-      !(r.literal('T') || r.literal(' ')) || !r.time(micros) || !r.offset(offset) || !r.done())
+  IsoTimeReader r(iso);
+  int64_t days = 0, nanos = 0, offset = 0;
+  // PostgreSQL keeps microseconds: a finer time is left to the server to round.
+  if (!r.date(days) || !(r.literal('T') || r.literal(' ')) || !r.time(nanos) || nanos % 1000 != 0 ||
+      !r.offset(offset) || !r.done())
     return false;
-  static constexpr int kMonthDays[] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
-  if (y < 1 || m < 1 || m > 12 || d < 1 || d > kMonthDays[m - 1] + (m == 2 && leapYear(y) ? 1 : 0))
-    return false;
-  const int64_t days = daysFromCivil(y, m, d);
-  timestamp(days * 86400 * 1000000 + micros - offset * 1000000);
+  timestamp(days * 86400 * 1000000 + nanos / 1000 - offset * 1000000);
   return true;
 }
 
 bool CopyBinaryWriter::timetz(std::string_view iso) {
-  IsoReader r(iso);
-  int64_t micros = 0, offset = 0;
-  if (!r.time(micros) || !r.offset(offset) || !r.done()) return false;
+  IsoTimeReader r(iso);
+  int64_t nanos = 0, offset = 0;
+  if (!r.time(nanos) || nanos % 1000 != 0 || !r.offset(offset) || !r.done()) return false;
   put32(12);
-  put64(static_cast<uint64_t>(micros));
+  put64(static_cast<uint64_t>(nanos / 1000));
   // timetz keeps the zone as seconds west of UTC.
   put32(static_cast<uint32_t>(static_cast<int32_t>(-offset)));
   return true;

@@ -18,6 +18,7 @@
 #include "ksink/conversion_interrupted.h"
 #include "ksink/converter.h"
 #include "ksink/errant_record_reporter.h"
+#include "ksink/iso_time_reader.h"
 #include "ksink/offset_storage_reader.h"
 #include "ksink/offset_store.h"
 #include "ksink/plugin.h"
