@@ -2,16 +2,28 @@
 
 namespace ksink {
 
-std::string quoteIdentifier(std::string_view name) {
+namespace {
+
+std::string quoted(std::string_view text, char quote) {
   std::string out;
-  out.reserve(name.size() + 2);
-  out.push_back('"');
-  for (char c : name) {
-    if (c == '"') out.push_back('"');
+  out.reserve(text.size() + 2);
+  out.push_back(quote);
+  for (char c : text) {
+    if (c == quote) out.push_back(quote);
     out.push_back(c);
   }
-  out.push_back('"');
+  out.push_back(quote);
   return out;
+}
+
+}  // namespace
+
+std::string quoteIdentifier(std::string_view name) {
+  return quoted(name, '"');
+}
+
+std::string quoteLiteral(std::string_view text) {
+  return quoted(text, '\'');
 }
 
 }  // namespace ksink

@@ -129,13 +129,10 @@ std::string PgSql::deleteFromStaging(const TableId& table, std::string_view stag
 }
 
 std::string PgSql::sessionSettings(std::string_view time_zone) {
-  std::string zone = "'";
-  for (char ch : time_zone) zone += ch == '\'' ? std::string("''") : std::string(1, ch);
-  zone += "'";
   return fmt::format(
       "SET idle_in_transaction_session_timeout = '20s'; SET lock_timeout = '10s'; SET TimeZone = "
       "{}",
-      zone);
+      quoteLiteral(time_zone));
 }
 
 std::string PgSql::savepoint(std::string_view name) {

@@ -46,12 +46,8 @@ std::string defaultClause(const Schema& schema) {
       return fmt::format(" DEFAULT {}", v.asInt());
     case Value::Kind::kDouble:
       return fmt::format(" DEFAULT {}", v.asDouble());
-    case Value::Kind::kString: {
-      std::string s = v.asString();
-      for (size_t at = s.find('\''); at != std::string::npos; at = s.find('\'', at + 2))
-        s.insert(at, 1, '\'');
-      return " DEFAULT '" + s + "'";
-    }
+    case Value::Kind::kString:
+      return " DEFAULT " + quoteLiteral(v.asString());
     default:
       return "";
   }

@@ -19,15 +19,6 @@ using postgres::PgResultPtr;
 
 constexpr const char* kCursor = "ksink_source_rows";
 
-std::string literal(std::string_view text) {
-  std::string out = "'";
-  for (char c : text) {
-    if (c == '\'') out += '\'';
-    out += c;
-  }
-  return out + "'";
-}
-
 std::string text(const PGresult* r, int row, int column) {
   return PQgetisnull(r, row, column) ? std::string() : std::string(PQgetvalue(r, row, column));
 }
@@ -276,7 +267,7 @@ std::string PgSourceDatabase::timestampExpression(const std::string& quoted_colu
   // A `timestamp` compares with the bound instants in the session's zone, UTC: as it is when
   // db.timezone is UTC (and an index on it serves); read in db.timezone otherwise.
   if (!zoneless || db_timezone_ == "UTC") return quoted_column;
-  return fmt::format("({} AT TIME ZONE {})", quoted_column, literal(db_timezone_));
+  return fmt::format("({} AT TIME ZONE {})", quoted_column, quoteLiteral(db_timezone_));
 }
 
 std::unique_ptr<RowCursor> PgSourceDatabase::query(const QuerySpec& spec) {

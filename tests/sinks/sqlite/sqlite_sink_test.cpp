@@ -109,6 +109,17 @@ TEST(SqliteDialectTest, IdentifiersAreAlwaysQuoted) {
             R"(ALTER TABLE "my table" ADD COLUMN "select" TEXT)");
 }
 
+TEST(SqliteDialectTest, AStringDefaultIsOneQuotedLiteral) {
+  EXPECT_EQ(quoteLiteral(R"(it's "x" 'y')"), R"('it''s "x" ''y''')");
+  auto with_default = std::make_shared<Schema>(*Schema::of(Schema::Type::kString, true));
+  with_default->default_value = std::make_shared<const Value>(Value::string("o'clock"));
+  RecordMapper::Layout layout;
+  layout.table = "t";
+  layout.columns = {{"note", with_default, false}};
+  EXPECT_EQ(SqliteDialect::createTable(layout),
+            R"(CREATE TABLE IF NOT EXISTS "t" ("note" TEXT DEFAULT 'o''clock'))");
+}
+
 TEST(SqliteDialectTest, TypesAndAffinities) {
   Schema decimal;
   decimal.type = Schema::Type::kBytes;
