@@ -3,7 +3,6 @@
 #include <fmt/format.h>
 
 #include <charconv>
-#include <cstdlib>
 #include <stdexcept>
 
 #include "column_values.h"
@@ -156,8 +155,8 @@ Value PgColumn::readScalar(uint32_t oid, std::string_view text) const {
         return Value::integer(number<int64_t>(text, name_));
       case Oids::kFloat4:
       case Oids::kFloat8:
-        // strtod reads NaN, Infinity and -Infinity as PostgreSQL writes them.
-        return Value::floating(std::strtod(std::string(text).c_str(), nullptr));
+        // from_chars reads NaN, Infinity and -Infinity as PostgreSQL writes them.
+        return Value::floating(number<double>(text, name_));
       case Oids::kBytea: {
         if (!text.starts_with("\\x") || text.size() % 2 != 0)
           throw std::invalid_argument("bytea not in hex form");

@@ -4,11 +4,15 @@
 // rows sharing a timestamp are never lost across a restart.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <deque>
+#include <limits>
 
 #include "jdbc_offset.h"
 #include "jdbc_source_config.h"
 #include "ksink/config_exception.h"
+#include "ksink/pg/pg_type_oids.h"
+#include "pg_column.h"
 #include "source/source_task_adapter.h"
 #include "sql_time.h"
 #include "table_querier.h"
@@ -79,6 +83,34 @@ TEST(SqlTimeTest, TimestampsInTheFormsPostgresAndSqliteWriteThem) {
   EXPECT_EQ(formatUtcTimestampMillis({1709214307, 123456789}), "2024-02-29 13:45:07.123");
   EXPECT_EQ(parseSqlTimestamp(formatUtcTimestamp({-86401, 7})), (Instant{-86401, 7}));
   EXPECT_EQ((Instant{10, 100}).minusMillis(1), (Instant{9, 999000100}));
+}
+
+// --- PostgreSQL's text output -----------------------------------------------------------------
+
+Value readAs(uint32_t oid, int fmod, std::string_view text) {
+  return PgColumn("c", oid, fmod, true).read(text.data(), text.size());
+}
+
+TEST(PgColumnTest, ValuesAreReadFromPostgresqlsTextOutput) {
+  using Oids = postgres::PgTypeOids;
+  EXPECT_EQ(readAs(Oids::kFloat8, -1, "1.5e-07").asDouble(), 1.5e-07);
+  EXPECT_TRUE(std::isnan(readAs(Oids::kFloat8, -1, "NaN").asDouble()));
+  EXPECT_EQ(readAs(Oids::kFloat4, -1, "-Infinity").asDouble(),
+            -std::numeric_limits<double>::infinity());
+  EXPECT_THROW(readAs(Oids::kFloat8, -1, "1.5x"), std::invalid_argument);
+  EXPECT_EQ(readAs(Oids::kInt8, -1, "-9223372036854775808").asInt(),
+            std::numeric_limits<int64_t>::min());
+  EXPECT_EQ(readAs(Oids::kTimestamptz, -1, "2024-02-29 13:45:07.123456+00").asInt(), 1709214307123);
+  EXPECT_EQ(readAs(Oids::kDate, -1, "2000-03-01").asInt(), 11017);
+  EXPECT_EQ(readAs(Oids::kBytea, -1, "\\x00ff").asBytes(), std::string("\0\xff", 2));
+  // numeric(10,2): typmod (10 << 16 | 2) + 4.
+  const auto decimal = readAs(Oids::kNumeric, (10 << 16 | 2) + 4, "-12.30");
+  EXPECT_EQ(decimal.asBytes(), std::string("\xfb\x32", 2));  // -1230
+  EXPECT_THROW(readAs(Oids::kNumeric, (10 << 16 | 2) + 4, "NaN"), std::invalid_argument);
+  const auto array = readAs(Oids::kTextArray, -1, R"({a,"b \"c\"",NULL})");
+  ASSERT_EQ(array.asArray().size(), 3u);
+  EXPECT_EQ(array.asArray()[1].asString(), R"(b "c")");
+  EXPECT_TRUE(array.asArray()[2].isNull());
 }
 
 // --- configuration --------------------------------------------------------------------------
