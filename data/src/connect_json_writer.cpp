@@ -35,7 +35,7 @@ void appendFloating(std::string& out, double d, bool float32,
     out += '"';
     return;
   }
-  out += detail::javaFloatToString(d, float32);
+  detail::appendJavaFloat(out, d, float32);
 }
 
 [[noreturn]] void refuse(const Schema& schema, const Value& value) {

@@ -128,6 +128,31 @@ TEST(JsonConverterWriteTest, NullsTakeTheDefaultOrAreNullOrAreRefused) {
                ConversionError);
 }
 
+// Java's Double.toString / Float.toString, as Jackson writes them into Connect's JSON.
+TEST(JsonConverterWriteTest, FloatsAreWrittenAsJavaWritesThem) {
+  JsonConverter c(false);
+  const std::pair<double, const char*> doubles[] = {
+      {0.01, "0.01"},
+      {100.0, "100.0"},
+      {1234567.0, "1234567.0"},
+      {9999999.0, "9999999.0"},
+      {1e7, "1.0E7"},
+      {12345678.9, "1.23456789E7"},
+      {1.5e-7, "1.5E-7"},
+      {-0.001, "-0.001"},
+      {123.456, "123.456"},
+      {1e21, "1.0E21"},
+      {-2.5e-4, "-2.5E-4"},
+      {-0.0, "-0.0"},
+      {1.7976931348623157e308, "1.7976931348623157E308"}};
+  for (const auto& [value, text] : doubles)
+    EXPECT_EQ(c.fromConnectData("t", {nullptr, Value::floating(value)}), text) << text;
+  const auto float32 = Schema::of(Schema::Type::kFloat32);
+  EXPECT_EQ(c.fromConnectData("t", {float32, Value::floating(0.1f)}), "0.1");
+  EXPECT_EQ(c.fromConnectData("t", {float32, Value::floating(3.4028235e38f)}), "3.4028235E38");
+  EXPECT_EQ(c.fromConnectData("t", {float32, Value::floating(1e-5f)}), "1.0E-5");
+}
+
 TEST(StringConverterWriteTest, WritesTextLikeConnectAndRefusesStructures) {
   StringConverter c;
   EXPECT_EQ(c.fromConnectData("t", {nullptr, Value::string("héllo")}), "héllo");
