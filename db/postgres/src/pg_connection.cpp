@@ -101,6 +101,26 @@ PgResultPtr PgConnection::execParams(const std::string& sql,
   return r;
 }
 
+void PgConnection::sendLater(const std::string& sql) {
+  checkIdle();
+  const auto guard = bounded();
+  if (in_copy_) abortCopy();
+  if (PQsendQuery(conn_.get(), sql.c_str()) != 1) fail(nullptr, sql);
+  results_pending_ = true;
+}
+
+PgResultPtr PgConnection::takeResult() {
+  if (!results_pending_) throw std::logic_error("PgConnection: takeResult() without sendLater()");
+  const auto guard = bounded();
+  results_pending_ = false;
+  PgResultPtr r(PQgetResult(conn_.get()));
+  drainResults();  // the end of the statement's results
+  const auto status = r ? PQresultStatus(r.get()) : PGRES_FATAL_ERROR;
+  if (status != PGRES_COMMAND_OK && status != PGRES_TUPLES_OK)
+    fail(r.get(), "a statement sent ahead");
+  return r;
+}
+
 PgResultPtr PgConnection::describePortal(const std::string& name) {
   checkIdle();
   const auto guard = bounded();

@@ -8,7 +8,9 @@
 //     schema.table form of older drivers, the legacy bare name) are resumed, and the offsets
 //     ksink writes are the JDBC source's bytes;
 //   - a table round-trips through Kafka into another table, row for row and value for value,
-//     through ksink's own sink in the same process.
+//     through ksink's own sink in the same process;
+//   - the PostgreSQL cursor's batch read ahead survives the other statements a task runs between
+//     two batches (PgSourceDatabase on its own).
 #include <SQLiteCpp/Database.h>
 #include <fmt/format.h>
 #include <gtest/gtest.h>
@@ -22,6 +24,8 @@
 #include <thread>
 
 #include "child_process.h"
+#include "ksink/pg/pg_connection_url.h"
+#include "pg_source_database.h"
 #include "polling.h"
 #include "sqlite_query.h"
 #include "test_kafka.h"
@@ -416,6 +420,35 @@ TEST_F(PgJdbcSourceTest, ATableDroppedWhileReadIsLetGoAndTheOthersGoOn) {
   ASSERT_TRUE(waitUntil([&] { return hasIds(topic("kept"), 2, 2); }, 30s)) << ksink->log();
   EXPECT_NE(ksink->log().find("is gone"), std::string::npos) << ksink->log();
   ASSERT_NO_FATAL_FAILURE(JdbcSourceProcess::stop(*ksink));
+}
+
+// The cursor sends each FETCH ahead while the rows before it are converted; a statement in
+// between (the table listing, the clock, a horizon) takes the batch off the connection first,
+// and the cursor returns it next: every row once, in order.
+TEST_F(PgJdbcSourceTest, ABatchReadAheadSurvivesOtherStatementsBetweenBatches) {
+  schema_->exec(
+      "CREATE TABLE seq (id bigint PRIMARY KEY, v text);"
+      "INSERT INTO seq SELECT i, 'row ' || i FROM generate_series(1, 1000) i");
+  jdbc::PgSourceDatabase db(postgres::PgConnectionUrl(schema_->url()).params("", ""), "UTC", 10s);
+  jdbc::QuerySpec spec;
+  spec.sql = "SELECT * FROM seq ORDER BY id";
+  spec.incrementing_column = "id";
+  for (int round = 0; round < 2; ++round) {
+    auto cursor = db.query(spec);
+    std::vector<jdbc::FetchedRow> rows;
+    for (int batch = 0; cursor->fetch(100, rows); ++batch) {
+      if (batch % 2 == 0) {
+        EXPECT_EQ(db.listTables({"TABLE"}, schema_->name()).size(), 1u);
+      }
+      if (batch % 3 == 0) db.now();
+    }
+    ASSERT_EQ(rows.size(), 1000u);
+    for (size_t i = 0; i < rows.size(); ++i) ASSERT_EQ(rows[i].incrementing, int64_t(i + 1));
+    // Left with a batch still under way: the next query starts clean.
+    rows.clear();
+    auto abandoned = db.query(spec);
+    abandoned->fetch(10, rows);
+  }
 }
 
 // --- commits out of order (PostgreSQL) -------------------------------------------------------

@@ -52,11 +52,17 @@ class PgSourceDatabase::Cursor final : public RowCursor {
       timestamp_at_.push_back(static_cast<int>(columnIndex(fields_, ts)));
     if (!spec.incrementing_column.empty())
       incrementing_at_ = static_cast<int>(columnIndex(fields_, spec.incrementing_column));
+    db_.reading_ = this;
   }
 
   ~Cursor() override {
     try {
-      if (db_.connection_ && db_.connection_->ok()) db_.connection_->exec("COMMIT");
+      if (db_.reading_ == this) db_.reading_ = nullptr;
+      if (db_.connection_ && db_.connection_->ok()) {
+        // A batch read ahead that nobody wants: take it, so the connection is idle again.
+        if (db_.connection_->resultsPending()) db_.connection_->takeResult();
+        db_.connection_->exec("COMMIT");
+      }
     } catch (const std::exception& e) {
       spdlog::debug("PostgreSQL source: ending a read: {}", e.what());
     }
@@ -65,11 +71,25 @@ class PgSourceDatabase::Cursor final : public RowCursor {
 
   const std::vector<Schema::Field>& columns() const override { return fields_; }
 
+  void settleReadAhead(PgConnection& c) { ahead_result_ = c.takeResult(); }
+
   bool fetch(size_t max, std::vector<FetchedRow>& out) override {
     const auto sql = fmt::format("FETCH FORWARD {} FROM {}", max, kCursor);
-    const auto result = db_.run([&](PgConnection& c) { return c.exec(sql); });
+    size_t asked = max;
+    // run() has taken a batch read ahead off the connection into ahead_result_.
+    const auto result = db_.run([&](PgConnection& c) {
+      if (!ahead_result_) return c.exec(sql);
+      asked = ahead_;
+      return std::move(ahead_result_);
+    });
     const PGresult* r = result.get();
     const int rows = PQntuples(r);
+    const bool more = static_cast<size_t>(rows) == asked;
+    // The server reads the next batch while this one is converted and produced.
+    if (more) {
+      db_.run([&](PgConnection& c) { c.sendLater(sql); });
+      ahead_ = max;
+    }
     for (int row = 0; row < rows; ++row) {
       FetchedRow f;
       f.values.reserve(columns_.size());
@@ -87,7 +107,7 @@ class PgSourceDatabase::Cursor final : public RowCursor {
         f.incrementing = std::stoll(PQgetvalue(r, row, incrementing_at_));
       out.push_back(std::move(f));
     }
-    return static_cast<size_t>(rows) == max;
+    return more;
   }
 
  private:
@@ -96,6 +116,8 @@ class PgSourceDatabase::Cursor final : public RowCursor {
   std::vector<Schema::Field> fields_;
   std::vector<int> timestamp_at_;
   int incrementing_at_ = -1;
+  size_t ahead_ = 0;          // the rows the FETCH sent ahead asked for
+  PgResultPtr ahead_result_;  // its result, once another statement needed the connection
 };
 
 PgSourceDatabase::PgSourceDatabase(postgres::ConnectionParams params, std::string db_timezone,
@@ -109,7 +131,9 @@ PgSourceDatabase::~PgSourceDatabase() = default;
 template <typename F>
 auto PgSourceDatabase::run(F&& work) -> decltype(work(std::declval<PgConnection&>())) {
   try {
-    return work(connection());
+    auto& c = connection();
+    if (reading_ && c.resultsPending()) reading_->settleReadAhead(c);
+    return work(c);
   } catch (const PgError& e) {
     if (e.connectionLost() || e.kind() == DbFailure::kRetriable) drop();
     throw DbError(e.kind(), fmt::format("PostgreSQL: {}", e.what()));

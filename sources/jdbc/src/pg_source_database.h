@@ -53,6 +53,9 @@ class PgSourceDatabase final : public SourceDatabase {
   std::mutex cancel_mutex_;  // guards cancel_, which wakeup() reads from another thread
   postgres::PgCancelPtr cancel_;
   bool cursor_open_ = false;
+  // The open cursor, whose next batch may be on its way (read ahead): any other statement takes
+  // it off the connection first, for the cursor to return later.
+  Cursor* reading_ = nullptr;
   bool standby_checked_ = false;
 };
 

@@ -98,7 +98,8 @@ class RowCursor {
   virtual ~RowCursor() = default;
   // The result's columns with their Connect schemas (known once the query ran).
   virtual const std::vector<Schema::Field>& columns() const = 0;
-  // Appends up to `max` rows to `out`; false once the result has no more rows after them.
+  // Appends the next rows to `out`, up to `max` (or as many as the previous call's `max`: a
+  // cursor may read a batch ahead); false once the result has no more rows after them.
   virtual bool fetch(size_t max, std::vector<FetchedRow>& out) = 0;
 };
 

@@ -1,9 +1,10 @@
 // PgConnection: one libpq connection, owned, with every failure turned into a classified PgError.
 //
-// Blocking mode throughout: the sink's task thread is the only user of a connection, so there is
-// nothing to overlap except COPY data with the server's work on it (putCopyData streams as it
-// goes). Every call that waits for the server is bounded by the read timeout (PgWatchdog): past
-// it the connection is cut and the call throws a retriable PgError. Not thread-safe; move-only.
+// Blocking mode throughout: a task thread is the only user of a connection, so there is nothing
+// to overlap but the server's work with the caller's: COPY data streams as it goes, and a
+// statement can be sent ahead (sendLater) and its result taken when it is needed. Every call that
+// waits for the server is bounded by the read timeout (PgWatchdog): past it the connection is cut
+// and the call throws a retriable PgError. Not thread-safe; move-only.
 #pragma once
 
 #include <chrono>
@@ -38,6 +39,12 @@ class PgConnection {
   // One statement with text parameters (nullopt = NULL).
   PgResultPtr execParams(const std::string& sql,
                          const std::vector<std::optional<std::string>>& params);
+  // Sends one statement without waiting for it: the server works on it while the caller does
+  // something else; takeResult() reads its result, and until then the connection takes nothing
+  // else (resultsPending()).
+  void sendLater(const std::string& sql);
+  // The result of the statement sendLater() sent; throws PgError unless it succeeded.
+  PgResultPtr takeResult();
   // The columns of the open cursor (portal) `name`, as a result without rows.
   PgResultPtr describePortal(const std::string& name);
   // What cancels the statement running on this connection, from any thread (PQcancel); it stays
