@@ -19,21 +19,18 @@
 // The broker: KSINK_TEST_BOOTSTRAP, else one started here (tests/support).
 #include <fmt/format.h>
 #include <fmt/ranges.h>
-#include <librdkafka/rdkafka.h>
-#include <signal.h>
+#include <unistd.h>
 
 #include <CLI/CLI.hpp>
 #include <chrono>
 #include <fstream>
-#include <stdexcept>
 #include <string>
 #include <vector>
 
-#include "child_process.h"
 #include "measurement.h"
-#include "polling.h"
 #include "process_usage.h"
 #include "report.h"
+#include "source_process.h"
 #include "test_kafka.h"
 
 namespace ksink::bench {
@@ -65,34 +62,14 @@ Measurement produceRaw(const std::string& bootstrap, const std::string& topic, i
     values.push_back(envelope(line(i)));
     bytes += static_cast<double>(values.back().size());
   }
-  char err[512];
-  rd_kafka_conf_t* conf = rd_kafka_conf_new();
-  for (const auto& [k, v] :
-       std::vector<std::pair<std::string, std::string>>{{"bootstrap.servers", bootstrap},
-                                                        {"acks", "all"},
-                                                        {"enable.idempotence", "true"},
-                                                        {"partitioner", "murmur2_random"},
-                                                        {"queue.buffering.max.kbytes", "16384"},
-                                                        {"message.timeout.ms", "0"}})
-    if (rd_kafka_conf_set(conf, k.c_str(), v.c_str(), err, sizeof err) != RD_KAFKA_CONF_OK)
-      throw std::runtime_error(err);
-  rd_kafka_t* rk = rd_kafka_new(RD_KAFKA_PRODUCER, conf, err, sizeof err);
-  if (!rk) throw std::runtime_error(err);
+  RawProducer producer(bootstrap, 16384);
   resetSelfPeakRss();
   const auto before = usageOf(::getpid());
   const auto start = Clock::now();
-  for (const auto& v : values) {
-    while (rd_kafka_producev(rk, RD_KAFKA_V_TOPIC(topic.c_str()),
-                             RD_KAFKA_V_VALUE(const_cast<char*>(v.data()), v.size()),
-                             RD_KAFKA_V_MSGFLAGS(RD_KAFKA_MSG_F_COPY),
-                             RD_KAFKA_V_END) == RD_KAFKA_RESP_ERR__QUEUE_FULL)
-      rd_kafka_poll(rk, 10);
-    rd_kafka_poll(rk, 0);
-  }
-  rd_kafka_flush(rk, 600000);
+  for (const auto& v : values) producer.send(topic, std::nullopt, v);
+  producer.flush();
   const auto end = Clock::now();
   const auto after = usageOf(::getpid());
-  rd_kafka_destroy(rk);
   return {"produce-raw",
           records,
           bytes,
@@ -103,39 +80,6 @@ Measurement produceRaw(const std::string& bootstrap, const std::string& topic, i
           after.cpu_s - before.cpu_s,
           after.peak_rss_kb,
           ""};
-}
-
-// Launches `argv`, waits until the topic holds `records`, measures, stops with SIGTERM.
-Measurement watch(const std::string& name, std::vector<std::string> argv,
-                  const std::filesystem::path& log, const std::string& topic, int64_t records,
-                  double bytes, std::vector<std::string> env = {}) {
-  if (!env.empty()) {
-    env.insert(env.begin(), "/usr/bin/env");
-    argv.insert(argv.begin(), env.begin(), env.end());
-  }
-  auto& kafka = it::RealKafka::shared();
-  const auto launched = Clock::now();
-  it::ChildProcess process(argv, log);
-  const auto timing = it::timeProgress(
-      [&] {
-        return kafka.endOffset({topic, 0});
-      },
-      records, [&] { return process.running(); },
-      [&] { return fmt::format("{} stopped or stalled:\n{}", name, process.log()); }, 600s, 20ms);
-  const auto usage = usageOf(process.pid());
-  process.signal(SIGTERM);
-  process.wait(60s);
-  (void)launched;
-  return {name,
-          records,
-          bytes,
-          timing.to_first,
-          timing.to_first + timing.seconds,
-          timing.seconds,
-          timing.units,
-          usage.cpu_s,
-          usage.peak_rss_kb,
-          "produce-raw"};
 }
 
 int run(int argc, char** argv) {
@@ -180,21 +124,21 @@ int run(int argc, char** argv) {
     std::ofstream(wd / "source.properties")
         << fmt::format("name={}\nconnector.class=FileStreamSource\nfile={}\ntopic={}\n{}\n", topic,
                        file.string(), topic, fmt::join(extra, "\n"));
-    round.push_back(watch("ksink",
-                          {KSINK_BIN, "run", (wd / "worker.properties").string(),
-                           (wd / "source.properties").string()},
-                          wd / "ksink.log", topic, records, bytes));
+    round.push_back(watchSource("ksink",
+                                {KSINK_BIN, "run", (wd / "worker.properties").string(),
+                                 (wd / "source.properties").string()},
+                                wd / "ksink.log", topic, records, bytes, "produce-raw"));
 
     if (!no_peer) {
       const auto peer_topic = it::uniqueName("src-connect");
       kafka.createTopic(peer_topic, 1);
       const auto pwd = dir / fmt::format("connect-{}", r);
-      round.push_back(watch("connect",
-                            {peer, pwd.string(), kafka.bootstrap(), "name=" + peer_topic,
-                             "connector.class=FileStreamSource", "tasks.max=1",
-                             "file=" + file.string(), "topic=" + peer_topic},
-                            dir / fmt::format("connect-{}.log", r), peer_topic, records, bytes,
-                            {"KSINK_PEER_CONNECTOR=file"}));
+      round.push_back(watchSource("connect",
+                                  {peer, pwd.string(), kafka.bootstrap(), "name=" + peer_topic,
+                                   "connector.class=FileStreamSource", "tasks.max=1",
+                                   "file=" + file.string(), "topic=" + peer_topic},
+                                  dir / fmt::format("connect-{}.log", r), peer_topic, records,
+                                  bytes, "produce-raw", {"KSINK_PEER_CONNECTOR=file"}));
     }
     printRound(fmt::format("round {} of {}: {} lines, {:.1f} MB of values", r + 1, rounds, records,
                            bytes / 1e6),

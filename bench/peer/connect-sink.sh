@@ -31,9 +31,10 @@
 # with plain `java` gets, unless KSINK_PEER_HEAP holds flags (e.g. "-Xms256M -Xmx2G", which is
 # what Kafka's bin/connect-standalone.sh sets when KAFKA_HEAP_OPTS is unset).
 # Env: KSINK_PEER_HEAP (JVM flags, word-split), KSINK_PEER_LOG_LEVEL (root level, default WARN),
-# KSINK_PEER_CONNECTOR (jdbc, the default, or file: the Connect 4.1.1 runtime with connect-file
-# from integration/debezium/fetch_connect_file.sh on plugin.path), plus those of
-# integration/debezium/fetch.sh.
+# KSINK_PEER_CONNECTOR (jdbc, the default; file: the Connect 4.1.1 runtime with connect-file
+# from integration/debezium/fetch_connect_file.sh on plugin.path; postgres: the Debezium
+# PostgreSQL source, the table source benchmark's peer, its properties as
+# tests/support/debezium_source.cpp writes them), plus those of integration/debezium/fetch.sh.
 #
 # Connector keys (verified below with a PostgreSQL 15 table; the JDBC URL comes from the libpq
 # URL that integration/postgres/start.sh prints, postgresql://USER@HOST:PORT/DB ->
@@ -94,7 +95,8 @@ case "${KSINK_PEER_CONNECTOR:-jdbc}" in
   jdbc) { read -r libs; read -r plugins; } < <("$debezium/fetch.sh" jdbc) ;;
   file) { read -r libs; read -r _; } < <("$debezium/fetch.sh")
         plugins="$("$debezium/fetch_connect_file.sh" 2>/dev/null)" ;;
-  *) echo "$log_tag: KSINK_PEER_CONNECTOR must be jdbc or file" >&2; exit 2 ;;
+  postgres) { read -r libs; read -r plugins; } < <("$debezium/fetch.sh" postgres) ;;
+  *) echo "$log_tag: KSINK_PEER_CONNECTOR must be jdbc, file or postgres" >&2; exit 2 ;;
 esac
 [[ -d $libs && -d $plugins ]] || { echo "$log_tag: fetch.sh printed no directories" >&2; exit 1; }
 

@@ -206,7 +206,7 @@ void DebeziumSource::script(const std::string& name, const std::vector<std::stri
                                          status ? std::to_string(*status) : "timed out", p.log()));
 }
 
-void DebeziumSource::writeConnectorProperties() const {
+std::filesystem::path DebeziumSource::writeConnectorProperties() const {
   std::string tables;
   for (const auto& t : tables_) tables += (tables.empty() ? "" : ",") + t;
   std::vector<std::pair<std::string, std::string>> props{
@@ -244,6 +244,7 @@ void DebeziumSource::writeConnectorProperties() const {
   for (const auto& [k, v] : props)
     out << propertiesEscape(k, true) << '=' << propertiesEscape(v, false) << '\n';
   if (!out.flush()) throw std::runtime_error("cannot write " + path.string());
+  return path;
 }
 
 std::string DebeziumSource::start() {

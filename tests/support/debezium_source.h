@@ -64,6 +64,9 @@ class DebeziumSource {
   const std::string& publication() const { return publication_; }
   // The topic of one of `tables` ("public.items" -> "<topic_prefix>.public.items").
   std::string topic(const std::string& table) const { return topic_prefix_ + "." + table; }
+  // Writes the connector's properties to <workdir>/source.properties (owner-only: the password)
+  // and returns the path: start() runs them; a benchmark hands them to its own worker.
+  std::filesystem::path writeConnectorProperties() const;
   // The last lines of the worker's log (connect.log), for a failing assertion's message.
   std::string logTail(int lines = 40) const;
 
@@ -73,7 +76,6 @@ class DebeziumSource {
  private:
   void script(const std::string& name, const std::vector<std::string>& args,
               const std::vector<std::string>& env = {});
-  void writeConnectorProperties() const;
   void dropSlotAndPublication() const;
 
   std::filesystem::path workdir_;

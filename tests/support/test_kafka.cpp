@@ -144,6 +144,29 @@ RealKafka::TopicDescription RealKafka::describeTopic(const std::string& topic) {
   return out;
 }
 
+void RealKafka::deleteTopic(const std::string& topic) {
+  rd_kafka_DeleteTopic_t* dt = rd_kafka_DeleteTopic_new(topic.c_str());
+  rd_kafka_queue_t* q = rd_kafka_queue_new(clients_->producer);
+  rd_kafka_DeleteTopics(clients_->producer, &dt, 1, nullptr, q);
+  rd_kafka_event_t* ev = rd_kafka_queue_poll(q, 30000);
+  std::string failure;
+  if (!ev) {
+    failure = "timed out";
+  } else {
+    const auto* result = rd_kafka_event_DeleteTopics_result(ev);
+    size_t n = 0;
+    const auto** topics = rd_kafka_DeleteTopics_result_topics(result, &n);
+    if (rd_kafka_event_error(ev)) failure = rd_kafka_event_error_string(ev);
+    for (size_t i = 0; i < n; ++i)
+      if (rd_kafka_topic_result_error(topics[i]))
+        failure = rd_kafka_topic_result_error_string(topics[i]);
+    rd_kafka_event_destroy(ev);
+  }
+  rd_kafka_queue_destroy(q);
+  rd_kafka_DeleteTopic_destroy(dt);
+  if (!failure.empty()) throw std::runtime_error("delete topic " + topic + ": " + failure);
+}
+
 void RealKafka::createTopic(const std::string& topic, int partitions,
                             const std::map<std::string, std::string>& configs) {
   char err[512];

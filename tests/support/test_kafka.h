@@ -50,6 +50,8 @@ class RealKafka {
   // partitions have leaders.
   void createTopic(const std::string& topic, int partitions,
                    const std::map<std::string, std::string>& configs = {});
+  // Deletes a topic and its data (a benchmark's gigabytes); throws unless the broker accepted it.
+  void deleteTopic(const std::string& topic);
   // Produces and waits for every delivery report; throws on any delivery error.
   struct Message {
     int partition;
