@@ -47,4 +47,19 @@ void resetSelfPeakRss() {
   std::ofstream("/proc/self/clear_refs") << "5";
 }
 
+Measurement watchedMeasurement(const std::string& name, int64_t rows, double bytes,
+                               const it::ProgressTiming& timing, const ProcessUsage& usage,
+                               const std::string& limit) {
+  return {name,
+          rows,
+          bytes,
+          timing.to_first,
+          timing.to_first + timing.seconds,
+          timing.seconds,
+          timing.units,
+          usage.cpu_s,
+          usage.peak_rss_kb,
+          limit};
+}
+
 }  // namespace ksink::bench

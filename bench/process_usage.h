@@ -6,6 +6,10 @@
 #include <sys/types.h>
 
 #include <cstdint>
+#include <string>
+
+#include "measurement.h"
+#include "polling.h"
 
 namespace ksink::bench {
 
@@ -17,5 +21,10 @@ struct ProcessUsage {
 ProcessUsage usageOf(pid_t pid);
 // Linux: writing 5 to clear_refs resets VmHWM, so the next peak is the next case's own.
 void resetSelfPeakRss();
+
+// What a process watched from its launch did: `timing` of its rows (or records), its `usage`.
+Measurement watchedMeasurement(const std::string& name, int64_t rows, double bytes,
+                               const it::ProgressTiming& timing, const ProcessUsage& usage,
+                               const std::string& limit);
 
 }  // namespace ksink::bench

@@ -191,16 +191,7 @@ Measurement measureSink(const SinkCase& sink, const SinkSettings& settings,
   if (rows != records)
     throw std::runtime_error(fmt::format("{}: {} rows in {} after {} were committed", sink.name,
                                          rows, to.table, records));
-  return {sink.name,
-          records,
-          topic_bytes,
-          timing.to_first,
-          timing.to_first + timing.seconds,
-          timing.seconds,
-          timing.units,
-          usage.cpu_s,
-          usage.peak_rss_kb,
-          ""};
+  return watchedMeasurement(sink.name, records, topic_bytes, timing, usage, "");
 }
 
 }  // namespace ksink::bench

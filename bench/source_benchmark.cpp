@@ -85,13 +85,9 @@ Measurement produceRaw(const std::string& bootstrap, const std::string& topic, i
 int run(int argc, char** argv) {
   CLI::App app{"FileStreamSource: ksink against raw librdkafka and Kafka Connect"};
   int64_t records = 500000;
-  int rounds = 3;
-  bool no_peer = false;
-  std::vector<std::string> extra;
+  SourceBenchOptions options;
   app.add_option("--records", records, "lines in the file");
-  app.add_option("--rounds", rounds, "rounds");
-  app.add_flag("--no-peer", no_peer, "skip Kafka Connect");
-  app.add_option("--ksink-property", extra, "key=value added to ksink's connector (to compare)");
+  options.addTo(app, "Kafka Connect");
   CLI11_PARSE(app, argc, argv);
 
   auto& kafka = it::RealKafka::shared();
@@ -108,7 +104,7 @@ int run(int argc, char** argv) {
   }
   const std::string peer = KSINK_SOURCE_DIR "/bench/peer/connect-sink.sh";
   std::vector<Round> all;
-  for (int r = 0; r < rounds; ++r) {
+  for (int r = 0; r < options.rounds; ++r) {
     Round round;
     const auto raw_topic = it::uniqueName("src-raw");
     kafka.createTopic(raw_topic, 1);
@@ -116,20 +112,13 @@ int run(int argc, char** argv) {
 
     const auto topic = it::uniqueName("src-ksink");
     kafka.createTopic(topic, 1);
-    const auto wd = dir / fmt::format("ksink-{}", r);
-    std::filesystem::create_directories(wd);
-    std::ofstream(wd / "worker.properties")
-        << fmt::format("bootstrap.servers={}\noffset.storage.file.filename={}\nlisteners=\n",
-                       kafka.bootstrap(), (wd / "offsets").string());
-    std::ofstream(wd / "source.properties")
-        << fmt::format("name={}\nconnector.class=FileStreamSource\nfile={}\ntopic={}\n{}\n", topic,
-                       file.string(), topic, fmt::join(extra, "\n"));
-    round.push_back(watchSource("ksink",
-                                {KSINK_BIN, "run", (wd / "worker.properties").string(),
-                                 (wd / "source.properties").string()},
-                                wd / "ksink.log", topic, records, bytes, "produce-raw"));
+    round.push_back(runKsinkSource(
+        "ksink", dir / fmt::format("ksink-{}", r),
+        fmt::format("name={}\nconnector.class=FileStreamSource\nfile={}\ntopic={}\n{}\n", topic,
+                    file.string(), topic, fmt::join(options.ksink_properties, "\n")),
+        topic, records, bytes, "produce-raw"));
 
-    if (!no_peer) {
+    if (!options.no_peer) {
       const auto peer_topic = it::uniqueName("src-connect");
       kafka.createTopic(peer_topic, 1);
       const auto pwd = dir / fmt::format("connect-{}", r);
@@ -140,8 +129,8 @@ int run(int argc, char** argv) {
                                   dir / fmt::format("connect-{}.log", r), peer_topic, records,
                                   bytes, "produce-raw", {"KSINK_PEER_CONNECTOR=file"}));
     }
-    printRound(fmt::format("round {} of {}: {} lines, {:.1f} MB of values", r + 1, rounds, records,
-                           bytes / 1e6),
+    printRound(fmt::format("round {} of {}: {} lines, {:.1f} MB of values", r + 1, options.rounds,
+                           records, bytes / 1e6),
                round);
     all.push_back(std::move(round));
   }
@@ -153,10 +142,5 @@ int run(int argc, char** argv) {
 }  // namespace ksink::bench
 
 int main(int argc, char** argv) {
-  try {
-    return ksink::bench::run(argc, argv);
-  } catch (const std::exception& e) {
-    fmt::print(stderr, "source_benchmark: {}\n", e.what());
-    return 1;
-  }
+  return ksink::bench::benchmarkMain("source_benchmark", ksink::bench::run, argc, argv);
 }

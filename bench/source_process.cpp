@@ -5,6 +5,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <fstream>
 #include <stdexcept>
 #include <utility>
 
@@ -25,6 +26,15 @@ void onDelivery(rd_kafka_t*, const rd_kafka_message_t* m, void*) {
 }
 
 }  // namespace
+
+int benchmarkMain(const char* name, int (*run)(int, char**), int argc, char** argv) {
+  try {
+    return run(argc, argv);
+  } catch (const std::exception& e) {
+    fmt::print(stderr, "{}: {}\n", name, e.what());
+    return 1;
+  }
+}
 
 RawProducer::RawProducer(const std::string& bootstrap, int queue_kbytes) {
   char err[512];
@@ -89,16 +99,21 @@ Measurement watchSource(const std::string& name, std::vector<std::string> argv,
   const auto usage = usageOf(process.pid());
   process.signal(SIGTERM);
   process.wait(60s);
-  return {name,
-          records,
-          bytes,
-          timing.to_first,
-          timing.to_first + timing.seconds,
-          timing.seconds,
-          timing.units,
-          usage.cpu_s,
-          usage.peak_rss_kb,
-          limit};
+  return watchedMeasurement(name, records, bytes, timing, usage, limit);
+}
+
+Measurement runKsinkSource(const std::string& name, const std::filesystem::path& dir,
+                           const std::string& connector, const std::string& topic, int64_t records,
+                           double bytes, const std::string& limit) {
+  std::filesystem::create_directories(dir);
+  std::ofstream(dir / "worker.properties")
+      << fmt::format("bootstrap.servers={}\noffset.storage.file.filename={}\nlisteners=\n",
+                     it::RealKafka::shared().bootstrap(), (dir / "offsets").string());
+  std::ofstream(dir / "source.properties") << connector;
+  return watchSource(name,
+                     {KSINK_BIN, "run", (dir / "worker.properties").string(),
+                      (dir / "source.properties").string()},
+                     dir / "ksink.log", topic, records, bytes, limit);
 }
 
 }  // namespace ksink::bench

@@ -6,6 +6,7 @@
 
 #include <librdkafka/rdkafka.h>
 
+#include <CLI/CLI.hpp>
 #include <filesystem>
 #include <optional>
 #include <string>
@@ -15,6 +16,23 @@
 #include "measurement.h"
 
 namespace ksink::bench {
+
+// What both source benchmarks take besides their size: --rounds, --no-peer, --ksink-property.
+struct SourceBenchOptions {
+  int rounds = 3;
+  bool no_peer = false;
+  std::vector<std::string> ksink_properties;  // key=value lines added to ksink's connectors
+
+  void addTo(CLI::App& app, const std::string& peer) {
+    app.add_option("--rounds", rounds, "rounds");
+    app.add_flag("--no-peer", no_peer, "skip " + peer);
+    app.add_option("--ksink-property", ksink_properties,
+                   "key=value added to ksink's connectors (to compare)");
+  }
+};
+
+// A benchmark's main: runs `run`, printing what it threw.
+int benchmarkMain(const char* name, int (*run)(int, char**), int argc, char** argv);
 
 class RawProducer {
  public:
@@ -38,5 +56,11 @@ class RawProducer {
 Measurement watchSource(const std::string& name, std::vector<std::string> argv,
                         const std::filesystem::path& log, const std::string& topic, int64_t records,
                         double bytes, const std::string& limit, std::vector<std::string> env = {});
+
+// `ksink run` with `connector` (a .properties text) and a standalone worker (offsets in a file),
+// in `dir`, watched as above.
+Measurement runKsinkSource(const std::string& name, const std::filesystem::path& dir,
+                           const std::string& connector, const std::string& topic, int64_t records,
+                           double bytes, const std::string& limit);
 
 }  // namespace ksink::bench

@@ -31,7 +31,6 @@
 #include <CLI/CLI.hpp>
 #include <algorithm>
 #include <chrono>
-#include <fstream>
 #include <memory>
 #include <stdexcept>
 #include <string>
@@ -164,13 +163,9 @@ double medianOf(std::vector<double> v) {
 int run(int argc, char** argv) {
   CLI::App app{"Table sources: ksink's JDBC source against COPY + raw librdkafka and Debezium"};
   int64_t rows = 1000000;
-  int rounds = 3;
-  bool no_peer = false;
-  std::vector<std::string> extra;
+  SourceBenchOptions options;
   app.add_option("--rows", rows, "rows in the table");
-  app.add_option("--rounds", rounds, "rounds");
-  app.add_flag("--no-peer", no_peer, "skip Debezium");
-  app.add_option("--ksink-property", extra, "key=value added to ksink's connectors (to compare)");
+  options.addTo(app, "Debezium");
   CLI11_PARSE(app, argc, argv);
 
   auto& kafka = it::RealKafka::shared();
@@ -181,7 +176,7 @@ int run(int argc, char** argv) {
   const std::string peer = KSINK_SOURCE_DIR "/bench/peer/connect-sink.sh";
 
   std::vector<Round> all;
-  for (int r = 0; r < rounds; ++r) {
+  for (int r = 0; r < options.rounds; ++r) {
     Round round;
     const auto raw_topic = it::uniqueName("tsrc-raw");
     kafka.createTopic(raw_topic, 1);
@@ -193,24 +188,19 @@ int run(int argc, char** argv) {
       const auto name = it::uniqueName("tsrc-" + mode);
       const auto topic = name + "-orders";
       kafka.createTopic(topic, 1);
-      const auto wd = dir / fmt::format("ksink-{}-{}", mode, r);
-      std::filesystem::create_directories(wd);
-      std::ofstream(wd / "worker.properties")
-          << fmt::format("bootstrap.servers={}\noffset.storage.file.filename={}\nlisteners=\n",
-                         kafka.bootstrap(), (wd / "offsets").string());
-      std::ofstream(wd / "source.properties") << fmt::format(
-          "name={}\nconnector.class=io.confluent.connect.jdbc.JdbcSourceConnector\n"
-          "connection.url={}\nmode={}\nincrementing.column.name=id\ntable.whitelist=orders\n"
-          "schema.pattern={}\ntopic.prefix={}-\n{}\n",
-          name, postgres.url(), mode, schema->name(), name, fmt::join(extra, "\n"));
-      round.push_back(watchSource("ksink-" + mode,
-                                  {KSINK_BIN, "run", (wd / "worker.properties").string(),
-                                   (wd / "source.properties").string()},
-                                  wd / "ksink.log", topic, rows, bytes, kLimit));
+      round.push_back(runKsinkSource(
+          "ksink-" + mode, dir / fmt::format("ksink-{}-{}", mode, r),
+          fmt::format(
+              "name={}\nconnector.class=io.confluent.connect.jdbc.JdbcSourceConnector\n"
+              "connection.url={}\nmode={}\nincrementing.column.name=id\ntable.whitelist=orders\n"
+              "schema.pattern={}\ntopic.prefix={}-\n{}\n",
+              name, postgres.url(), mode, schema->name(), name,
+              fmt::join(options.ksink_properties, "\n")),
+          topic, rows, bytes, kLimit));
       kafka.deleteTopic(topic);
     }
 
-    if (!no_peer) {
+    if (!options.no_peer) {
       const auto prefix = it::uniqueName("tsrc-dbz");
       const auto table = schema->name() + ".orders";
       const auto pwd = dir / fmt::format("debezium-{}", r);
@@ -225,13 +215,13 @@ int run(int argc, char** argv) {
           {"KSINK_PEER_CONNECTOR=postgres"}));
       kafka.deleteTopic(debezium.topic(table));
     }
-    printRound(fmt::format("round {} of {}: {} rows, {:.1f} MB of values", r + 1, rounds, rows,
-                           bytes / 1e6),
+    printRound(fmt::format("round {} of {}: {} rows, {:.1f} MB of values", r + 1, options.rounds,
+                           rows, bytes / 1e6),
                round);
     all.push_back(std::move(round));
   }
   printSummary(all);
-  if (!no_peer) {
+  if (!options.no_peer) {
     fmt::print("\nlaunch to last record, ksink over Debezium (median of the rounds' ratios):\n");
     for (const std::string mode : {"ksink-bulk", "ksink-incrementing"}) {
       std::vector<double> ratios;
@@ -256,10 +246,5 @@ int run(int argc, char** argv) {
 }  // namespace ksink::bench
 
 int main(int argc, char** argv) {
-  try {
-    return ksink::bench::run(argc, argv);
-  } catch (const std::exception& e) {
-    fmt::print(stderr, "table_source_benchmark: {}\n", e.what());
-    return 1;
-  }
+  return ksink::bench::benchmarkMain("table_source_benchmark", ksink::bench::run, argc, argv);
 }
