@@ -11,20 +11,10 @@
 #include <stdexcept>
 #include <thread>
 
+#include "command_output.h"
+
 namespace ksink::it {
 namespace {
-
-std::string runScript(const std::string& command) {
-  std::string out;
-  FILE* pipe = ::popen(command.c_str(), "r");
-  if (!pipe) throw std::runtime_error("cannot run " + command);
-  char buf[4096];
-  while (size_t n = std::fread(buf, 1, sizeof buf, pipe)) out.append(buf, n);
-  const int rc = ::pclose(pipe);
-  if (rc != 0) throw std::runtime_error(fmt::format("{} failed ({}): {}", command, rc, out));
-  while (!out.empty() && (out.back() == '\n' || out.back() == ' ')) out.pop_back();
-  return out;
-}
 
 rd_kafka_t* newClient(rd_kafka_type_t type, const std::string& bootstrap,
                       const std::map<std::string, std::string>& extra = {}) {
@@ -52,7 +42,7 @@ KafkaBrokerProcess::KafkaBrokerProcess(std::filesystem::path workdir, std::strin
 
 std::string KafkaBrokerProcess::saslBootstrap() const {
   if (sasl_plain_.empty()) return "";
-  return runScript(fmt::format("cat '{}/sasl_bootstrap'", workdir_.string()));
+  return test::scriptOutput(fmt::format("cat '{}/sasl_bootstrap'", workdir_.string()));
 }
 
 KafkaBrokerProcess::~KafkaBrokerProcess() {
@@ -63,9 +53,9 @@ KafkaBrokerProcess::~KafkaBrokerProcess() {
 }
 
 std::string KafkaBrokerProcess::start() {
-  bootstrap_ =
-      runScript(fmt::format("KSINK_KAFKA_SASL_PLAIN='{}' '{}/integration/kafka/start.sh' '{}'",
-                            sasl_plain_, KSINK_SOURCE_DIR, workdir_.string()));
+  bootstrap_ = test::scriptOutput(
+      fmt::format("KSINK_KAFKA_SASL_PLAIN='{}' '{}/integration/kafka/start.sh' '{}'", sasl_plain_,
+                  KSINK_SOURCE_DIR, workdir_.string()));
   running_ = true;
   return bootstrap_;
 }
@@ -73,7 +63,7 @@ std::string KafkaBrokerProcess::start() {
 void KafkaBrokerProcess::stop() {
   if (!running_) return;
   running_ = false;
-  runScript(
+  test::scriptOutput(
       fmt::format("'{}/integration/kafka/stop.sh' '{}' 2>&1", KSINK_SOURCE_DIR, workdir_.string()));
 }
 
