@@ -444,10 +444,12 @@ TEST_F(PgJdbcSourceTest, ABatchReadAheadSurvivesOtherStatementsBetweenBatches) {
     }
     ASSERT_EQ(rows.size(), 1000u);
     for (size_t i = 0; i < rows.size(); ++i) ASSERT_EQ(rows[i].incrementing, int64_t(i + 1));
-    // Left with a batch still under way: the next query starts clean.
+    // A newer query takes the connection over: the older cursor cannot read its rows. Left with
+    // a batch still under way, the newer one drops the connection; the next query starts clean.
     rows.clear();
     auto abandoned = db.query(spec);
     abandoned->fetch(10, rows);
+    EXPECT_THROW(cursor->fetch(10, rows), std::logic_error);
   }
 }
 

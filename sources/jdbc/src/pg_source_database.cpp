@@ -4,6 +4,7 @@
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
+#include <stdexcept>
 
 #include "column_values.h"
 #include "ksink/db/sql_identifier.h"
@@ -56,11 +57,14 @@ class PgSourceDatabase::Cursor final : public RowCursor {
   }
 
   ~Cursor() override {
+    if (db_.reading_ != this) return;  // a newer query has the connection now
+    db_.reading_ = nullptr;
     try {
-      if (db_.reading_ == this) db_.reading_ = nullptr;
-      if (db_.connection_ && db_.connection_->ok()) {
-        // A batch read ahead that nobody wants: take it, so the connection is idle again.
-        if (db_.connection_->resultsPending()) db_.connection_->takeResult();
+      if (db_.connection_ && db_.connection_->resultsPending()) {
+        // A batch read ahead that nobody wants: rather than wait for it (a stop would), close
+        // the connection; the server ends the transaction, the next query opens a new one.
+        db_.drop();
+      } else if (db_.connection_ && db_.connection_->ok()) {
         db_.connection_->exec("COMMIT");
       }
     } catch (const std::exception& e) {
@@ -74,6 +78,8 @@ class PgSourceDatabase::Cursor final : public RowCursor {
   void settleReadAhead(PgConnection& c) { ahead_result_ = c.takeResult(); }
 
   bool fetch(size_t max, std::vector<FetchedRow>& out) override {
+    if (db_.reading_ != this)
+      throw std::logic_error("PostgreSQL source: a cursor read after a newer query began");
     const auto sql = fmt::format("FETCH FORWARD {} FROM {}", max, kCursor);
     size_t asked = max;
     // run() has taken a batch read ahead off the connection into ahead_result_.
