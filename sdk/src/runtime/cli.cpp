@@ -148,6 +148,10 @@ int run(const std::string& worker_file, const std::vector<std::string>& connecto
   sigaddset(&signals, SIGINT);
   sigaddset(&signals, SIGTERM);
   pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+  // A peer that closed its end (a schema registry's idle connection, a status client) is an
+  // error on that write, not the end of the process: cpp-httplib 0.11 writes without
+  // MSG_NOSIGNAL.
+  std::signal(SIGPIPE, SIG_IGN);
 
   std::vector<std::unique_ptr<Worker>> workers;
   std::map<std::string, std::string> worker_props;
