@@ -14,9 +14,10 @@
 # Env: KSINK_CACHE (default ~/.cache/ksink), KSINK_CONNECT_VERSION (default 4.1.1: Debezium
 # 3.5's source and its JDBC sink both fail on Connect 4.4.0, see pom.xml),
 # KSINK_DEBEZIUM_VERSION (default 3.5.0.Final).
-# Idempotent: a marker file is written only after a complete copy, so an interrupted run is
-# simply redone; flock serialises concurrent callers.
+# Idempotent (integration/fetch_once.sh).
 set -euo pipefail
+# shellcheck source=../fetch_once.sh
+source "$(dirname "${BASH_SOURCE[0]}")/../fetch_once.sh"
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 connector="${1:-postgres}"
@@ -30,24 +31,13 @@ debezium_version="${KSINK_DEBEZIUM_VERSION:-3.5.0.Final}"
 cache="${KSINK_CACHE:-$HOME/.cache/ksink}"
 dest="$cache/debezium$tag-$debezium_version-connect-$connect_version"
 dist="$dest/dist"
-marker="$dist/.ksink-complete"
 
 print() { printf "%s\n%s\n" "$dist/connect-libs" "$dist/plugins"; }
-if [[ -f "$marker" ]]; then
-  print
-  exit 0
-fi
-
-mkdir -p "$dest"
-exec 9>"$dest/.lock"
-flock 9
-if [[ ! -f "$marker" ]]; then   # another caller may have finished while we waited
-  tmp="$dest/dist.tmp.$$"
-  rm -rf "$tmp"
-  plugin="$tmp/plugins/debezium-connector-$connector"
+fill() {  # <tmp>: connect-libs/ and plugins/
+  local tmp="$1" plugin="$1/plugins/debezium-connector-$connector"
   # -B: batch mode (no prompts or progress bars); mvn output goes to stderr so stdout stays just
   # the paths. runtime scope = what runs (no test/provided jars).
-  mvn=(mvn -B -q -Dstyle.color=never -f "$here/pom.xml" -Dconnect.version="$connect_version"
+  local mvn=(mvn -B -q -Dstyle.color=never -f "$here/pom.xml" -Dconnect.version="$connect_version"
        -Ddebezium.version="$debezium_version" -Ddebezium.connector="debezium-connector-$connector"
        dependency:copy-dependencies -DincludeScope=runtime)
   "${mvn[@]}" -P runtime -DoutputDirectory="$tmp/connect-libs" >&2
@@ -61,8 +51,6 @@ if [[ ! -f "$marker" ]]; then   # another caller may have finished while we wait
   # Fail loudly on an empty resolve.
   ls "$tmp/connect-libs/connect-runtime-$connect_version.jar" \
      "$plugin/debezium-connector-$connector-$debezium_version.jar" >/dev/null
-  touch "$tmp/.ksink-complete"
-  rm -rf "$dist"
-  mv "$tmp" "$dist"              # atomic publish: readers never see a half-filled dir
-fi
+}
+fetch_once "$dist" fill
 print

@@ -9,36 +9,22 @@
 # Confluent-compatible API is /apis/ccompat/v7; storage in memory. 2.6.x runs on Java 17 (3.x
 # needs 21).
 # Env: KSINK_CACHE (default ~/.cache/ksink), KSINK_APICURIO_VERSION (default 2.6.13.Final).
-# Idempotent: a marker file is written only after a complete unpack, so an interrupted run is
-# simply redone; flock serialises concurrent callers.
+# Idempotent (integration/fetch_once.sh).
 set -euo pipefail
+# shellcheck source=../fetch_once.sh
+source "$(dirname "${BASH_SOURCE[0]}")/../fetch_once.sh"
 
 version="${KSINK_APICURIO_VERSION:-2.6.13.Final}"
 cache="${KSINK_CACHE:-$HOME/.cache/ksink}"
 dest="$cache/apicurio-registry-$version"
 dist="$dest/dist"
-marker="$dist/.ksink-complete"
 
-if [[ -f "$marker" ]]; then
-  echo "$dist"
-  exit 0
-fi
-
-mkdir -p "$dest"
-exec 9>"$dest/.lock"
-flock 9
-if [[ ! -f "$marker" ]]; then   # another caller may have finished while we waited
-  tmp="$dest/dist.tmp.$$"
-  rm -rf "$tmp"
-  mkdir -p "$tmp"
-  # mvn output goes to stderr so stdout stays just the path.
+fill() {  # <tmp>: the tarball, unpacked
   mvn -B -q -Dstyle.color=never dependency:copy \
-    -Dartifact="io.apicurio:apicurio-registry-app:$version:tar.gz:all" -DoutputDirectory="$tmp" >&2
-  tar xzf "$tmp/apicurio-registry-app-$version-all.tar.gz" -C "$tmp"
-  rm "$tmp/apicurio-registry-app-$version-all.tar.gz"
-  ls "$tmp/apicurio-registry-app-$version-runner.jar" >/dev/null   # fail loudly on a bad unpack
-  touch "$tmp/.ksink-complete"
-  rm -rf "$dist"
-  mv "$tmp" "$dist"              # atomic publish: readers never see a half-filled dir
-fi
+    -Dartifact="io.apicurio:apicurio-registry-app:$version:tar.gz:all" -DoutputDirectory="$1" >&2
+  tar xzf "$1/apicurio-registry-app-$version-all.tar.gz" -C "$1"
+  rm "$1/apicurio-registry-app-$version-all.tar.gz"
+  ls "$1/apicurio-registry-app-$version-runner.jar" >/dev/null   # fail loudly on a bad unpack
+}
+fetch_once "$dist" fill
 echo "$dist"
