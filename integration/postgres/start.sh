@@ -126,6 +126,14 @@ max_wal_senders = 16
 max_slot_wal_keep_size = '1GB'
 CONF
 fi
+# Two-phase commit, for the table sources' commit horizon (a prepared transaction holds rows no
+# reader sees yet). Checked on every start, like the above.
+if ! grep -qx "max_prepared_transactions = 8" "$data/postgresql.conf"; then
+  cat >>"$data/postgresql.conf" <<CONF
+# ksink integration test settings: prepared transactions (table sources' commit horizon)
+max_prepared_transactions = 8
+CONF
+fi
 
 # -w: return only once the server accepts connections (or fail after -t).
 if ! "${as_owner[@]}" "$bin/pg_ctl" -D "$data" -l "$log" -w \
