@@ -217,6 +217,8 @@ TEST(AvroDataTest, BytesThatAreNotADatumAreRefusedWithoutReadingPastThem) {
   // A block of 2^40 empty records claims no bytes: bounded by what is left, not allocated.
   const auto nulls = parse(R"({"type":"array","items":{"type":"record","name":"E","fields":[]}})");
   EXPECT_THROW(nulls.read(zigzag(1LL << 40) + zigzag(0)), ConversionError);
+  // A negative count (a block with its size) of -2^63: found by avro_fuzz (negating it overflowed).
+  EXPECT_THROW(nulls.read(zigzag(INT64_MIN) + zigzag(1) + zigzag(0)), ConversionError);
   EXPECT_EQ(nulls.read(zigzag(3) + zigzag(0)).asArray().size(), 3u);
 }
 

@@ -283,6 +283,7 @@ class Reader {
   void blocks(F&& item) {
     for (int64_t count = varlong(); count != 0; count = varlong()) {
       if (count < 0) {
+        if (count == INT64_MIN) fail("a block count of -2^63");
         count = -count;
         varlong();  // the block's size in bytes
       }
