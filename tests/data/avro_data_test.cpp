@@ -180,6 +180,19 @@ TEST(AvroDataTest, UnionsEnumsArraysAndMaps) {
   EXPECT_EQ(o[6].second.asObject()[0].second.asInt(), 11);
 }
 
+// An optional string key makes a map with string keys; an entry whose key is null cannot be one of
+// its entries: refused, not dropped.
+TEST(AvroDataTest, AMapEntryWithANullStringKeyIsRefused) {
+  const auto p = parse(R"({"type":"array","items":{"type":"record","name":"MapEntry",
+      "namespace":"io.confluent.connect.avro","fields":[{"name":"key","type":["null","string"]},
+      {"name":"value","type":"int"}]}})");
+  ASSERT_EQ(p.connect->type, T::kMap);
+  const auto v = p.read(zigzag(1) + zigzag(1) + str("k") + zigzag(3) + zigzag(0));
+  EXPECT_EQ(v.asObject()[0].first, "k");
+  EXPECT_EQ(v.asObject()[0].second.asInt(), 3);
+  EXPECT_THROW(p.read(zigzag(1) + zigzag(0) + zigzag(3) + zigzag(0)), ConversionError);
+}
+
 TEST(AvroDataTest, ConfluentsAnnotationsAreRead) {
   const auto p =
       parse(R"({"type":"record","name":"ConnectDefault","namespace":"io.confluent.connect.avro",

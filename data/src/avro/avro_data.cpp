@@ -15,7 +15,6 @@ using T = Schema::Type;
 using A = AvroNode::Type;
 namespace dom = simdjson::dom;
 
-constexpr std::string_view kNamespace = "io.confluent.connect.avro";
 constexpr std::string_view kUnionName = "io.confluent.connect.avro.Union";
 constexpr std::string_view kMapEntryName = "io.confluent.connect.avro.MapEntry";
 constexpr std::string_view kEnumParameter = "io.confluent.connect.avro.Enum";
@@ -27,6 +26,15 @@ constexpr std::string_view kDefaultPrefix = "io.confluent.connect.avro.ConnectDe
 
 bool isNull(const AvroNode* n) {
   return n->type == A::kNull;
+}
+
+// The branch a union stands for when it is a plain (or optional) value — a union of one branch, or
+// of null and one other — and nullptr when it is a general union (Connect's Union struct).
+const AvroNode* plainBranch(const AvroNode& u) {
+  const auto& b = u.branches;
+  if (b.size() == 1) return b[0];
+  if (b.size() == 2 && isNull(b[0]) != isNull(b[1])) return isNull(b[0]) ? b[1] : b[0];
+  return nullptr;
 }
 
 // A primitive default (JSON) as the Value of `schema`; nullopt for what is not converted.
@@ -186,9 +194,8 @@ class SchemaMapper {
 
   std::shared_ptr<Schema> unionSchema(const AvroNode& n, bool optional) {
     const auto& b = n.branches;
-    if (b.size() == 1) return map(*b[0], optional, std::nullopt);
-    if (b.size() == 2 && (isNull(b[0]) || isNull(b[1])) && !(isNull(b[0]) && isNull(b[1])))
-      return map(isNull(b[0]) ? *b[1] : *b[0], true, std::nullopt);
+    if (const AvroNode* plain = plainBranch(n))
+      return map(*plain, optional || b.size() == 2, std::nullopt);
     auto s = make(T::kStruct, optional);
     s->name = kUnionName;
     std::set<std::string> names;
@@ -332,16 +339,21 @@ Value read(Reader& r, const AvroNode& n, const Schema& s, int depth) {
     case A::kArray: {
       if (s.type == T::kMap) {  // an array of MapEntry records
         const AvroNode& entry = *n.items;
+        // String keys make an object, as Connect's maps with string keys are; others [key, value]
+        // pairs.
         Value::Object object;
         Value::Array pairs;
         const bool string_keys = s.key_schema->type == T::kString;
         r.blocks([&] {
           Value key = read(r, *entry.fields[0].type, *s.key_schema, depth + 1);
           Value value = read(r, *entry.fields[1].type, *s.value_schema, depth + 1);
-          if (string_keys && key.kind() == Value::Kind::kString)
-            object.emplace_back(key.asString(), std::move(value));
-          else
+          if (!string_keys) {
             pairs.push_back(Value::array({std::move(key), std::move(value)}));
+          } else if (key.isNull()) {
+            fail("a map entry with a null key");
+          } else {
+            object.emplace_back(key.asString(), std::move(value));
+          }
         });
         return string_keys ? Value::object(std::move(object)) : Value::array(std::move(pairs));
       }
@@ -371,8 +383,7 @@ Value read(Reader& r, const AvroNode& n, const Schema& s, int depth) {
         fail(fmt::format("a union of {} branches has no branch {}", n.branches.size(), index));
       const AvroNode& branch = *n.branches[static_cast<size_t>(index)];
       if (branch.type == A::kNull) return Value();
-      // A one-branch or optional union: the branch's own value.
-      if (s.type != T::kStruct || s.name != kUnionName) return read(r, branch, s, depth + 1);
+      if (plainBranch(n)) return read(r, branch, s, depth + 1);
       // Connect's Union struct: the branch's field set, the others null.
       Value::Object out;
       for (const auto& f : s.fields) out.emplace_back(f.name, Value());
