@@ -37,6 +37,7 @@
 #include <vector>
 
 #include "debezium_source.h"
+#include "ksink/detail/json_string.h"
 #include "ksink/iso_time_reader.h"
 #include "measurement.h"
 #include "process_usage.h"
@@ -80,15 +81,6 @@ constexpr std::string_view kValuePrefix =
     R"({"type":"int64","optional":false,"name":"org.apache.kafka.connect.data.Timestamp",)"
     R"("version":1,"field":"updated_at"}],"optional":false,"name":"orders"},"payload":{"id":)";
 
-void appendJsonString(std::string& out, std::string_view text) {
-  out += '"';
-  for (char c : text) {
-    if (c == '"' || c == '\\') out += '\\';
-    out += c;
-  }
-  out += '"';
-}
-
 int64_t epochMillis(std::string_view timestamp) {
   IsoTimeReader r(timestamp);
   int64_t days = 0, nanos = 0;
@@ -111,12 +103,12 @@ void writeRecord(std::string_view line, std::string& key, std::string& value) {
   key.append(f[0]).append("}}");
   value.assign(kValuePrefix);
   value.append(f[0]).append(",\"customer\":");
-  appendJsonString(value, f[1]);
+  detail::appendJsonString(value, f[1]);
   value.append(",\"qty\":").append(f[2]).append(",\"price\":").append(f[3]).append(",\"note\":");
   if (f[4] == "\\N")
     value.append("null");
   else
-    appendJsonString(value, f[4]);
+    detail::appendJsonString(value, f[4]);
   value.append(",\"updated_at\":").append(fmt::format_int(epochMillis(f[5])).str()).append("}}");
 }
 

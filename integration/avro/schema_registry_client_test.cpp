@@ -120,8 +120,20 @@ TEST(SchemaRegistryClientTest, AnOutageIsRetriableAndKnownIdsKeepBeingServed) {
   const int32_t id = registry.registerSchema(uniqueName("outage") + "-value", schema);
   EXPECT_EQ(*registry.schemaById(id), schema);
 
+  // A client whose cache holds one schema: the older one is let go.
+  RegistrySettings small;
+  small.urls = {url};
+  small.cache_capacity = 1;
+  SchemaRegistryClient one(small);
+  const auto second = record("Second", R"({"name":"s","type":"string"})");
+  const int32_t second_id = registry.registerSchema(uniqueName("second") + "-value", second);
+  one.schemaById(id);
+  one.schemaById(second_id);
+
   own.stop();
   EXPECT_EQ(*registry.schemaById(id), schema);  // from the cache
+  EXPECT_EQ(*one.schemaById(second_id), second);
+  EXPECT_EQ(kindOf([&] { one.schemaById(id); }), Kind::kUnavailable);
   try {
     registry.schemaById(id + 1000);
     FAIL() << "an id was read from a stopped registry";
