@@ -10,16 +10,71 @@
 #include <fmt/format.h>
 
 #include <cstdint>
+#include <initializer_list>
 #include <map>
 #include <memory>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace ksink {
 
 class Value;
+
+// A schema's parameters: string keys and values in the order they were added, as Connect keeps
+// them (a LinkedHashMap): the JSON converter writes them in that order and an Avro enum's symbols
+// keep theirs. Setting a key again keeps its place. Equality ignores the order, as Java's Map's.
+class SchemaParameters {
+ public:
+  using value_type = std::pair<std::string, std::string>;
+  using iterator = std::vector<value_type>::iterator;
+  using const_iterator = std::vector<value_type>::const_iterator;
+
+  SchemaParameters() = default;
+  SchemaParameters(std::initializer_list<value_type> entries) {
+    for (const auto& [key, value] : entries) (*this)[key] = value;
+  }
+
+  std::string& operator[](std::string_view key) {
+    if (auto it = find(key); it != end()) return it->second;
+    return entries_.emplace_back(std::string(key), std::string()).second;
+  }
+  // Throws std::out_of_range for a key that is not there.
+  const std::string& at(std::string_view key) const {
+    if (auto it = find(key); it != end()) return it->second;
+    throw std::out_of_range("no schema parameter " + std::string(key));
+  }
+  iterator find(std::string_view key) {
+    for (auto it = entries_.begin(); it != entries_.end(); ++it)
+      if (it->first == key) return it;
+    return entries_.end();
+  }
+  const_iterator find(std::string_view key) const {
+    for (auto it = entries_.begin(); it != entries_.end(); ++it)
+      if (it->first == key) return it;
+    return entries_.end();
+  }
+  bool contains(std::string_view key) const { return find(key) != end(); }
+  bool empty() const { return entries_.empty(); }
+  size_t size() const { return entries_.size(); }
+  iterator begin() { return entries_.begin(); }
+  iterator end() { return entries_.end(); }
+  const_iterator begin() const { return entries_.begin(); }
+  const_iterator end() const { return entries_.end(); }
+
+  friend bool operator==(const SchemaParameters& a, const SchemaParameters& b) {
+    if (a.size() != b.size()) return false;
+    for (const auto& [key, value] : a)
+      if (auto it = b.find(key); it == b.end() || it->second != value) return false;
+    return true;
+  }
+
+ private:
+  std::vector<value_type> entries_;
+};
 
 struct Schema {
   enum class Type {
@@ -99,11 +154,11 @@ struct Schema {
   std::string name;  // logical type or struct name; empty when none
   std::optional<int32_t> version;
   std::string doc;
-  std::map<std::string, std::string> parameters;  // e.g. Decimal's "scale"
-  std::shared_ptr<const Value> default_value;     // null = no default
-  std::vector<Field> fields;                      // kStruct, in declaration order
-  std::shared_ptr<const Schema> key_schema;       // kMap
-  std::shared_ptr<const Schema> value_schema;     // kArray items, kMap values
+  SchemaParameters parameters;                 // e.g. Decimal's "scale"
+  std::shared_ptr<const Value> default_value;  // null = no default
+  std::vector<Field> fields;                   // kStruct, in declaration order
+  std::shared_ptr<const Schema> key_schema;    // kMap
+  std::shared_ptr<const Schema> value_schema;  // kArray items, kMap values
 
   // The logical type `name` stands for; kNone for an unknown name. Debezium's names count only on
   // a schema of their representation's type (int32/int64, string, bytes or struct as above), so a

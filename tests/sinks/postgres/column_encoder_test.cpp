@@ -84,7 +84,7 @@ TEST(ColumnEncoder, TextFormsAreWhatTheInputFunctionsRead) {
 }
 
 std::shared_ptr<const Schema> named(T type, std::string_view name,
-                                    std::map<std::string, std::string> parameters = {}) {
+                                    SchemaParameters parameters = {}) {
   auto s = std::make_shared<Schema>();
   s->type = type;
   s->name = std::string(name);
