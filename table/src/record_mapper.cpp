@@ -6,6 +6,7 @@
 #include <charconv>
 
 #include "ksink/conversion_interrupted.h"
+#include "ksink/conversion_unavailable.h"
 #include "ksink/retriable_error.h"
 
 namespace ksink {
@@ -330,6 +331,8 @@ RecordMapper::Batch RecordMapper::mapAll(std::span<const SinkRecord> records,
       std::optional<Row> row;
       try {
         row = map(record);
+      } catch (const ConversionUnavailable&) {
+        throw;  // a registry outage: the whole batch waits (worker_batch_delivery), no record skips
       } catch (const RetriableError&) {
         if (!context) throw;
         context->retryConversion(std::current_exception(), [&] { row = map(record); });
@@ -341,6 +344,8 @@ RecordMapper::Batch RecordMapper::mapAll(std::span<const SinkRecord> records,
     } catch (const std::bad_alloc&) {
       throw;
     } catch (const ConversionInterrupted&) {
+      throw;
+    } catch (const ConversionUnavailable&) {
       throw;
     } catch (...) {
       batch.failures.push_back({&record, std::current_exception()});

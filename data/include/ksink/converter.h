@@ -9,6 +9,10 @@
 //                                                                {"schema": …, "payload": …})
 //   org.apache.kafka.connect.storage.StringConverter  | string  → optional string
 //   org.apache.kafka.connect.converters.ByteArrayConverter | bytes → optional bytes
+//   io.confluent.connect.avro.AvroConverter           | avro    (+ `<prefix>.schema.registry.url`
+//                                                                and Confluent's other keys:
+//                                                                Avro through a schema registry,
+//                                                                docs/avro.md)
 // The default for both is the JSON converter with schemas enabled, as in Connect.
 //
 // Thread-safety: a Converter keeps parse buffers and a schema cache; use one per task (thread).
@@ -38,6 +42,10 @@ class Converter {
   // admit, a kind the converter does not carry).
   virtual std::optional<std::string> fromConnectData(std::string_view topic,
                                                      const SchemaAndValue& data) = 0;
+
+  // Whether converting reaches a service (a schema registry), so that either direction may throw
+  // ConversionUnavailable (a RetriableError that is no record's fault) while it is away.
+  virtual bool reachesService() const { return false; }
 
   // Builds the key (`is_key`) or value converter named in `config`; throws ConfigException for an
   // unknown converter name.

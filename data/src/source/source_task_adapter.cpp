@@ -4,9 +4,11 @@
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
+#include <iterator>
 #include <stdexcept>
 
 #include "connect_json_writer.h"
+#include "ksink/conversion_unavailable.h"
 #include "ksink/detail/json_string.h"
 #include "transforms/java_float.h"
 
@@ -135,6 +137,7 @@ void SourceTaskAdapter::start(const Config& config, const detail::OffsetEntryRea
   entries_ = &offsets;
   key_converter_ = Converter::create(config, true);
   value_converter_ = Converter::create(config, false);
+  converters_may_wait_ = key_converter_->reachesService() || value_converter_->reachesService();
   offset_converter_ = offsetConverter();
   reader_converter_ = offsetConverter();
   chain_ = TransformationChain(config);
@@ -171,10 +174,11 @@ bool SourceTaskAdapter::partitionKeyMismatch(const std::string& key) {
 }
 
 std::vector<detail::PolledRecord> SourceTaskAdapter::poll() {
-  auto records = task_->poll();
+  auto records = unconverted_.empty() ? task_->poll() : std::exchange(unconverted_, {});
   std::vector<detail::PolledRecord> out;
   out.reserve(records.size());
-  for (auto& record : records) {
+  for (size_t at = 0; at < records.size(); ++at) {
+    auto& record = records[at];
     detail::PolledRecord polled;
     if (last_key_ && record.sourcePartition() == last_partition_) {
       polled.offset_key = last_key_;
@@ -194,7 +198,16 @@ std::vector<detail::PolledRecord> SourceTaskAdapter::poll() {
     // the conversion instead of kept (known after the first call; until then records are kept).
     const bool keep = task_->commit_record_overridden_.load(std::memory_order_relaxed);
     try {
-      polled.record = convert(record, keep);
+      polled.record = convert(record, keep || converters_may_wait_);
+    } catch (const ConversionUnavailable& e) {
+      // This record and the rest wait for the service; the ones before it go on.
+      --next_id_;
+      unconverted_.assign(std::make_move_iterator(records.begin() + static_cast<ptrdiff_t>(at)),
+                          std::make_move_iterator(records.end()));
+      if (out.empty()) throw;
+      spdlog::warn("source connector {}: {} records wait for their converter: {}", connector_,
+                   unconverted_.size(), e.what());
+      return out;
     } catch (const InvalidRecord& e) {
       throw std::runtime_error(
           fmt::format("the task returned an invalid record ({}): {}", describe(record), e.what()));

@@ -15,8 +15,12 @@
 //
 // errors.tolerance covers the transforms and the converters: under `all` a record that fails is
 // skipped (not produced, its offset committed once what precedes it is); under `none` it fails
-// the task. A partition or offset that is not a map of primitives fails the task (a bug in the
-// connector, as in Connect).
+// the task. A converter whose service cannot be reached (ConversionUnavailable: a schema registry
+// down) fails no record: that record and the ones after it wait, poll() returns those before it
+// (or throws the RetriableError, so the runtime backs off, when there are none) and converts the
+// waiting ones first next time, before the task is polled again — none is skipped or reordered. A
+// partition or offset that is not a map of primitives fails the task (a bug in the connector, as in
+// Connect).
 //
 // start(), poll() and stop() on the task's thread; commit() and commitRecord() on the runtime's
 // service thread; wake() on any.
@@ -108,6 +112,11 @@ class SourceTaskAdapter final : public detail::SourceTaskDriver,
   std::deque<std::optional<SourceRecord>> records_;
   uint64_t records_base_ = 0;
   uint64_t next_id_ = 0;
+  // Returned by the task, not converted yet: their converter's service was unavailable.
+  std::vector<SourceRecord> unconverted_;
+  // A converter may be unavailable: records are copied into the conversion, never moved, so one
+  // that waits keeps its data.
+  bool converters_may_wait_ = false;
 };
 
 }  // namespace ksink

@@ -16,6 +16,7 @@
 #include "ksink/connector_status.h"
 #include "ksink/conversion_error.h"
 #include "ksink/conversion_interrupted.h"
+#include "ksink/conversion_unavailable.h"
 #include "ksink/converter.h"
 #include "ksink/errant_record_reporter.h"
 #include "ksink/iso_time_reader.h"

@@ -12,7 +12,9 @@
 // so the sink hands them to the errant record reporter or fails the task naming the record's
 // coordinates; they never abort the rest of the batch here. A conversion that throws
 // RetriableError (a converter whose backing service is briefly away) is retried first, when the
-// batch is mapped in a task's context: see map(records, context).
+// batch is mapped in a task's context: see map(records, context). A ConversionUnavailable (a
+// schema registry that cannot be reached) is no record's fault and propagates at once, from
+// either map(): the caller's batch is delivered again later, none of it skipped.
 //
 // Single message transforms: the connector's `transforms=` chain (transformation_chain.h) runs on
 // each record after conversion and before mapping. A transform may drop the record (no row), turn
