@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "avro/avro_converter.h"
 #include "byte_array_converter.h"
 #include "json_converter.h"
 #include "string_converter.h"
@@ -12,20 +13,22 @@ namespace {
 constexpr std::string_view kJsonClass = "org.apache.kafka.connect.json.JsonConverter";
 constexpr std::string_view kStringClass = "org.apache.kafka.connect.storage.StringConverter";
 constexpr std::string_view kBytesClass = "org.apache.kafka.connect.converters.ByteArrayConverter";
+constexpr std::string_view kAvroClass = "io.confluent.connect.avro.AvroConverter";
 
-enum class Kind { kJson, kString, kBytes };
+enum class Kind { kJson, kString, kBytes, kAvro };
 
 std::optional<Kind> kindOf(std::string_view name) {
   if (name == kJsonClass || name == "json") return Kind::kJson;
   if (name == kStringClass || name == "string") return Kind::kString;
   if (name == kBytesClass || name == "bytes") return Kind::kBytes;
+  if (name == kAvroClass || name == "avro") return Kind::kAvro;
   return std::nullopt;
 }
 
 std::optional<std::string> validConverter(std::string_view value) {
   if (kindOf(value)) return std::nullopt;
-  return fmt::format("unknown converter '{}' (use {}, {}, {} or json, string, bytes)", value,
-                     kJsonClass, kStringClass, kBytesClass);
+  return fmt::format("unknown converter '{}' (use {}, {}, {}, {} or json, string, bytes, avro)",
+                     value, kJsonClass, kStringClass, kBytesClass, kAvroClass);
 }
 
 }  // namespace
@@ -40,6 +43,9 @@ std::unique_ptr<Converter> Converter::create(const Config& config, bool is_key) 
       return std::make_unique<StringConverter>();
     case Kind::kBytes:
       return std::make_unique<ByteArrayConverter>();
+    case Kind::kAvro:
+      return std::make_unique<avro::AvroConverter>(
+          avro::AvroConverterConfig::parse(config.values(), prefix + "."), is_key);
     case Kind::kJson:
       break;
   }
@@ -58,10 +64,24 @@ const ConfigDef& Converter::configDef() {
     for (const std::string prefix : {"key.converter", "value.converter"}) {
       d.define(prefix, Type::kString, std::string(kJsonClass), Importance::kLow,
                "Converter for record " + prefix.substr(0, prefix.find('.')) +
-                   "s: a Kafka Connect class name or json, string, bytes",
+                   "s: a Kafka Connect class name or json, string, bytes, avro",
                validConverter);
       d.define(prefix + ".schemas.enable", Type::kBoolean, "true", Importance::kLow,
                "JSON converter: the data is Connect's {\"schema\", \"payload\"} envelope");
+      avro::AvroConverterConfig::define(d, prefix + ".");
+      // The Avro converter's keys depend on each other and refuse what they do not implement:
+      // checked at start, before any record.
+      d.check([prefix](const std::map<std::string, std::string>& values) {
+        const auto it = values.find(prefix);
+        if (it == values.end() || kindOf(it->second) != Kind::kAvro)
+          return std::vector<ConfigProblem>{};
+        try {
+          avro::AvroConverterConfig::parse(values, prefix + ".");
+        } catch (const ConfigException& e) {
+          return e.problems();
+        }
+        return std::vector<ConfigProblem>{};
+      });
     }
     return d;
   }();

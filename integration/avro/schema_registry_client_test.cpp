@@ -25,7 +25,7 @@ std::string record(const std::string& name, const std::string& fields) {
 SchemaRegistryClient client(std::vector<std::string> urls) {
   RegistrySettings settings;
   settings.urls = std::move(urls);
-  settings.timeout = std::chrono::seconds(5);
+  settings.connect_timeout = settings.read_timeout = std::chrono::seconds(5);
   return SchemaRegistryClient(std::move(settings));
 }
 

@@ -248,12 +248,21 @@ TEST(ConverterTest, CreateHonoursConnectClassNamesAndAliases) {
 }
 
 TEST(ConverterTest, UnknownConverterIsAConfigError) {
+  EXPECT_THROW(
+      Converter::create(Config(std::map<std::string, std::string>{{"value.converter", "protobuf"}}),
+                        false),
+      ConfigException);
+  const auto problems = Converter::configDef().validate(
+      {{"key.converter", "io.confluent.connect.protobuf.ProtobufConverter"}});
+  ASSERT_EQ(problems.size(), 1u);
+  EXPECT_EQ(problems[0].key, "key.converter");
+  // Avro is known, and needs its registry.
+  const auto avro = Converter::configDef().validate({{"key.converter", "avro"}});
+  ASSERT_EQ(avro.size(), 1u);
+  EXPECT_EQ(avro[0].key, "key.converter.schema.registry.url");
   EXPECT_THROW(Converter::create(
                    Config(std::map<std::string, std::string>{{"value.converter", "avro"}}), false),
                ConfigException);
-  const auto problems = Converter::configDef().validate({{"key.converter", "avro"}});
-  ASSERT_EQ(problems.size(), 1u);
-  EXPECT_EQ(problems[0].key, "key.converter");
 }
 
 TEST(ValueTest, DecimalTextRoundTrips) {

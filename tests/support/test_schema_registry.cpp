@@ -35,6 +35,14 @@ void SchemaRegistryProcess::stop() {
                                  workdir_.string()));
 }
 
+void SchemaRegistryProcess::pause() {
+  test::scriptOutput(fmt::format("kill -STOP \"$(cat '{}/pid')\"", workdir_.string()));
+}
+
+void SchemaRegistryProcess::resume() {
+  test::scriptOutput(fmt::format("kill -CONT \"$(cat '{}/pid')\"", workdir_.string()));
+}
+
 const std::string& TestSchemaRegistry::url() {
   static std::unique_ptr<SchemaRegistryProcess> own;
   static const std::string url = [] {

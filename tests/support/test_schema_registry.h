@@ -22,6 +22,10 @@ class SchemaRegistryProcess {
   // of its Confluent API, what schema.registry.url takes.
   std::string start();
   void stop();
+  // SIGSTOP / SIGCONT: a registry that accepts connections and never answers (a hung or
+  // overloaded one), then answers again with everything it held.
+  void pause();
+  void resume();
   const std::string& url() const { return url_; }
 
  private:

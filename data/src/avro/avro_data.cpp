@@ -6,6 +6,7 @@
 #include <cstring>
 #include <set>
 
+#include "avro/confluent_names.h"
 #include "ksink/conversion_error.h"
 
 namespace ksink::avro {
@@ -14,11 +15,6 @@ namespace {
 using T = Schema::Type;
 using A = AvroNode::Type;
 namespace dom = simdjson::dom;
-
-constexpr std::string_view kUnionName = "io.confluent.connect.avro.Union";
-constexpr std::string_view kMapEntryName = "io.confluent.connect.avro.MapEntry";
-constexpr std::string_view kEnumParameter = "io.confluent.connect.avro.Enum";
-constexpr std::string_view kDefaultPrefix = "io.confluent.connect.avro.ConnectDefault";
 
 [[noreturn]] void fail(const std::string& what) {
   throw ConversionError("Avro: " + what);
@@ -129,10 +125,10 @@ class SchemaMapper {
           s->parameters[std::string(Schema::kScaleParameter)] =
               std::to_string(n.intProp("scale").value_or(0));
           if (const auto precision = n.intProp("precision"); precision && *precision != 64)
-            s->parameters["connect.decimal.precision"] = std::to_string(*precision);
+            s->parameters[std::string(kPrecisionParameter)] = std::to_string(*precision);
         } else if (n.type == A::kFixed) {
           s->name = n.name;
-          s->parameters["connect.fixed.size"] = std::to_string(n.size);
+          s->parameters[std::string(kFixedSizeParameter)] = std::to_string(n.size);
         }
         return s;
       }
@@ -173,7 +169,8 @@ class SchemaMapper {
         for (const auto& f : n.fields) {
           auto fs = field(*f.type);
           if (f.default_json) {
-            if (auto v = defaultValue(*f.default_json, *fs)) {
+            // A null default is no default in Connect (SchemaBuilder.defaultValue(null)).
+            if (auto v = defaultValue(*f.default_json, *fs); v && !v->isNull()) {
               auto copy = std::make_shared<Schema>(*fs);
               copy->default_value = std::make_shared<const Value>(std::move(*v));
               fs = copy;
@@ -204,9 +201,7 @@ class SchemaMapper {
         s->optional = true;
         continue;
       }
-      const bool named =
-          branch->type == A::kRecord || branch->type == A::kEnum || branch->type == A::kFixed;
-      std::string name(named ? branch->simpleName() : AvroNode::typeName(branch->type));
+      std::string name(branchName(*branch));
       if (!names.insert(name).second)
         fail(fmt::format("Multiple union schemas map to the Connect union field name {}", name));
       s->fields.push_back({name, map(*branch, true, std::nullopt)});
@@ -243,7 +238,7 @@ class SchemaMapper {
         if (auto v = defaultValue(it->second, s))
           s.default_value = std::make_shared<const Value>(std::move(*v));
     if (const auto name = n.stringProp("connect.name")) s.name = *name;
-    if (std::string_view(s.name).starts_with(kDefaultPrefix)) s.name.clear();
+    if (std::string_view(s.name).starts_with(kDefaultName)) s.name.clear();
   }
 
   std::set<const AvroNode*> visiting_;

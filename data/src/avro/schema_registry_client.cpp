@@ -110,9 +110,9 @@ SchemaRegistryClient::SchemaRegistryClient(RegistrySettings settings)
     if (settings_.basic_auth)
       c->client->set_basic_auth(settings_.basic_auth->first.c_str(),
                                 settings_.basic_auth->second.c_str());
-    c->client->set_connection_timeout(settings_.timeout);
-    c->client->set_read_timeout(settings_.timeout);
-    c->client->set_write_timeout(settings_.timeout);
+    c->client->set_connection_timeout(settings_.connect_timeout);
+    c->client->set_read_timeout(settings_.read_timeout);
+    c->client->set_write_timeout(settings_.read_timeout);
     c->client->set_keep_alive(true);
     connections_.push_back(std::move(c));
   }

@@ -35,8 +35,9 @@ struct RegistrySettings {
   std::string ca_file;      // PEM bundle to verify an https registry; empty: the system's
   std::string client_cert;  // PEM, with client_key: mutual TLS
   std::string client_key;   // PEM
-  std::chrono::milliseconds timeout{30000};  // per request: connect and read
-  size_t cache_capacity = 1000;              // schemas.cache.config
+  std::chrono::milliseconds connect_timeout{60000};  // per request
+  std::chrono::milliseconds read_timeout{60000};     // per request: writing and reading
+  size_t cache_capacity = 1000;                      // schemas.cache.config
 };
 
 class RegistryError : public std::runtime_error {

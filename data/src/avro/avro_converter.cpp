@@ -1,0 +1,326 @@
+#include "avro/avro_converter.h"
+
+#include <fmt/format.h>
+
+#include <charconv>
+
+#include "avro/avro_data.h"
+#include "avro/avro_writer.h"
+#include "ksink/conversion_error.h"
+#include "ksink/conversion_unavailable.h"
+
+namespace ksink::avro {
+namespace {
+
+constexpr std::string_view kStrategyPackage = "io.confluent.kafka.serializers.subject.";
+
+using Type = ConfigDef::Type;
+using Importance = ConfigDef::Importance;
+
+struct KeySpec {
+  std::string_view key;
+  Type type;
+  std::string_view default_value;
+  std::string_view doc;
+};
+
+// Every key the converter implements, with Confluent's defaults where ksink keeps them.
+constexpr KeySpec kKeys[] = {
+    {"schema.registry.url", Type::kList, "",
+     "Schema registry URLs (Confluent's REST API), tried in turn; required"},
+    {"basic.auth.credentials.source", Type::kString, "URL",
+     "URL (user:password@ in the registry URL) or USER_INFO (basic.auth.user.info)"},
+    {"basic.auth.user.info", Type::kPassword, "", "user:password for USER_INFO"},
+    {"schema.registry.basic.auth.user.info", Type::kPassword, "",
+     "The same as basic.auth.user.info"},
+    {"schema.registry.ssl.truststore.location", Type::kString, "",
+     "PEM file of the CAs an https registry is verified with; empty: the system's"},
+    {"schema.registry.ssl.truststore.type", Type::kString, "PEM", "PEM (the only type read)"},
+    {"schema.registry.ssl.keystore.location", Type::kString, "",
+     "PEM file with the client certificate and its unencrypted key (mutual TLS)"},
+    {"schema.registry.ssl.keystore.type", Type::kString, "PEM", "PEM (the only type read)"},
+    {"auto.register.schemas", Type::kBoolean, "true",
+     "Writing: register the record's schema under its subject (false: it must be registered)"},
+    {"use.latest.version", Type::kBoolean, "false",
+     "Writing: write with the subject's latest schema, fields matched by name"},
+    {"key.subject.name.strategy", Type::kString, "TopicNameStrategy",
+     "Subject of key schemas: TopicNameStrategy, RecordNameStrategy or TopicRecordNameStrategy"},
+    {"value.subject.name.strategy", Type::kString, "TopicNameStrategy",
+     "Subject of value schemas: TopicNameStrategy, RecordNameStrategy or "
+     "TopicRecordNameStrategy"},
+    {"schemas.cache.config", Type::kInt, "1000", "Schemas kept per converter, each way"},
+    {"connect.meta.data", Type::kBoolean, "true",
+     "Connect's names, versions, docs and parameters in the Avro schema (true only)"},
+    {"enhanced.avro.schema.support", Type::kBoolean, "false", "false only"},
+    {"http.connect.timeout.ms", Type::kInt, "60000", "Connecting to the registry, per request"},
+    {"http.read.timeout.ms", Type::kInt, "60000", "Waiting for the registry's answer"},
+};
+
+// Keys of Confluent's converter that ksink does not implement, with the reason.
+std::optional<std::string> notImplemented(std::string_view key) {
+  if (key == "schemas.enable") return "is the JSON converter's: Avro's schema is in the registry";
+  if (key.starts_with("schema.registry.ssl."))
+    return "is not implemented: TLS takes PEM files (truststore/keystore location and type PEM)";
+  return std::nullopt;
+}
+
+std::optional<AvroConverterConfig::SubjectStrategy> strategyOf(std::string_view name) {
+  using S = AvroConverterConfig::SubjectStrategy;
+  if (name.starts_with(kStrategyPackage)) name.remove_prefix(kStrategyPackage.size());
+  if (name == "TopicNameStrategy") return S::kTopicName;
+  if (name == "RecordNameStrategy") return S::kRecordName;
+  if (name == "TopicRecordNameStrategy") return S::kTopicRecordName;
+  return std::nullopt;
+}
+
+std::vector<std::string> splitList(std::string_view text) {
+  std::vector<std::string> out;
+  while (!text.empty()) {
+    const auto comma = text.find(',');
+    auto item = text.substr(0, comma);
+    while (!item.empty() && item.front() == ' ') item.remove_prefix(1);
+    while (!item.empty() && item.back() == ' ') item.remove_suffix(1);
+    if (!item.empty()) out.emplace_back(item);
+    if (comma == std::string_view::npos) break;
+    text.remove_prefix(comma + 1);
+  }
+  return out;
+}
+
+// "user:password" → the pair; nullopt without a colon.
+std::optional<std::pair<std::string, std::string>> userInfo(std::string_view text) {
+  const auto colon = text.find(':');
+  if (colon == std::string_view::npos) return std::nullopt;
+  return std::make_pair(std::string(text.substr(0, colon)), std::string(text.substr(colon + 1)));
+}
+
+// Reads a configured registry failure into what the sink or source does next.
+[[noreturn]] void rethrow(const RegistryError& e) {
+  if (e.kind() == RegistryError::Kind::kUnavailable ||
+      e.kind() == RegistryError::Kind::kMisconfigured)
+    throw ConversionUnavailable(e.what());
+  throw ConversionError(e.what());
+}
+
+}  // namespace
+
+void AvroConverterConfig::define(ConfigDef& def, const std::string& prefix) {
+  for (const auto& k : kKeys)
+    def.define(prefix + std::string(k.key), k.type, std::string(k.default_value), Importance::kLow,
+               "Avro converter: " + std::string(k.doc));
+}
+
+AvroConverterConfig AvroConverterConfig::parse(const std::map<std::string, std::string>& values,
+                                               const std::string& prefix) {
+  std::vector<ConfigProblem> problems;
+  std::map<std::string, std::string> own;
+  for (auto it = values.lower_bound(prefix); it != values.end() && it->first.starts_with(prefix);
+       ++it) {
+    const std::string key = it->first.substr(prefix.size());
+    const bool known = std::any_of(std::begin(kKeys), std::end(kKeys),
+                                   [&](const KeySpec& k) { return k.key == key; });
+    if (known)
+      own[key] = it->second;
+    else
+      problems.push_back(
+          {it->first, notImplemented(key).value_or(
+                          "is not a key of the Avro converter ksink implements; refused")});
+  }
+  const auto get = [&](std::string_view key) {
+    if (auto it = own.find(std::string(key)); it != own.end()) return it->second;
+    for (const auto& k : kKeys)
+      if (k.key == key) return std::string(k.default_value);
+    return std::string();
+  };
+  const auto problem = [&](std::string_view key, std::string reason) {
+    problems.push_back({prefix + std::string(key), std::move(reason)});
+  };
+  const auto boolean = [&](std::string_view key) {
+    const auto v = get(key);
+    if (v != "true" && v != "false") problem(key, fmt::format("'{}' is not true or false", v));
+    return v == "true";
+  };
+  const auto integer = [&](std::string_view key, int64_t min) -> int64_t {
+    const auto v = get(key);
+    int64_t n = 0;
+    const auto [end, ec] = std::from_chars(v.data(), v.data() + v.size(), n);
+    if (ec != std::errc() || end != v.data() + v.size() || n < min) {
+      problem(key, fmt::format("'{}' is not a whole number of at least {}", v, min));
+      return min;
+    }
+    return n;
+  };
+
+  AvroConverterConfig c;
+  auto urls = splitList(get("schema.registry.url"));
+  if (urls.empty()) problem("schema.registry.url", "the Avro converter needs a schema registry");
+  const auto source = get("basic.auth.credentials.source");
+  std::optional<std::pair<std::string, std::string>> url_user;
+  for (auto& url : urls) {  // user info in a URL: the credentials of source URL, never sent as is
+    const auto start = url.find("://");
+    const auto at = url.find('@');
+    if (start == std::string::npos || at == std::string::npos || at > url.find('/', start + 3))
+      continue;
+    const auto info = userInfo(url.substr(start + 3, at - start - 3));
+    if (!info) problem("schema.registry.url", "user info in a URL must be user:password");
+    if (source != "URL")
+      problem("schema.registry.url",
+              fmt::format("holds user info, but basic.auth.credentials.source is {}", source));
+    url_user = info;
+    url.erase(start + 3, at - start - 2);
+  }
+  if (source == "URL") {
+    c.registry.basic_auth = url_user;
+  } else if (source == "USER_INFO") {
+    auto info = get("basic.auth.user.info");
+    if (info.empty()) info = get("schema.registry.basic.auth.user.info");
+    c.registry.basic_auth = userInfo(info);
+    if (!c.registry.basic_auth)
+      problem("basic.auth.user.info", "USER_INFO needs user:password here");
+  } else {
+    problem("basic.auth.credentials.source",
+            fmt::format("'{}' is not implemented (URL or USER_INFO)", source));
+  }
+  c.registry.urls = std::move(urls);
+  for (const std::string_view store : {"truststore", "keystore"}) {
+    const auto type_key = fmt::format("schema.registry.ssl.{}.type", store);
+    if (get(type_key) != "PEM")
+      problem(type_key, fmt::format("'{}' is not implemented: PEM files only", get(type_key)));
+  }
+  c.registry.ca_file = get("schema.registry.ssl.truststore.location");
+  c.registry.client_cert = c.registry.client_key = get("schema.registry.ssl.keystore.location");
+  c.auto_register = boolean("auto.register.schemas");
+  c.use_latest_version = boolean("use.latest.version");
+  for (const std::string_view key : {"key.subject.name.strategy", "value.subject.name.strategy"}) {
+    const auto strategy = strategyOf(get(key));
+    if (!strategy)
+      problem(key, fmt::format("'{}' is not TopicNameStrategy, RecordNameStrategy or "
+                               "TopicRecordNameStrategy",
+                               get(key)));
+    (key.starts_with("key") ? c.key_strategy : c.value_strategy) =
+        strategy.value_or(SubjectStrategy::kTopicName);
+  }
+  c.registry.cache_capacity = static_cast<size_t>(integer("schemas.cache.config", 1));
+  if (!boolean("connect.meta.data"))
+    problem("connect.meta.data", "false is not implemented: Connect's metadata is always written");
+  if (boolean("enhanced.avro.schema.support"))
+    problem("enhanced.avro.schema.support", "true is not implemented");
+  c.registry.connect_timeout = std::chrono::milliseconds(integer("http.connect.timeout.ms", 1));
+  c.registry.read_timeout = std::chrono::milliseconds(integer("http.read.timeout.ms", 1));
+  if (problems.empty()) {
+    try {
+      SchemaRegistryClient check(c.registry);  // the URLs and the TLS files as the client sees them
+    } catch (const std::invalid_argument& e) {
+      problem("schema.registry.url", e.what());
+    }
+  }
+  if (!problems.empty()) throw ConfigException(std::move(problems));
+  return c;
+}
+
+AvroConverter::AvroConverter(AvroConverterConfig config, bool is_key)
+    : config_(std::move(config)), is_key_(is_key), registry_(config_.registry) {}
+
+const AvroConverter::Read& AvroConverter::readSchema(int32_t id) {
+  if (auto it = read_.find(id); it != read_.end()) return it->second;
+  std::shared_ptr<const std::string> text;
+  try {
+    text = registry_.schemaById(id);
+  } catch (const RegistryError& e) {
+    rethrow(e);
+  }
+  Read read;
+  try {
+    read.avro = AvroSchema::parse(*text);
+  } catch (const std::invalid_argument& e) {
+    throw ConversionError(
+        fmt::format("Avro: schema id {} is not an Avro schema: {}", id, e.what()));
+  }
+  read.connect = toConnectSchema(read.avro->root());
+  if (read_.size() >= config_.registry.cache_capacity) read_.clear();
+  return read_.emplace(id, std::move(read)).first->second;
+}
+
+SchemaAndValue AvroConverter::toConnectData(std::string_view,
+                                            std::optional<std::string_view> data) {
+  if (!data) return {nullptr, Value()};
+  if (data->size() < 5 || (*data)[0] != 0)
+    throw ConversionError(fmt::format(
+        "Avro: the {} is not in Confluent's wire format (a zero byte and a 4-byte schema id "
+        "first): {}",
+        is_key_ ? "key" : "value",
+        data->empty() ? std::string("no bytes")
+                      : fmt::format("it starts with byte {}", static_cast<uint8_t>((*data)[0]))));
+  uint32_t id = 0;
+  for (size_t i = 1; i < 5; ++i) id = id << 8 | static_cast<uint8_t>((*data)[i]);
+  const auto& read = readSchema(static_cast<int32_t>(id));
+  return {read.connect, readAvroBinary(read.avro->root(), *read.connect, data->substr(5))};
+}
+
+std::string AvroConverter::subject(std::string_view topic, std::string_view record_name) const {
+  using S = AvroConverterConfig::SubjectStrategy;
+  switch (is_key_ ? config_.key_strategy : config_.value_strategy) {
+    case S::kTopicName:
+      return fmt::format("{}-{}", topic, is_key_ ? "key" : "value");
+    case S::kRecordName:
+      return std::string(record_name);
+    case S::kTopicRecordName:
+      return fmt::format("{}-{}", topic, record_name);
+  }
+  return {};
+}
+
+const AvroConverter::Written& AvroConverter::writeSchema(
+    std::string_view topic, const std::shared_ptr<const Schema>& schema) {
+  auto key = std::make_pair(schema.get(), std::string(topic));
+  if (auto it = written_.find(key); it != written_.end()) return it->second;
+  const auto text = fromConnectSchema(*schema);
+  auto own = AvroSchema::parse(text);
+  const auto& root = own->root();
+  const std::string record_name(root.name.empty() ? AvroNode::typeName(root.type) : root.name);
+  const auto subject_name = subject(topic, record_name);
+  Written w{schema, own, 0};
+  try {
+    if (config_.use_latest_version) {
+      auto [id, latest] = registry_.latest(subject_name);
+      w.id = id;
+      try {
+        w.avro = AvroSchema::parse(latest);
+      } catch (const std::invalid_argument& e) {
+        throw ConversionError(fmt::format("Avro: the latest schema of subject '{}' is not Avro: {}",
+                                          subject_name, e.what()));
+      }
+    } else if (config_.auto_register) {
+      w.id = registry_.registerSchema(subject_name, text);
+    } else {
+      const auto found = registry_.lookup(subject_name, text);
+      if (!found)
+        throw ConversionError(
+            fmt::format("Avro: the record's schema is not registered under subject '{}' and "
+                        "auto.register.schemas is false: {}",
+                        subject_name, text));
+      w.id = found->id;
+    }
+  } catch (const RegistryError& e) {
+    rethrow(e);
+  }
+  if (written_.size() >= config_.registry.cache_capacity) written_.clear();
+  return written_.emplace(std::move(key), std::move(w)).first->second;
+}
+
+std::optional<std::string> AvroConverter::fromConnectData(std::string_view topic,
+                                                          const SchemaAndValue& data) {
+  if (data.value.isNull()) return std::nullopt;
+  if (!data.schema)
+    throw ConversionError("Avro: a value without a schema cannot be written as Avro");
+  const auto& w = writeSchema(topic, data.schema);
+  std::string out;
+  out.reserve(64);
+  out += '\0';
+  for (int shift = 24; shift >= 0; shift -= 8)
+    out += static_cast<char>((static_cast<uint32_t>(w.id) >> shift) & 0xff);
+  writeAvroBinary(w.avro->root(), *data.schema, data.value, out);
+  return out;
+}
+
+}  // namespace ksink::avro

@@ -1,0 +1,545 @@
+#include "avro/avro_writer.h"
+
+#include <fmt/format.h>
+
+#include <cmath>
+#include <cstring>
+#include <set>
+
+#include "avro/confluent_names.h"
+#include "ksink/conversion_error.h"
+#include "ksink/detail/json_string.h"
+
+namespace ksink::avro {
+namespace {
+
+using T = Schema::Type;
+using A = AvroNode::Type;
+
+[[noreturn]] void fail(const std::string& what) {
+  throw ConversionError("Avro: " + what);
+}
+
+void appendString(std::string& out, std::string_view text) {
+  detail::appendJsonString(out, text, false);
+}
+
+// A primitive value as Avro's JSON for a default ("null" and nullopt for what has none here).
+std::optional<std::string> defaultJson(const Value& v) {
+  switch (v.kind()) {
+    case Value::Kind::kNull:
+      return "null";
+    case Value::Kind::kBoolean:
+      return v.asBoolean() ? "true" : "false";
+    case Value::Kind::kInt:
+      return std::to_string(v.asInt());
+    case Value::Kind::kDouble:
+      if (!std::isfinite(v.asDouble())) return std::nullopt;
+      return fmt::format("{}", v.asDouble());
+    case Value::Kind::kString: {
+      std::string out;
+      appendString(out, v.asString());
+      return out;
+    }
+    case Value::Kind::kBytes: {  // Avro's JSON for bytes: one code point per byte
+      std::string text;
+      for (const unsigned char c : v.asBytes()) {
+        if (c < 0x80) {
+          text += static_cast<char>(c);
+        } else {
+          text += static_cast<char>(0xc0 | (c >> 6));
+          text += static_cast<char>(0x80 | (c & 0x3f));
+        }
+      }
+      std::string out;
+      appendString(out, text);
+      return out;
+    }
+    default:
+      return std::nullopt;
+  }
+}
+
+class SchemaWriter {
+ public:
+  std::string write(const Schema& s) {
+    std::string out;
+    schema(out, s, false);
+    return out;
+  }
+
+ private:
+  // `bare`: the optional union is already written around it (a field's union).
+  void schema(std::string& out, const Schema& s, bool bare) {
+    if (s.optional && !bare && !isUnionStruct(s)) {
+      out += "[\"null\",";
+      schema(out, s, true);
+      out += ']';
+      return;
+    }
+    switch (s.type) {
+      case T::kStruct:
+        if (isUnionStruct(s)) return unionOf(out, s);
+        return record(out, s);
+      case T::kArray:
+        out += R"({"type":"array","items":)";
+        schema(out, *s.value_schema, false);
+        return annotations(out, s, false);
+      case T::kMap:
+        if (s.key_schema->type == T::kString && !s.key_schema->optional) {
+          out += R"({"type":"map","values":)";
+          schema(out, *s.value_schema, false);
+        } else {
+          out += R"({"type":"array","items":)";
+          mapEntry(out, s);
+        }
+        return annotations(out, s, false);
+      default:
+        return primitive(out, s);
+    }
+  }
+
+  // The record of a map's entries: Confluent's MapEntry; a map of other key and value schemas
+  // gets MapEntry2, 3… (marked connect.internal.type MapEntry), as Avro names one type once.
+  void mapEntry(std::string& out, const Schema& s) {
+    for (size_t i = 0; i < map_entries_.size(); ++i)
+      if (sameSchema(*map_entries_[i].first, *s.key_schema) &&
+          sameSchema(*map_entries_[i].second, *s.value_schema))
+        return appendString(out, entryName(i));
+    map_entries_.emplace_back(s.key_schema, s.value_schema);
+    out += R"({"type":"record",)";
+    name(out, entryName(map_entries_.size() - 1));
+    out += R"(,"fields":[{"name":"key","type":)";
+    schema(out, *s.key_schema, false);
+    out += R"(},{"name":"value","type":)";
+    schema(out, *s.value_schema, false);
+    out += "}]";
+    if (map_entries_.size() > 1) out += R"(,"connect.internal.type":"MapEntry")";
+    out += '}';
+  }
+  static std::string entryName(size_t i) {
+    return i ? fmt::format("{}{}", kMapEntryName, i + 1) : std::string(kMapEntryName);
+  }
+  static bool sameSchema(const Schema& a, const Schema& b) {
+    if (a.type != b.type || a.optional != b.optional || a.name != b.name ||
+        a.version != b.version || a.parameters != b.parameters ||
+        a.fields.size() != b.fields.size() || bool(a.key_schema) != bool(b.key_schema) ||
+        bool(a.value_schema) != bool(b.value_schema))
+      return false;
+    for (size_t i = 0; i < a.fields.size(); ++i)
+      if (a.fields[i].name != b.fields[i].name ||
+          !sameSchema(*a.fields[i].schema, *b.fields[i].schema))
+        return false;
+    return (!a.key_schema || sameSchema(*a.key_schema, *b.key_schema)) &&
+           (!a.value_schema || sameSchema(*a.value_schema, *b.value_schema));
+  }
+
+  static bool isUnionStruct(const Schema& s) {
+    return s.type == T::kStruct && s.name == kUnionName;
+  }
+
+  void primitive(std::string& out, const Schema& s) {
+    const auto logical = s.connectLogical();
+    if (s.type == T::kString && s.parameters.contains(std::string(kEnumParameter))) {
+      const auto full = s.name.empty() ? s.parameters.at(std::string(kEnumParameter)) : s.name;
+      if (!defined_.insert(full).second) return appendString(out, full);
+      out += R"({"type":"enum",)";
+      name(out, full);
+      out += R"(,"symbols":[)";
+      bool first = true;
+      const std::string prefix = std::string(kEnumParameter) + ".";
+      for (const auto& [key, symbol] : s.parameters)
+        if (key.starts_with(prefix)) {
+          if (!first) out += ',';
+          first = false;
+          appendString(out, symbol);
+        }
+      out += ']';
+      return annotations(out, s, true);
+    }
+    if (s.type == T::kBytes && logical != Schema::Logical::kDecimal &&
+        s.parameters.contains(std::string(kFixedSizeParameter))) {
+      const auto full = s.name.empty() ? std::string("fixed") : s.name;
+      if (!defined_.insert(full).second) return appendString(out, full);
+      out += R"({"type":"fixed",)";
+      name(out, full);
+      out += R"(,"size":)";
+      out += s.parameters.at(std::string(kFixedSizeParameter));
+      return annotations(out, s, true);
+    }
+    const bool bare = s.name.empty() && !s.version && s.doc.empty() && s.parameters.empty() &&
+                      s.type != T::kInt8 && s.type != T::kInt16;
+    if (!bare) out += R"({"type":)";
+    switch (s.type) {
+      case T::kInt8:
+        out += R"("int","connect.type":"int8")";
+        break;
+      case T::kInt16:
+        out += R"("int","connect.type":"int16")";
+        break;
+      case T::kInt32:
+        out += R"("int")";
+        break;
+      case T::kInt64:
+        out += R"("long")";
+        break;
+      case T::kFloat32:
+        out += R"("float")";
+        break;
+      case T::kFloat64:
+        out += R"("double")";
+        break;
+      case T::kBoolean:
+        out += R"("boolean")";
+        break;
+      case T::kString:
+        out += R"("string")";
+        break;
+      case T::kBytes:
+        out += R"("bytes")";
+        break;
+      default:
+        fail(fmt::format("{} is not a primitive", s));
+    }
+    if (bare) return;
+    switch (logical) {
+      case Schema::Logical::kDecimal: {
+        const auto precision = s.parameters.find(std::string(kPrecisionParameter));
+        out +=
+            fmt::format(R"(,"scale":{},"precision":{},"logicalType":"decimal")", s.decimalScale(),
+                        precision == s.parameters.end() ? "64" : precision->second);
+        break;
+      }
+      case Schema::Logical::kDate:
+        out += R"(,"logicalType":"date")";
+        break;
+      case Schema::Logical::kTime:
+        out += R"(,"logicalType":"time-millis")";
+        break;
+      case Schema::Logical::kTimestamp:
+        out += R"(,"logicalType":"timestamp-millis")";
+        break;
+      default:
+        break;
+    }
+    annotations(out, s, false);
+  }
+
+  void record(std::string& out, const Schema& s) {
+    std::string full = s.name;
+    if (full.empty())
+      full = default_count_++ ? fmt::format("{}{}", kDefaultName, default_count_)
+                              : std::string(kDefaultName);
+    if (!defined_.insert(full).second) return appendString(out, full);
+    out += R"({"type":"record",)";
+    name(out, full);
+    out += R"(,"fields":[)";
+    for (size_t i = 0; i < s.fields.size(); ++i) {
+      const auto& f = *s.fields[i].schema;
+      if (i) out += ',';
+      out += R"({"name":)";
+      appendString(out, s.fields[i].name);
+      out += R"(,"type":)";
+      const auto default_json = f.default_value ? defaultJson(*f.default_value) : std::nullopt;
+      if (f.optional && !isUnionStruct(f)) {
+        // Avro takes a union's default from its first branch: null first unless the default is
+        // a value.
+        const bool null_first = !default_json || *default_json == "null";
+        out += null_first ? "[\"null\"," : "[";
+        schema(out, f, true);
+        out += null_first ? "]" : ",\"null\"]";
+        out += R"(,"default":)";
+        out += default_json.value_or("null");
+      } else {
+        schema(out, f, false);
+        if (default_json && *default_json != "null") {
+          out += R"(,"default":)";
+          out += *default_json;
+        }
+      }
+      out += '}';
+    }
+    out += ']';
+    annotations(out, s, true);
+  }
+
+  void unionOf(std::string& out, const Schema& s) {
+    out += '[';
+    bool first = true;
+    if (s.optional) {
+      out += "\"null\"";
+      first = false;
+    }
+    for (const auto& f : s.fields) {
+      if (!first) out += ',';
+      first = false;
+      schema(out, *f.schema, true);
+    }
+    out += ']';
+  }
+
+  // "name" (a full name, or a simple one outside any namespace).
+  static void name(std::string& out, const std::string& full) {
+    out += R"("name":)";
+    appendString(out, full);
+    if (full.find('.') == std::string::npos) out += R"(,"namespace":"")";
+  }
+
+  // Confluent's connect.* properties, then the closing brace. `named`: the Avro type carries the
+  // name itself (record, enum, fixed), still repeated as connect.name as Confluent does.
+  static void annotations(std::string& out, const Schema& s, bool named) {
+    (void)named;
+    if (!s.doc.empty()) {
+      out += R"(,"connect.doc":)";
+      appendString(out, s.doc);
+    }
+    if (s.version) out += fmt::format(R"(,"connect.version":{})", *s.version);
+    if (!s.parameters.empty()) {
+      out += R"(,"connect.parameters":{)";
+      bool first = true;
+      for (const auto& [key, value] : s.parameters) {
+        if (!first) out += ',';
+        first = false;
+        appendString(out, key);
+        out += ':';
+        appendString(out, value);
+      }
+      out += '}';
+    }
+    if (!s.name.empty()) {
+      out += R"(,"connect.name":)";
+      appendString(out, s.name);
+    }
+    out += '}';
+  }
+
+  std::set<std::string> defined_;
+  std::vector<std::pair<std::shared_ptr<const Schema>, std::shared_ptr<const Schema>>> map_entries_;
+  int default_count_ = 0;
+};
+
+// --- binary ----------------------------------------------------------------------------------
+
+class BinaryWriter {
+ public:
+  explicit BinaryWriter(std::string& out) : out_(out) {}
+
+  void write(const AvroNode& n, const Schema& s, const Value& v) {
+    if (++depth_ > 500) fail("a value nested more than 500 levels deep");
+    datum(n, s, v);
+    --depth_;
+  }
+
+ private:
+  void varlong(int64_t v) {
+    auto z = (static_cast<uint64_t>(v) << 1) ^ static_cast<uint64_t>(v >> 63);
+    while (z & ~uint64_t{0x7f}) {
+      out_ += static_cast<char>((z & 0x7f) | 0x80);
+      z >>= 7;
+    }
+    out_ += static_cast<char>(z);
+  }
+  void bytes(std::string_view b) {
+    varlong(static_cast<int64_t>(b.size()));
+    out_ += b;
+  }
+  [[noreturn]] void mismatch(const AvroNode& n, const Value& v) {
+    static constexpr std::string_view kKinds[] = {"null",   "boolean", "integer", "number",
+                                                  "string", "bytes",   "array",   "struct or map"};
+    fail(fmt::format("{} value where the Avro schema has {}{}",
+                     kKinds[static_cast<size_t>(v.kind())], AvroNode::typeName(n.type),
+                     field_.empty() ? "" : fmt::format(" (field {})", field_)));
+  }
+  void expect(const AvroNode& n, const Value& v, Value::Kind kind) {
+    if (v.kind() != kind) mismatch(n, v);
+  }
+
+  void datum(const AvroNode& n, const Schema& s, const Value& v) {
+    switch (n.type) {
+      case A::kNull:
+        return expect(n, v, Value::Kind::kNull);
+      case A::kBoolean:
+        expect(n, v, Value::Kind::kBoolean);
+        out_ += v.asBoolean() ? '\1' : '\0';
+        return;
+      case A::kInt:
+        expect(n, v, Value::Kind::kInt);
+        if (v.asInt() < INT32_MIN || v.asInt() > INT32_MAX)
+          fail(fmt::format("{} does not fit an Avro int", v.asInt()));
+        return varlong(v.asInt());
+      case A::kLong:
+        expect(n, v, Value::Kind::kInt);
+        return varlong(v.asInt());
+      case A::kFloat:
+      case A::kDouble: {
+        double d = 0;
+        if (v.kind() == Value::Kind::kDouble)
+          d = v.asDouble();
+        else if (v.kind() == Value::Kind::kInt)
+          d = static_cast<double>(v.asInt());
+        else
+          mismatch(n, v);
+        char buffer[8];
+        if (n.type == A::kFloat) {
+          const auto f = static_cast<float>(d);
+          std::memcpy(buffer, &f, 4);  // little-endian, as x86 and Avro
+          out_.append(buffer, 4);
+        } else {
+          std::memcpy(buffer, &d, 8);
+          out_.append(buffer, 8);
+        }
+        return;
+      }
+      case A::kString:
+        expect(n, v, Value::Kind::kString);
+        return bytes(v.asString());
+      case A::kBytes:
+        expect(n, v, Value::Kind::kBytes);
+        return bytes(v.asBytes());
+      case A::kFixed: {
+        expect(n, v, Value::Kind::kBytes);
+        std::string_view b = v.asBytes();
+        const auto size = static_cast<size_t>(n.size);
+        if (n.logical_type == "decimal" && b.size() < size) {  // sign-extend the unscaled bytes
+          const char fill = !b.empty() && (b[0] & 0x80) ? '\xff' : '\0';
+          out_.append(size - b.size(), fill);
+          out_ += b;
+          return;
+        }
+        if (b.size() != size)
+          fail(fmt::format("{} bytes for the fixed {} of {}", b.size(), n.name, n.size));
+        out_ += b;
+        return;
+      }
+      case A::kEnum: {
+        expect(n, v, Value::Kind::kString);
+        for (size_t i = 0; i < n.symbols.size(); ++i)
+          if (n.symbols[i] == v.asString()) return varlong(static_cast<int64_t>(i));
+        fail(fmt::format("'{}' is not a symbol of the enum {}", v.asString(), n.name));
+      }
+      case A::kArray:
+        return array(n, s, v);
+      case A::kMap: {
+        expect(n, v, Value::Kind::kObject);
+        const auto& entries = v.asObject();
+        if (!entries.empty()) {
+          varlong(static_cast<int64_t>(entries.size()));
+          for (const auto& [key, item] : entries) {
+            bytes(key);
+            write(*n.values, *s.value_schema, item);
+          }
+        }
+        return varlong(0);
+      }
+      case A::kRecord:
+        return record(n, s, v);
+      case A::kUnion:
+        return unionBranch(n, s, v);
+    }
+  }
+
+  void array(const AvroNode& n, const Schema& s, const Value& v) {
+    if (s.type == T::kMap) {  // an array of MapEntry records
+      const AvroNode& entry = *n.items;
+      if (entry.type != A::kRecord || entry.fields.size() != 2) mismatch(n, v);
+      const auto pair = [&](const Value& key, const Value& value) {
+        write(*entry.fields[0].type, *s.key_schema, key);
+        write(*entry.fields[1].type, *s.value_schema, value);
+      };
+      if (v.kind() == Value::Kind::kObject) {
+        const auto& entries = v.asObject();
+        if (!entries.empty()) varlong(static_cast<int64_t>(entries.size()));
+        for (const auto& [key, value] : entries) pair(Value::string(key), value);
+      } else {
+        expect(n, v, Value::Kind::kArray);
+        const auto& pairs = v.asArray();
+        if (!pairs.empty()) varlong(static_cast<int64_t>(pairs.size()));
+        for (const auto& p : pairs) {
+          if (p.kind() != Value::Kind::kArray || p.asArray().size() != 2)
+            fail("a map entry that is not a [key, value] pair");
+          pair(p.asArray()[0], p.asArray()[1]);
+        }
+      }
+      return varlong(0);
+    }
+    expect(n, v, Value::Kind::kArray);
+    const auto& items = v.asArray();
+    if (!items.empty()) {
+      varlong(static_cast<int64_t>(items.size()));
+      for (const auto& item : items) write(*n.items, *s.value_schema, item);
+    }
+    varlong(0);
+  }
+
+  void record(const AvroNode& n, const Schema& s, const Value& v) {
+    expect(n, v, Value::Kind::kObject);
+    if (s.type != T::kStruct) mismatch(n, v);
+    for (const auto& f : n.fields) {
+      const Schema::Field* connect = s.field(f.name);
+      const Value* item = connect ? v.find(f.name) : nullptr;
+      const auto outer = field_;
+      field_ = f.name;
+      if (item) {
+        write(*f.type, *connect->schema, *item);
+      } else if (f.default_json == std::optional<std::string>("null") &&
+                 (f.type->type == A::kNull ||
+                  (f.type->type == A::kUnion && f.type->branches[0]->type == A::kNull))) {
+        if (f.type->type == A::kUnion) varlong(0);
+      } else {
+        fail(fmt::format("the record has no field {} and the Avro schema gives it no null default",
+                         f.name));
+      }
+      field_ = outer;
+    }
+  }
+
+  void unionBranch(const AvroNode& n, const Schema& s, const Value& v) {
+    const auto& b = n.branches;
+    if (v.isNull()) {
+      for (size_t i = 0; i < b.size(); ++i)
+        if (b[i]->type == A::kNull) return varlong(static_cast<int64_t>(i));
+      mismatch(n, v);
+    }
+    if (s.type == T::kStruct && s.name == kUnionName) {
+      // Connect's Union struct: the one field that is set picks the branch of its name.
+      expect(n, v, Value::Kind::kObject);
+      for (const auto& [name, item] : v.asObject()) {
+        if (item.isNull()) continue;
+        const Schema::Field* f = s.field(name);
+        if (!f) fail(fmt::format("the union has no branch {}", name));
+        for (size_t i = 0; i < b.size(); ++i) {
+          if (branchName(*b[i]) == name) {
+            varlong(static_cast<int64_t>(i));
+            return write(*b[i], *f->schema, item);
+          }
+        }
+        fail(fmt::format("the Avro union has no branch {}", name));
+      }
+      fail("a union value with no branch set");
+    }
+    // An optional value: the branch that is not null (the first that takes the value).
+    for (size_t i = 0; i < b.size(); ++i)
+      if (b[i]->type != A::kNull) {
+        varlong(static_cast<int64_t>(i));
+        return write(*b[i], s, v);
+      }
+    mismatch(n, v);
+  }
+
+  std::string& out_;
+  int depth_ = 0;
+  std::string field_;
+};
+
+}  // namespace
+
+std::string fromConnectSchema(const Schema& schema) {
+  return SchemaWriter().write(schema);
+}
+
+void writeAvroBinary(const AvroNode& node, const Schema& schema, const Value& value,
+                     std::string& out) {
+  BinaryWriter(out).write(node, schema, value);
+}
+
+}  // namespace ksink::avro
