@@ -4,13 +4,16 @@
 // sink (transforms=unwrap with ExtractNewRecordState) or as the Debezium JDBC sink itself — in
 // PostgreSQL and in SQLite. After a snapshot, inserts, updates, deletes, a kill -9 of ksink
 // mid-stream, a column added at the source and (Debezium JDBC sink style, truncate.enabled=true)
-// a TRUNCATE, the copy equals the source row by row.
+// a TRUNCATE, the copy equals the source row by row. The same with Avro (into PostgreSQL): Debezium
+// writes through Apicurio Registry's AvroConverter in Confluent's wire format to a real registry,
+// and ksink reads with value.converter=io.confluent.connect.avro.AvroConverter.
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <signal.h>
 
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -21,6 +24,8 @@
 #include "sqlite_query.h"
 #include "test_kafka.h"
 #include "test_postgres.h"
+#include "test_schema_registry.h"
+#include "topic_reader.h"
 
 namespace ksink::it {
 namespace {
@@ -30,17 +35,39 @@ namespace fs = std::filesystem;
 
 enum class Style { kConfluentWithUnwrap, kDebeziumJdbcSink };
 enum class Destination { kPostgres, kSqlite };
+enum class Format { kJson, kAvro };
 
 struct Case {
   Style style;
   Destination destination;
+  Format format = Format::kJson;
 };
 
 std::string caseName(const ::testing::TestParamInfo<Case>& info) {
   return fmt::format(
-      "{}Into{}",
+      "{}Into{}{}",
       info.param.style == Style::kConfluentWithUnwrap ? "ConfluentWithUnwrap" : "DebeziumJdbcSink",
-      info.param.destination == Destination::kPostgres ? "Postgres" : "Sqlite");
+      info.param.destination == Destination::kPostgres ? "Postgres" : "Sqlite",
+      info.param.format == Format::kAvro ? "WithAvro" : "");
+}
+
+// Debezium's converters for Avro: Apicurio's, writing Confluent's wire format (a zero byte, the
+// 4-byte content id that Confluent's API serves at /schemas/ids/{id}) to the test registry.
+std::map<std::string, std::string> apicurioAvroConverters() {
+  auto native = TestSchemaRegistry::url();
+  native.replace(native.find("/apis/ccompat/v7"), std::string::npos, "/apis/registry/v2");
+  std::map<std::string, std::string> out;
+  for (const std::string side : {"key", "value"}) {
+    const auto p = side + ".converter";
+    out[p] = "io.apicurio.registry.utils.converter.AvroConverter";
+    out[p + ".apicurio.registry.url"] = native;
+    out[p + ".apicurio.registry.auto-register"] = "true";
+    out[p + ".apicurio.registry.as-confluent"] = "true";
+    out[p + ".apicurio.registry.use-id"] = "contentId";
+    out[p + ".apicurio.registry.headers.enabled"] = "false";
+    out[p + ".apicurio.registry.id-handler"] = "io.apicurio.registry.serde.Legacy4ByteIdHandler";
+  }
+  return out;
 }
 
 // The source's rows, one line per row, as both databases spell the values.
@@ -106,8 +133,15 @@ class DebeziumMirrorTest : public ::testing::TestWithParam<Case> {
     const auto worker = dir_ / (tag + "-worker.properties");
     std::ofstream(worker) << fmt::format(
         "bootstrap.servers={}\noffset.flush.interval.ms=1000\nlisteners=\n"
-        "consumer.session.timeout.ms=6000\nconsumer.heartbeat.interval.ms=500\n",
-        RealKafka::shared().bootstrap());
+        "consumer.session.timeout.ms=6000\nconsumer.heartbeat.interval.ms=500\n{}",
+        RealKafka::shared().bootstrap(),
+        GetParam().format == Format::kJson
+            ? ""
+            : fmt::format("key.converter=io.confluent.connect.avro.AvroConverter\n"
+                          "key.converter.schema.registry.url={0}\n"
+                          "value.converter=io.confluent.connect.avro.AvroConverter\n"
+                          "value.converter.schema.registry.url={0}\n",
+                          TestSchemaRegistry::url()));
     const auto connector = dir_ / (tag + "-connector.properties");
     std::ofstream(connector) << connectorProperties();
     ksink_ = std::make_unique<ChildProcess>(
@@ -190,16 +224,28 @@ class DebeziumMirrorTest : public ::testing::TestWithParam<Case> {
 };
 
 TEST_P(DebeziumMirrorTest, TheCopyEqualsTheSourceThroughChangesAKillAndANewColumn) {
-  insert(0, 200);  // the snapshot
+  insert(0, 200);                                                            // the snapshot
+  std::map<std::string, std::string> extra{{"skipped.operations", "none"}};  // truncates too
+  if (GetParam().format == Format::kAvro) extra.merge(apicurioAvroConverters());
   dbz_ = std::make_unique<DebeziumSource>(
       dir_ / "connect", RealKafka::shared().bootstrap(),
       PgSourceSettings::fromUrl(TestPostgres::shared().url()), slot_,
-      std::vector<std::string>{source_->name() + ".customers"}, slot_,
-      std::map<std::string, std::string>{{"skipped.operations", "none"}});  // truncates too
+      std::vector<std::string>{source_->name() + ".customers"}, slot_, extra);
   dbz_->start();
   startKsink("run1");
   expectMirrored(false);
   if (HasFailure()) return;
+  if (GetParam().format == Format::kAvro) {
+    // The change events really are Confluent-framed Avro: a zero byte, then the schema's id.
+    const auto events = test::readPartition(RealKafka::shared().bootstrap(),
+                                            dbz_->topic(source_->name() + ".customers"), 0, 1, 10s);
+    ASSERT_EQ(events.size(), 1u);
+    ASSERT_TRUE(events[0].key && events[0].value);
+    EXPECT_EQ(events[0].key->at(0), '\0');
+    EXPECT_EQ(events[0].value->at(0), '\0');
+    EXPECT_NE(events[0].value->find("customer 0"), std::string::npos);  // Avro's string bytes
+    EXPECT_EQ(events[0].value->find("\"payload\""), std::string::npos);
+  }
 
   // Streaming: inserts, updates (some of a key twice), deletes, then kill -9 mid-stream.
   insert(200, 400);
@@ -239,13 +285,15 @@ TEST_P(DebeziumMirrorTest, TheCopyEqualsTheSourceThroughChangesAKillAndANewColum
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Styles, DebeziumMirrorTest,
-                         ::testing::Values(Case{Style::kConfluentWithUnwrap,
-                                                Destination::kPostgres},
-                                           Case{Style::kDebeziumJdbcSink, Destination::kPostgres},
-                                           Case{Style::kConfluentWithUnwrap, Destination::kSqlite},
-                                           Case{Style::kDebeziumJdbcSink, Destination::kSqlite}),
-                         caseName);
+INSTANTIATE_TEST_SUITE_P(
+    Styles, DebeziumMirrorTest,
+    ::testing::Values(Case{Style::kConfluentWithUnwrap, Destination::kPostgres},
+                      Case{Style::kDebeziumJdbcSink, Destination::kPostgres},
+                      Case{Style::kConfluentWithUnwrap, Destination::kSqlite},
+                      Case{Style::kDebeziumJdbcSink, Destination::kSqlite},
+                      Case{Style::kConfluentWithUnwrap, Destination::kPostgres, Format::kAvro},
+                      Case{Style::kDebeziumJdbcSink, Destination::kPostgres, Format::kAvro}),
+    caseName);
 
 }  // namespace
 }  // namespace ksink::it
