@@ -2,6 +2,11 @@
 
 #include <fmt/format.h>
 
+#include <memory>
+
+#include "ksink/config.h"
+#include "ksink/converter.h"
+
 namespace ksink::bench {
 
 OrderRow orderRow(int64_t i) {
@@ -39,9 +44,32 @@ std::string schemalessJson(const OrderRow& row) {
                      row.sku, row.qty, row.price, row.comment);
 }
 
+std::function<std::string(const OrderRow&)> avroEncoder(const std::string& registry_url) {
+  std::shared_ptr<Converter> converter = Converter::create(
+      Config(std::map<std::string, std::string>{
+          {"value.converter", "avro"}, {"value.converter.schema.registry.url", registry_url}}),
+      false);
+  auto schema = std::make_shared<Schema>();
+  schema->type = Schema::Type::kStruct;
+  schema->name = "orders";
+  schema->fields = {{"id", Schema::of(Schema::Type::kInt64)},
+                    {"sku", Schema::of(Schema::Type::kString)},
+                    {"qty", Schema::of(Schema::Type::kInt32)},
+                    {"price", Schema::of(Schema::Type::kFloat64)},
+                    {"comment", Schema::of(Schema::Type::kString)}};
+  return [converter, schema = std::shared_ptr<const Schema>(schema)](const OrderRow& row) {
+    return *converter->fromConnectData(
+        "bench-avro", {schema, Value::object({{"id", Value::integer(row.id)},
+                                              {"sku", Value::string(row.sku)},
+                                              {"qty", Value::integer(row.qty)},
+                                              {"price", Value::floating(row.price)},
+                                              {"comment", Value::string(row.comment)}})});
+  };
+}
+
 BenchTopic produceTopic(it::RealKafka& kafka, const std::string& prefix,
                         const std::vector<OrderRow>& rows, int partitions,
-                        std::string (*encode)(const OrderRow&)) {
+                        const std::function<std::string(const OrderRow&)>& encode) {
   BenchTopic topic{it::uniqueName(prefix), 0};
   kafka.createTopic(topic.name, partitions);
   std::vector<it::RealKafka::Message> batch;

@@ -1,9 +1,11 @@
 // The benchmark's data: N order rows (id int64, sku string, qty int32, price double, comment of
-// ~80 characters), their two Kafka encodings (Kafka Connect's JSON envelope with a schema, and
-// schemaless JSON), and the tables they land in. Every case of a run reads the same rows.
+// ~80 characters), their Kafka encodings (Kafka Connect's JSON envelope with a schema, schemaless
+// JSON, and Avro in Confluent's wire format through a schema registry), and the tables they land
+// in. Every case of a run reads the same rows.
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -27,6 +29,9 @@ size_t rowBytes(const OrderRow& row);
 // {"schema":{"type":"struct","fields":[...],"optional":false},"payload":{...}}
 std::string envelopeJson(const OrderRow& row);
 std::string schemalessJson(const OrderRow& row);
+// Avro as Confluent's AvroConverter writes it (ksink's, which the tests hold to Confluent's bytes),
+// the schema registered once in the registry at `registry_url` (Confluent's API).
+std::function<std::string(const OrderRow&)> avroEncoder(const std::string& registry_url);
 
 // Column definitions, in the rows' order.
 inline constexpr const char* kPgColumns =
@@ -42,6 +47,6 @@ struct BenchTopic {
 // Creates a topic and produces every row into it, row i into partition i % partitions.
 BenchTopic produceTopic(it::RealKafka& kafka, const std::string& prefix,
                         const std::vector<OrderRow>& rows, int partitions,
-                        std::string (*encode)(const OrderRow&));
+                        const std::function<std::string(const OrderRow&)>& encode);
 
 }  // namespace ksink::bench

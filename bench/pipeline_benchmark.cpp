@@ -8,15 +8,17 @@
 //                            [--latency-seconds S] [--ksink-set key=value ...] [--keep]
 //
 // Data: N rows (id int64, sku string, qty int32, price double, comment of ~80 characters)
-// produced once into two 6-partition topics, Kafka Connect's JSON envelope with schemas and
-// schemaless JSON. Tables have no key for insert, PRIMARY KEY (id) for upsert.
-// Cases (--only takes these names; "limits", "ksink", "peer" select groups):
+// produced once into three 6-partition topics, Kafka Connect's JSON envelope with schemas,
+// schemaless JSON, and Avro in Confluent's wire format (the schema in the registry that
+// KSINK_TEST_REGISTRY_URL names, or one the benchmark starts). Tables have no key for insert,
+// PRIMARY KEY (id) for upsert. Cases (--only takes these names; "limits", "ksink", "peer" select
+// groups):
 //   limits (physical_limits.h)  pg-binary-copy (the insert limit), pg-staging-upsert (the upsert
 //   limit),
 //                      kafka-raw (librdkafka defaults, envelope topic), sqlite-raw;
 //   ksink              a real `ksink run` process with default settings except tasks.max, the
-//                      converter and the mode: ksink-pg-{insert,upsert}-{envelope,schemaless},
-//                      ksink-sqlite-insert-{envelope,schemaless};
+//                      converter and the mode: ksink-pg-{insert,upsert}-{envelope,schemaless,avro},
+//                      ksink-sqlite-insert-{envelope,schemaless,avro};
 //   peer (--peer)      Kafka Connect + the Debezium JDBC sink (bench/peer/connect-sink.sh):
 //                      peer-pg-{insert,upsert}-envelope, batch.size --peer-batch-size;
 //   latency            rows produced at --rate for --latency-seconds while ksink (postgres
@@ -46,6 +48,7 @@
 #include "sink_process.h"
 #include "test_kafka.h"
 #include "test_postgres.h"
+#include "test_schema_registry.h"
 
 namespace {
 
@@ -67,7 +70,7 @@ struct Options {
 
 struct Data {
   std::vector<OrderRow> rows;
-  BenchTopic envelope, schemaless;
+  BenchTopic envelope, schemaless, avro;
 };
 
 class Selection {
@@ -130,14 +133,19 @@ void runLimits(const Options& opt, const Selection& sel, const Data& data,
 }
 
 std::vector<SinkCase> sinkCases(const Options& opt, const Selection& sel) {
-  std::vector<SinkCase> all{{"ksink-pg-insert-envelope", SinkKind::kPostgres, false, true},
-                            {"ksink-pg-insert-schemaless", SinkKind::kPostgres, false, false},
-                            {"ksink-pg-upsert-envelope", SinkKind::kPostgres, true, true},
-                            {"ksink-pg-upsert-schemaless", SinkKind::kPostgres, true, false},
-                            {"ksink-sqlite-insert-envelope", SinkKind::kSqlite, false, true},
-                            {"ksink-sqlite-insert-schemaless", SinkKind::kSqlite, false, false},
-                            {"peer-pg-insert-envelope", SinkKind::kPeer, false, true},
-                            {"peer-pg-upsert-envelope", SinkKind::kPeer, true, true}};
+  using E = Encoding;
+  std::vector<SinkCase> all{
+      {"ksink-pg-insert-envelope", SinkKind::kPostgres, false, E::kEnvelope},
+      {"ksink-pg-insert-schemaless", SinkKind::kPostgres, false, E::kSchemaless},
+      {"ksink-pg-insert-avro", SinkKind::kPostgres, false, E::kAvro},
+      {"ksink-pg-upsert-envelope", SinkKind::kPostgres, true, E::kEnvelope},
+      {"ksink-pg-upsert-schemaless", SinkKind::kPostgres, true, E::kSchemaless},
+      {"ksink-pg-upsert-avro", SinkKind::kPostgres, true, E::kAvro},
+      {"ksink-sqlite-insert-envelope", SinkKind::kSqlite, false, E::kEnvelope},
+      {"ksink-sqlite-insert-schemaless", SinkKind::kSqlite, false, E::kSchemaless},
+      {"ksink-sqlite-insert-avro", SinkKind::kSqlite, false, E::kAvro},
+      {"peer-pg-insert-envelope", SinkKind::kPeer, false, E::kEnvelope},
+      {"peer-pg-upsert-envelope", SinkKind::kPeer, true, E::kEnvelope}};
   std::vector<SinkCase> chosen;
   for (auto& c : all) {
     const bool peer = c.kind == SinkKind::kPeer;
@@ -164,7 +172,9 @@ Measurement runSinkCase(SinkCase c, const SinkSettings& settings, const Data& da
   } else {
     createPgTable(schema, to.table, c.upsert);
   }
-  const auto& topic = c.envelope ? data.envelope : data.schemaless;
+  const auto& topic = c.encoding == Encoding::kAvro       ? data.avro
+                      : c.encoding == Encoding::kEnvelope ? data.envelope
+                                                          : data.schemaless;
   auto m = measureSink(c, settings, topic.name, topic.value_bytes, records, to);
   m.limit = limitOf(c);
   if (c.kind == SinkKind::kSqlite)
@@ -182,7 +192,8 @@ SinkSettings sinkSettings(const Options& opt, const fs::path& dir) {
                         opt.peer_script,
                         opt.peer_batch_size,
                         opt.peer_max_poll_records,
-                        {}};
+                        {},
+                        ksink::it::TestSchemaRegistry::url()};
   for (const auto& kv : opt.ksink_set) {
     const auto eq = kv.find('=');
     if (eq == std::string::npos || eq == 0)
@@ -218,8 +229,10 @@ Round runRound(const Options& opt, const Selection& sel, const Data& data, const
 std::vector<LatencyResult> runLatency(const Options& opt, const fs::path& dir) {
   auto schema = ksink::it::TestPostgres::shared().freshSchema("bench_latency");
   const auto settings = sinkSettings(opt, dir);
-  std::vector<SinkCase> sinks{{"ksink-pg-insert-envelope", SinkKind::kPostgres, false, true}};
-  if (opt.peer) sinks.push_back({"peer-pg-insert-envelope", SinkKind::kPeer, false, true});
+  std::vector<SinkCase> sinks{
+      {"ksink-pg-insert-envelope", SinkKind::kPostgres, false, Encoding::kEnvelope}};
+  if (opt.peer)
+    sinks.push_back({"peer-pg-insert-envelope", SinkKind::kPeer, false, Encoding::kEnvelope});
   std::vector<LatencyResult> out;
   for (const auto& sink : sinks) {
     try {
@@ -235,17 +248,18 @@ std::vector<LatencyResult> runLatency(const Options& opt, const fs::path& dir) {
 void printSettings(const Options& opt, const Data& data) {
   const auto n = static_cast<double>(opt.records);
   fmt::print(
-      "{} records, {} partitions; values {:.0f} B with schemas, {:.0f} B schemaless; "
-      "row values {} B\n",
+      "{} records, {} partitions; values {:.0f} B with schemas, {:.0f} B schemaless, {:.0f} B "
+      "Avro; row values {} B\n",
       opt.records, opt.partitions, data.envelope.value_bytes / n, data.schemaless.value_bytes / n,
-      rowBytes(data.rows.front()));
+      data.avro.value_bytes / n, rowBytes(data.rows.front()));
   fmt::print(
       "limits: {} connections, one transaction each; kafka-raw with librdkafka's defaults; "
       "sqlite-raw WAL + synchronous=FULL, one transaction\n",
       opt.tasks);
   fmt::print(
       "ksink: defaults (batch.size and max.poll.records 10000, a 2 MiB prefetch per task) except "
-      "tasks.max={}, JsonConverter, insert.mode/pk.mode{}; offset.flush.interval.ms {}\n",
+      "tasks.max={}, the converter (JsonConverter; AvroConverter for the -avro cases), "
+      "insert.mode/pk.mode{}; offset.flush.interval.ms {}\n",
       opt.tasks, opt.ksink_set.empty() ? "" : fmt::format(", {}", fmt::join(opt.ksink_set, ", ")),
       opt.commit_intervals_ms.empty()
           ? std::string("default (60000)")
@@ -283,8 +297,9 @@ int main(int argc, char** argv) {
   app.add_flag("--latency,!--no-latency", opt.latency, "run the latency case (default on)");
   app.add_option("--rate", opt.load.rate, "latency: records per second");
   app.add_option("--latency-seconds", opt.load.seconds, "latency: how long to produce");
-  app.add_option("--ksink-set", opt.ksink_set,
-                 "key=value for every ksink worker (e.g. consumer.queued.max.messages.kbytes=4096)");
+  app.add_option(
+      "--ksink-set", opt.ksink_set,
+      "key=value for every ksink worker (e.g. consumer.queued.max.messages.kbytes=4096)");
   app.add_flag("--keep", opt.keep, "keep the work directory (configs, logs)");
   CLI11_PARSE(app, argc, argv);
   std::setvbuf(stdout, nullptr, _IOLBF, 0);  // each table line as it is measured
@@ -294,10 +309,12 @@ int main(int argc, char** argv) {
   const fs::path dir = ksink::it::freshDir("ksink-bench-pipeline");
 
   auto& kafka = ksink::it::RealKafka::shared();
-  Data data{orderRows(opt.records), {}, {}};
+  Data data{orderRows(opt.records), {}, {}, {}};
   data.envelope = produceTopic(kafka, "bench-envelope", data.rows, opt.partitions, envelopeJson);
   data.schemaless =
       produceTopic(kafka, "bench-schemaless", data.rows, opt.partitions, schemalessJson);
+  data.avro = produceTopic(kafka, "bench-avro", data.rows, opt.partitions,
+                           avroEncoder(ksink::it::TestSchemaRegistry::url()));
   printSettings(opt, data);
 
   std::vector<Round> rounds;

@@ -23,9 +23,13 @@ void writeProperties(const std::filesystem::path& file,
   for (const auto& [k, v] : props) out << k << '=' << v << '\n';
 }
 
-std::vector<std::pair<std::string, std::string>> converterProps(bool envelope) {
+std::vector<std::pair<std::string, std::string>> converterProps(Encoding encoding,
+                                                                const SinkSettings& settings) {
+  if (encoding == Encoding::kAvro)
+    return {{"value.converter", "io.confluent.connect.avro.AvroConverter"},
+            {"value.converter.schema.registry.url", settings.registry_url}};
   return {{"value.converter", kJsonConverter},
-          {"value.converter.schemas.enable", envelope ? "true" : "false"}};
+          {"value.converter.schemas.enable", encoding == Encoding::kEnvelope ? "true" : "false"}};
 }
 
 // postgresql://user@host:port/db (what integration/postgres/start.sh prints) as JDBC sees it.
@@ -103,7 +107,7 @@ RunningSink launchKsink(const SinkCase& sink, const SinkSettings& settings,
       {"insert.mode", sink.upsert ? "upsert" : "insert"}};
   if (sink.upsert)
     connector.insert(connector.end(), {{"pk.mode", "record_value"}, {"pk.fields", "id"}});
-  for (auto& p : converterProps(sink.envelope)) connector.push_back(std::move(p));
+  for (auto& p : converterProps(sink.encoding, settings)) connector.push_back(std::move(p));
   writeProperties(settings.dir / (name + "-worker.properties"), worker);
   writeProperties(settings.dir / (name + ".properties"), connector);
   RunningSink running;
@@ -146,8 +150,10 @@ RunningSink launchPeer(const SinkCase& sink, const SinkSettings& settings, const
                        std::to_string(settings.peer_max_poll_records));
   // The worker's converter is already JsonConverter with schemas; a connector-level one would be
   // loaded through the JDBC plugin's class loader, whose Jackson clashes with the worker's.
-  if (!sink.envelope)
-    for (auto& p : converterProps(sink.envelope)) props.push_back(std::move(p));
+  if (sink.encoding == Encoding::kAvro)
+    throw std::invalid_argument("the peer has no Avro converter on its plugin path");
+  if (sink.encoding == Encoding::kSchemaless)
+    for (auto& p : converterProps(sink.encoding, settings)) props.push_back(std::move(p));
   writeProperties(settings.dir / (name + ".properties"), props);
   argv.push_back((settings.dir / (name + ".properties")).string());
   RunningSink running;

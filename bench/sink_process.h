@@ -20,12 +20,14 @@
 namespace ksink::bench {
 
 enum class SinkKind { kPostgres, kSqlite, kPeer };
+// The topic a case reads: Connect's JSON envelope, schemaless JSON, or Avro (Confluent's format).
+enum class Encoding { kEnvelope, kSchemaless, kAvro };
 
 struct SinkCase {
   std::string name;
   SinkKind kind;
   bool upsert;
-  bool envelope;  // JSON with schemas; else schemaless
+  Encoding encoding;
 };
 
 struct SinkSettings {
@@ -37,6 +39,7 @@ struct SinkSettings {
   int peer_batch_size = 3000;
   int peer_max_poll_records = 0;  // consumer.override.max.poll.records; 0: Connect's 500
   std::vector<std::pair<std::string, std::string>> ksink_worker;  // extra ksink worker settings
+  std::string registry_url;  // the Avro cases' schema registry (Confluent's API)
 };
 
 // Where a case's rows land: a table in `schema` (ksink's PostgreSQL sink), in public (the peer:
