@@ -1,7 +1,9 @@
 // ksink's sources writing Avro (value.converter=AvroConverter) through a real schema registry and a
 // real broker, in `ksink` processes: the lines of a file reach the topic as Avro strings in
 // Confluent's wire format, registered under <topic>-value; a registry that hangs holds the records
-// back — none produced, skipped or reordered — until it answers, then every line arrives once.
+// back — none produced, skipped or reordered — until it answers, then every line arrives once;
+// and Kafka Connect's own FileStreamSink, reading through Apicurio Registry's AvroConverter,
+// writes back exactly the lines ksink's source wrote as Avro.
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <signal.h>
@@ -10,6 +12,7 @@
 #include <thread>
 
 #include "child_process.h"
+#include "connect_standalone.h"
 #include "ksink/config.h"
 #include "ksink/converter.h"
 #include "polling.h"
@@ -120,6 +123,47 @@ TEST_F(AvroSourceTest, ARestartResumesAfterTheLastLineWrittenAsAvro) {
   ksink->signal(SIGTERM);
   EXPECT_EQ(ksink->wait(20s), 0) << ksink->log();
   EXPECT_EQ(lines(registry), expectedLines(150));
+}
+
+TEST_F(AvroSourceTest, ConnectsFileStreamSinkReadsWhatKsinkWroteAsAvro) {
+  const auto& registry = TestSchemaRegistry::url();
+  writeLines(0, 60);
+  {
+    auto ksink = startKsink(registry);
+    ASSERT_TRUE(waitUntil([&] { return produced() == 60; }, 30s)) << ksink->log();
+    ASSERT_TRUE(waitUntil([&] { return ksink->log().find("started") != std::string::npos; }, 30s));
+    ksink->signal(SIGTERM);
+    ASSERT_EQ(ksink->wait(20s), 0) << ksink->log();
+  }
+  // Connect 4.1.1's FileStreamSink with Apicurio's AvroConverter in Confluent's format (ids are
+  // Confluent API ids, which are Apicurio's content ids).
+  auto native = registry;
+  native.replace(native.find("/apis/ccompat/v7"), std::string::npos, "/apis/registry/v2");
+  const auto out = dir_ / "connect-out.txt";
+  const auto connect = dir_ / "connect";
+  connectScript(
+      "start.sh", connect,
+      {RealKafka::shared().bootstrap(), "name=" + uniqueName("connect-sink"),
+       "connector.class=FileStreamSink", "tasks.max=1", "file=" + out.string(), "topics=" + topic_,
+       "value.converter=io.apicurio.registry.utils.converter.AvroConverter",
+       "value.converter.apicurio.registry.url=" + native,
+       "value.converter.apicurio.registry.as-confluent=true",
+       "value.converter.apicurio.registry.use-id=contentId",
+       "value.converter.apicurio.registry.headers.enabled=false",
+       "value.converter.apicurio.registry.id-handler=io.apicurio.registry.serde."
+       "Legacy4ByteIdHandler"});
+  std::vector<std::string> got;
+  const bool all = waitUntil(
+      [&] {
+        got.clear();
+        std::ifstream in(out);
+        for (std::string line; std::getline(in, line);) got.push_back(line);
+        return got.size() >= 60;
+      },
+      60s);
+  connectScript("stop.sh", connect, {});
+  EXPECT_TRUE(all) << got.size() << " lines";
+  EXPECT_EQ(got, expectedLines(60));
 }
 
 }  // namespace

@@ -13,6 +13,7 @@
 #include <set>
 
 #include "child_process.h"
+#include "connect_standalone.h"
 #include "polling.h"
 #include "test_kafka.h"
 #include "topic_reader.h"
@@ -103,28 +104,8 @@ class FileSourceInteropTest : public ::testing::TestWithParam<Store> {
   fs::path connectDir() const { return dir_ / "connect"; }
 
   void script(const std::string& name, const std::vector<std::string>& args) {
-    static const std::string plugins = [] {
-      ChildProcess fetch(
-          {fmt::format("{}/integration/debezium/fetch_connect_file.sh", KSINK_SOURCE_DIR)},
-          freshDir("fetch-connect-file") / "fetch.log");
-      if (fetch.wait(5min) != 0) throw std::runtime_error("fetch_connect_file.sh: " + fetch.log());
-      auto log = fetch.log();
-      while (!log.empty() && (log.back() == '\n')) log.pop_back();
-      // The last line is the directory (mvn may leave colour codes in front of it on stderr).
-      const auto last = log.substr(log.rfind('\n') + 1);
-      return last.substr(last.find('/'));
-    }();
-    std::vector<std::string> argv{
-        "/usr/bin/env", "KSINK_CONNECT_PLUGIN_PATH=" + plugins,
-        "KSINK_CONNECT_OFFSETS_TOPIC=" + (distributed() ? offsets_topic_ : ""),
-        fmt::format("{}/integration/debezium/{}", KSINK_SOURCE_DIR, name), connectDir().string()};
-    argv.insert(argv.end(), args.begin(), args.end());
-    fs::create_directories(connectDir());
-    const auto log = connectDir() / (name + ".log");
-    fs::remove(log);
-    ChildProcess p(argv, log);
-    const auto status = p.wait(name == "start.sh" ? 6min : 1min);
-    ASSERT_EQ(status, 0) << name << ": " << p.log();
+    connectScript(name, connectDir(), args,
+                  {"KSINK_CONNECT_OFFSETS_TOPIC=" + (distributed() ? offsets_topic_ : "")});
   }
 
   // The partitions of the offsets topic holding an entry of this connector's file.
