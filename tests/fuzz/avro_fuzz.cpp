@@ -2,6 +2,9 @@
 // The only acceptable failures are std::invalid_argument (a schema that is not Avro) and
 // ConversionError (a schema Connect cannot hold, bytes that are not a datum of the schema); any
 // other exception, crash, hang, read past the input or outsized allocation is a bug.
+// Every datum that reads is also written back (avro_writer.h) — against its own schema and against
+// the Avro schema its Connect schema is written as — and read again: the writer must take it, and
+// writing what was read back must give the same bytes again (abort otherwise).
 // The first input byte picks the mode: even — one of the fixed schemas below (by the byte's
 // value) and the rest is a datum of it; odd — the rest is "<schema JSON>\n<datum>".
 #include <cstddef>
@@ -13,6 +16,7 @@
 
 #include "avro/avro_data.h"
 #include "avro/avro_schema.h"
+#include "avro/avro_writer.h"
 #include "ksink/conversion_error.h"
 
 namespace {
@@ -50,6 +54,26 @@ const std::vector<Fixed>& fixed() {
   return all;
 }
 
+// Writes `value` as `node`, reads it back and writes that again: both writes must be equal.
+void roundTrip(const avro::AvroNode& node, const Schema& schema, const Value& value) {
+  std::string first, second;
+  avro::writeAvroBinary(node, schema, value, first);
+  const auto again = avro::readAvroBinary(node, schema, first);
+  avro::writeAvroBinary(node, schema, again, second);
+  if (first != second) __builtin_trap();
+}
+
+void check(const avro::AvroNode& node, const Schema& schema, std::string_view datum) {
+  const auto value = avro::readAvroBinary(node, schema, datum);
+  try {
+    roundTrip(node, schema, value);
+    const auto written = avro::AvroSchema::parse(avro::fromConnectSchema(schema));
+    roundTrip(written->root(), schema, value);
+  } catch (...) {
+    __builtin_trap();  // what was read must write back
+  }
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
@@ -58,13 +82,13 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   try {
     if (data[0] % 2 == 0) {
       const auto& f = fixed()[(data[0] / 2) % fixed().size()];
-      avro::readAvroBinary(f.avro->root(), *f.connect, rest);
+      check(f.avro->root(), *f.connect, rest);
     } else {
       const auto newline = rest.find('\n');
       const auto avro = avro::AvroSchema::parse(rest.substr(0, newline));
       const auto connect = avro::toConnectSchema(avro->root());
       if (newline != std::string_view::npos)
-        avro::readAvroBinary(avro->root(), *connect, rest.substr(newline + 1));
+        check(avro->root(), *connect, rest.substr(newline + 1));
     }
   } catch (const ConversionError&) {
   } catch (const std::invalid_argument&) {
