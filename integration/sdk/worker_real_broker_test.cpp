@@ -2,7 +2,9 @@
 // and what the dead-letter queue holds (scenarios 34-38 of the Connect sink acceptance scenarios,
 // whose embedded-broker versions are tests/sdk/worker_errors_dlq_test.cpp and
 // conversion_retry_test.cpp).
+#include <fmt/format.h>
 #include <gtest/gtest.h>
+#include <librdkafka/rdkafka.h>
 
 #include <atomic>
 #include <functional>
@@ -116,6 +118,62 @@ TEST(WorkerRealBroker, PeriodicCommitStoresLastDeliveredPlusOneWhileRunning) {
   worker.stop();
   EXPECT_EQ(worker.error(), "");
   EXPECT_EQ(seen->count(), 300u);
+}
+
+// Writes `aborted` records in a transaction that is aborted, then `committed` in one that commits.
+void produceTransactions(const std::string& topic, int aborted, int committed) {
+  char err[512];
+  rd_kafka_conf_t* conf = rd_kafka_conf_new();
+  for (const auto& [k, v] :
+       std::map<std::string, std::string>{{"bootstrap.servers", RealKafka::shared().bootstrap()},
+                                          {"transactional.id", uniqueName("tx")}})
+    ASSERT_EQ(rd_kafka_conf_set(conf, k.c_str(), v.c_str(), err, sizeof err), RD_KAFKA_CONF_OK);
+  std::unique_ptr<rd_kafka_t, decltype(&rd_kafka_destroy)> producer(
+      rd_kafka_new(RD_KAFKA_PRODUCER, conf, err, sizeof err), rd_kafka_destroy);
+  ASSERT_TRUE(producer) << err;
+  const auto ok = [](rd_kafka_error_t* e) {
+    const std::string what = e ? rd_kafka_error_string(e) : "";
+    if (e) rd_kafka_error_destroy(e);
+    return what;
+  };
+  ASSERT_EQ(ok(rd_kafka_init_transactions(producer.get(), 30000)), "");
+  for (const int n : {aborted, committed}) {
+    ASSERT_EQ(ok(rd_kafka_begin_transaction(producer.get())), "");
+    for (int i = 0; i < n; ++i) {
+      const auto value = fmt::format("{}-{}", n == aborted ? "aborted" : "committed", i);
+      ASSERT_EQ(rd_kafka_producev(producer.get(), RD_KAFKA_V_TOPIC(topic.c_str()),
+                                  RD_KAFKA_V_PARTITION(0),
+                                  RD_KAFKA_V_VALUE(const_cast<char*>(value.data()), value.size()),
+                                  RD_KAFKA_V_MSGFLAGS(RD_KAFKA_MSG_F_COPY), RD_KAFKA_V_END),
+                RD_KAFKA_RESP_ERR_NO_ERROR);
+    }
+    // In the log before the abort (an abort purges what was not sent yet).
+    ASSERT_EQ(rd_kafka_flush(producer.get(), 30000), RD_KAFKA_RESP_ERR_NO_ERROR);
+    ASSERT_EQ(ok(n == aborted ? rd_kafka_abort_transaction(producer.get(), 30000)
+                              : rd_kafka_commit_transaction(producer.get(), 30000)),
+              "");
+  }
+}
+
+TEST(WorkerRealBroker, RecordsOfAnAbortedTransactionNeverReachTheSink) {
+  // Sinks read committed data only (isolation.level=read_committed, stated by ksink): 10 records
+  // aborted (offsets 0-9, its marker 10), then 5 committed (11-15, marker 16).
+  const auto topic = uniqueName("tx");
+  RealKafka::shared().createTopic(topic, 1);
+  ASSERT_NO_FATAL_FAILURE(produceTransactions(topic, 10, 5));
+  auto seen = std::make_shared<Seen>();
+  {
+    RunningWorker worker(connectorConfig(uniqueName("conn"), topic), seen);
+    ASSERT_TRUE(waitUntil([&] { return seen->count() >= 5; }, 60s));
+    std::this_thread::sleep_for(1s);  // anything more would arrive meanwhile
+  }
+  EXPECT_EQ(seen->offsetsOf({topic, 0}), (std::vector<int64_t>{11, 12, 13, 14, 15}));
+  // The setting is what decides: read_uncommitted (Connect's consumer default) delivers all 15.
+  auto uncommitted = std::make_shared<Seen>();
+  auto config = connectorConfig(uniqueName("conn"), topic);
+  config["consumer.isolation.level"] = "read_uncommitted";
+  RunningWorker worker(config, uncommitted);
+  EXPECT_TRUE(waitUntil([&] { return uncommitted->count() >= 15; }, 60s)) << uncommitted->count();
 }
 
 TEST(WorkerRealBroker, PreCommitReturningLessCommitsOnlyThatAndRestartRedeliversFromIt) {

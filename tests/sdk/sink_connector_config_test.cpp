@@ -36,6 +36,7 @@ TEST(SinkConnectorConfig, DefaultsFollowKafkaConnect) {
   EXPECT_EQ(wc.consumer_properties.at("enable.auto.offset.store"), "false");
   EXPECT_EQ(wc.consumer_properties.at("auto.offset.reset"), "earliest");
   EXPECT_EQ(wc.consumer_properties.at("partition.assignment.strategy"), "range");
+  EXPECT_EQ(wc.consumer_properties.at("isolation.level"), "read_committed");
   EXPECT_EQ(wc.topics, (std::vector<std::string>{"a", "b"}));
 }
 
