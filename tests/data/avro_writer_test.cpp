@@ -150,7 +150,7 @@ TEST(AvroWriterTest, ANamedTypeMetTwiceIsReferredToByName) {
 
 TEST(AvroWriterTest, AvrosEnumsFixedAndUnionsSurviveAvroToConnectToAvro) {
   const auto avro = AvroSchema::parse(R"({"type":"record","name":"n.U","fields":[
-      {"name":"color","type":{"type":"enum","name":"n.Color","symbols":["GREEN","RED"]}},
+      {"name":"color","type":{"type":"enum","name":"n.Color","symbols":["RED","GREEN","BLUE"]}},
       {"name":"hash","type":{"type":"fixed","name":"n.Md5","size":4}},
       {"name":"either","type":["null","int","string",{"type":"record","name":"n.Inner","fields":[{"name":"x","type":"int"}]}]},
       {"name":"price","type":{"type":"fixed","name":"n.P","size":4,"logicalType":"decimal","precision":8,"scale":2}}]})");
@@ -163,7 +163,21 @@ TEST(AvroWriterTest, AvrosEnumsFixedAndUnionsSurviveAvroToConnectToAvro) {
        {"price", Value::bytes("\xfb\x32")}});  // two unscaled bytes, sign-extended to four
   const auto r = roundTrip({schema, value});
   expectSameSchema(*schema, *r.schema);
-  // A decimal in a fixed reads as Connect's Decimal and is written back as bytes, as Confluent's.
+  // The enum is written back as Confluent's converter writes it: a string carrying its symbols,
+  // in their order; an optional general union defaults to null.
+  EXPECT_NE(r.avro_json.find(
+                R"({"name":"color","type":{"type":"string","connect.parameters":{)"
+                R"("io.confluent.connect.avro.Enum":"n.Color",)"
+                R"("io.confluent.connect.avro.Enum.RED":"RED",)"
+                R"("io.confluent.connect.avro.Enum.GREEN":"GREEN",)"
+                R"("io.confluent.connect.avro.Enum.BLUE":"BLUE"},"connect.name":"n.Color"}})"),
+            std::string::npos)
+      << r.avro_json;
+  EXPECT_NE(r.avro_json.find(R"({"name":"either","type":["null","int","string",)"),
+            std::string::npos);
+  EXPECT_NE(r.avro_json.find(R"("connect.name":"n.Inner"}],"default":null})"), std::string::npos)
+      << r.avro_json;
+  // A decimal in a fixed reads as Connect's Decimal and is written back as bytes.
   EXPECT_EQ(r.value, value) << r.value.toJson();
   // Written into the fixed itself, its unscaled bytes are sign-extended to the fixed's size.
   std::string bytes;
@@ -180,6 +194,21 @@ TEST(AvroWriterTest, AvrosEnumsFixedAndUnionsSurviveAvroToConnectToAvro) {
             with_record[2].second);
   with_record[2].second = Value();
   EXPECT_TRUE(roundTrip({schema, Value::object(with_record)}).value.asObject()[2].second.isNull());
+}
+
+TEST(AvroWriterTest, TwoDifferentSchemasOfOneNameAreRefusedNotMerged) {
+  // Written as one, the second Address would lose its zip, in the schema and in every datum.
+  const auto data = connect(R"({"type":"struct","name":"shop.Order","fields":[
+      {"field":"billing","type":"struct","name":"shop.Address","fields":[{"field":"street","type":"string"}]},
+      {"field":"shipping","type":"struct","name":"shop.Address","fields":[{"field":"street","type":"string"},{"field":"zip","type":"string"}]}]})",
+                            R"({"billing":{"street":"a"},"shipping":{"street":"b","zip":"1"}})");
+  EXPECT_THROW(fromConnectSchema(*data.schema), ConversionError);
+  // The same struct twice, once optional, is one type.
+  const auto same = connect(R"({"type":"struct","name":"shop.Order","fields":[
+      {"field":"billing","type":"struct","name":"shop.Address","fields":[{"field":"street","type":"string"}]},
+      {"field":"shipping","type":"struct","name":"shop.Address","optional":true,"fields":[{"field":"street","type":"string"}]}]})",
+                            R"({"billing":{"street":"a"},"shipping":null})");
+  EXPECT_EQ(roundTrip(same).value, same.value);
 }
 
 TEST(AvroWriterTest, ValuesThatDoNotFitTheirSchemaAreRefused) {
@@ -225,6 +254,18 @@ TEST(AvroWriterTest, ALaterSchemaOfTheSubjectIsWrittenByFieldName) {
   const auto strict =
       AvroSchema::parse(R"({"type":"record","name":"R","fields":[{"name":"c","type":"long"}]})");
   EXPECT_THROW(writeAvroBinary(strict->root(), *data.schema, data.value, out), ConversionError);
+  // A later schema whose field is a map or an array where the value has a struct: refused, not
+  // followed into a schema the value does not have.
+  const auto structured = connect(R"({"type":"struct","name":"R","fields":[
+      {"field":"b","type":"struct","fields":[{"field":"x","type":"int32"}]}]})",
+                                  R"({"b":{"x":1}})");
+  for (const std::string type :
+       {R"({"type":"map","values":"string"})", R"({"type":"array","items":"string"})"}) {
+    const auto other = AvroSchema::parse(
+        R"({"type":"record","name":"R","fields":[{"name":"b","type":)" + type + "}]}");
+    EXPECT_THROW(writeAvroBinary(other->root(), *structured.schema, structured.value, out),
+                 ConversionError);
+  }
 }
 
 // --- the converter's keys ---------------------------------------------------------------------
@@ -290,6 +331,7 @@ TEST(AvroConverterConfigTest, CredentialsAndURLsAreCheckedAtStart) {
       "value.converter.");
   EXPECT_EQ(c.registry.urls.at(0), "https://registry:8081/x");
   EXPECT_EQ(c.registry.basic_auth->first, "u");
+  EXPECT_EQ(c.registry.basic_auth->second, "p@ss");  // percent-decoded, as Confluent's
   EXPECT_EQ(problemKeys({{"value.converter.schema.registry.url", "ftp://r"}}).size(), 1u);
   EXPECT_EQ(problemKeys({{"value.converter.schema.registry.url", "http://r:1"},
                          {"value.converter.basic.auth.credentials.source", "USER_INFO"}})

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <cctype>
 #include <charconv>
 
 #include "avro/avro_data.h"
@@ -87,6 +89,23 @@ std::vector<std::string> splitList(std::string_view text) {
   return out;
 }
 
+// URL user info as it means: %XX decoded (a password with '@' or ':' is written %40, %3A).
+std::string percentDecoded(std::string_view text) {
+  std::string out;
+  for (size_t i = 0; i < text.size(); ++i) {
+    int value = 0;
+    if (text[i] == '%' && i + 2 < text.size() &&
+        std::from_chars(text.data() + i + 1, text.data() + i + 3, value, 16).ptr ==
+            text.data() + i + 3) {
+      out += static_cast<char>(value);
+      i += 2;
+    } else {
+      out += text[i];
+    }
+  }
+  return out;
+}
+
 // "user:password" → the pair; nullopt without a colon.
 std::optional<std::pair<std::string, std::string>> userInfo(std::string_view text) {
   const auto colon = text.find(':');
@@ -135,9 +154,11 @@ AvroConverterConfig AvroConverterConfig::parse(const std::map<std::string, std::
   const auto problem = [&](std::string_view key, std::string reason) {
     problems.push_back({prefix + std::string(key), std::move(reason)});
   };
-  const auto boolean = [&](std::string_view key) {
-    const auto v = get(key);
-    if (v != "true" && v != "false") problem(key, fmt::format("'{}' is not true or false", v));
+  const auto boolean = [&](std::string_view key) {  // any case, as Kafka's ConfigDef reads them
+    auto v = get(key);
+    std::transform(v.begin(), v.end(), v.begin(), [](unsigned char c) { return std::tolower(c); });
+    if (v != "true" && v != "false")
+      problem(key, fmt::format("'{}' is not true or false", get(key)));
     return v == "true";
   };
   const auto integer = [&](std::string_view key, int64_t min) -> int64_t {
@@ -161,7 +182,8 @@ AvroConverterConfig AvroConverterConfig::parse(const std::map<std::string, std::
     const auto at = url.find('@');
     if (start == std::string::npos || at == std::string::npos || at > url.find('/', start + 3))
       continue;
-    const auto info = userInfo(url.substr(start + 3, at - start - 3));
+    auto info = userInfo(url.substr(start + 3, at - start - 3));
+    if (info) info = std::make_pair(percentDecoded(info->first), percentDecoded(info->second));
     if (!info) problem("schema.registry.url", "user info in a URL must be user:password");
     if (source != "URL")
       problem("schema.registry.url",
@@ -281,7 +303,10 @@ const AvroConverter::Written& AvroConverter::writeSchema(
   const auto subject_name = subject(topic, record_name);
   Written w{schema, own, 0};
   try {
-    if (config_.use_latest_version) {
+    // Confluent's order: registering comes first; use.latest.version counts only without it.
+    if (config_.auto_register) {
+      w.id = registry_.registerSchema(subject_name, text);
+    } else if (config_.use_latest_version) {
       auto [id, latest] = registry_.latest(subject_name);
       w.id = id;
       try {
@@ -290,8 +315,6 @@ const AvroConverter::Written& AvroConverter::writeSchema(
         throw ConversionError(fmt::format("Avro: the latest schema of subject '{}' is not Avro: {}",
                                           subject_name, e.what()));
       }
-    } else if (config_.auto_register) {
-      w.id = registry_.registerSchema(subject_name, text);
     } else {
       const auto found = registry_.lookup(subject_name, text);
       if (!found)

@@ -4,7 +4,7 @@
 
 #include <cmath>
 #include <cstring>
-#include <set>
+#include <map>
 
 #include "avro/confluent_names.h"
 #include "ksink/conversion_error.h"
@@ -120,8 +120,21 @@ class SchemaWriter {
   static std::string entryName(size_t i) {
     return i ? fmt::format("{}{}", kMapEntryName, i + 1) : std::string(kMapEntryName);
   }
-  static bool sameSchema(const Schema& a, const Schema& b) {
-    if (a.type != b.type || a.optional != b.optional || a.name != b.name ||
+  // Whether `full` is first met here (write the type) or was written before for the same schema
+  // (refer to it by name). Two different schemas of one name cannot both be written: Avro names
+  // one type once, and writing the second as the first would drop what differs.
+  bool define(const std::string& full, const Schema& s) {
+    const auto [it, first] = defined_.emplace(full, &s);
+    if (first) return true;
+    if (!sameSchema(*it->second, s, false))
+      fail(fmt::format("two different schemas are both named {}: Avro names a type once", full));
+    return false;
+  }
+
+  // `with_optional`: whether the two must agree on being optional too (a field's union is written
+  // around a named type, so a named type is the same whether optional or not).
+  static bool sameSchema(const Schema& a, const Schema& b, bool with_optional = true) {
+    if (a.type != b.type || (with_optional && a.optional != b.optional) || a.name != b.name ||
         a.version != b.version || a.parameters != b.parameters ||
         a.fields.size() != b.fields.size() || bool(a.key_schema) != bool(b.key_schema) ||
         bool(a.value_schema) != bool(b.value_schema))
@@ -140,27 +153,10 @@ class SchemaWriter {
 
   void primitive(std::string& out, const Schema& s) {
     const auto logical = s.connectLogical();
-    if (s.type == T::kString && s.parameters.contains(std::string(kEnumParameter))) {
-      const auto full = s.name.empty() ? s.parameters.at(std::string(kEnumParameter)) : s.name;
-      if (!defined_.insert(full).second) return appendString(out, full);
-      out += R"({"type":"enum",)";
-      name(out, full);
-      out += R"(,"symbols":[)";
-      bool first = true;
-      const std::string prefix = std::string(kEnumParameter) + ".";
-      for (const auto& [key, symbol] : s.parameters)
-        if (key.starts_with(prefix)) {
-          if (!first) out += ',';
-          first = false;
-          appendString(out, symbol);
-        }
-      out += ']';
-      return annotations(out, s, true);
-    }
     if (s.type == T::kBytes && logical != Schema::Logical::kDecimal &&
         s.parameters.contains(std::string(kFixedSizeParameter))) {
       const auto full = s.name.empty() ? std::string("fixed") : s.name;
-      if (!defined_.insert(full).second) return appendString(out, full);
+      if (!define(full, s)) return appendString(out, full);
       out += R"({"type":"fixed",)";
       name(out, full);
       out += R"(,"size":)";
@@ -230,7 +226,7 @@ class SchemaWriter {
     if (full.empty())
       full = default_count_++ ? fmt::format("{}{}", kDefaultName, default_count_)
                               : std::string(kDefaultName);
-    if (!defined_.insert(full).second) return appendString(out, full);
+    if (!define(full, s)) return appendString(out, full);
     out += R"({"type":"record",)";
     name(out, full);
     out += R"(,"fields":[)";
@@ -252,7 +248,9 @@ class SchemaWriter {
         out += default_json.value_or("null");
       } else {
         schema(out, f, false);
-        if (default_json && *default_json != "null") {
+        if (f.optional) {  // an optional Union: its null first, and null the default
+          out += R"(,"default":null)";
+        } else if (default_json && *default_json != "null") {
           out += R"(,"default":)";
           out += *default_json;
         }
@@ -313,7 +311,7 @@ class SchemaWriter {
     out += '}';
   }
 
-  std::set<std::string> defined_;
+  std::map<std::string, const Schema*> defined_;  // named types written, by full name
   std::vector<std::pair<std::shared_ptr<const Schema>, std::shared_ptr<const Schema>>> map_entries_;
   int default_count_ = 0;
 };
@@ -421,6 +419,7 @@ class BinaryWriter {
         return array(n, s, v);
       case A::kMap: {
         expect(n, v, Value::Kind::kObject);
+        if (s.type != T::kMap || !s.value_schema) mismatch(n, v);
         const auto& entries = v.asObject();
         if (!entries.empty()) {
           varlong(static_cast<int64_t>(entries.size()));
@@ -440,6 +439,7 @@ class BinaryWriter {
 
   void array(const AvroNode& n, const Schema& s, const Value& v) {
     if (s.type == T::kMap) {  // an array of MapEntry records
+      if (!s.key_schema || !s.value_schema) mismatch(n, v);
       const AvroNode& entry = *n.items;
       if (entry.type != A::kRecord || entry.fields.size() != 2) mismatch(n, v);
       const auto pair = [&](const Value& key, const Value& value) {
@@ -463,6 +463,7 @@ class BinaryWriter {
       return varlong(0);
     }
     expect(n, v, Value::Kind::kArray);
+    if (s.type != T::kArray || !s.value_schema) mismatch(n, v);
     const auto& items = v.asArray();
     if (!items.empty()) {
       varlong(static_cast<int64_t>(items.size()));

@@ -5,8 +5,9 @@
 //     int, long, float, double, boolean, string, bytes;
 //   Decimal → bytes, logicalType decimal (precision: connect.decimal.precision, else 64);
 //   Date, Time → int date / time-millis; Timestamp → long timestamp-millis;
-//   a string with io.confluent.connect.avro.Enum parameters → enum; bytes with connect.fixed.size
-//     → fixed;
+//   bytes with connect.fixed.size → fixed; a string with io.confluent.connect.avro.Enum
+//     parameters stays a string that carries them (Confluent writes an Avro enum only with
+//     enhanced.avro.schema.support, which ksink does not implement);
 //   array → array; map with string keys → map, other keys → an array of
 //     io.confluent.connect.avro.MapEntry records; struct → record named by the schema (unnamed:
 //     io.confluent.connect.avro.ConnectDefault, ConnectDefault2…); io.confluent.connect.avro.Union
@@ -14,7 +15,8 @@
 //   optional → a union with null first ([X, null] for a field whose default is not null), a
 //     field's primitive default → its Avro default;
 //   connect.name, connect.version, connect.doc and connect.parameters carry what Avro has no place
-//     for. A named type met again is referred to by its name, as Avro requires.
+//     for. A named type met again is referred to by its name, as Avro requires; a different
+//     schema under a name already written is refused.
 #pragma once
 
 #include <string>
@@ -25,8 +27,8 @@
 
 namespace ksink::avro {
 
-// The Avro schema (JSON text) for `schema`. Throws ConversionError for what Avro cannot carry (a
-// Union struct with two branches of one Avro type).
+// The Avro schema (JSON text) for `schema`. Throws ConversionError for what Avro cannot carry (two
+// different structs, or fixed, of one name).
 std::string fromConnectSchema(const Schema& schema);
 
 // Appends `value` in Avro's binary encoding of `node`. `schema` is the value's Connect schema;

@@ -161,8 +161,13 @@ SchemaRegistryClient::Response SchemaRegistryClient::checked(Response r, const s
   using Kind = RegistryError::Kind;
   const int code = static_cast<int>(intField(r.body, "error_code").value_or(0));
   const auto message = stringField(r.body, "message").value_or(r.body.substr(0, 500));
-  Kind kind = Kind::kInvalid;
-  if (r.status == 404)
+  // Only a schema the registry finds invalid (422 with 42201 invalid schema, 42202 invalid
+  // version) or incompatible (409) is about the record; any other refusal (a registry in
+  // read-only or import mode, a proxy's 400 or 413) is the set-up's.
+  Kind kind = Kind::kMisconfigured;
+  if (r.status == 422 && (code == 42201 || code == 42202))
+    kind = Kind::kInvalid;
+  else if (r.status == 404)
     // Only the registry's own "no such id / subject / version" is about the record; a 404 of
     // anything else is a URL that does not lead to a registry's API.
     kind = code > 40400 && code < 40500 ? Kind::kNotFound : Kind::kMisconfigured;

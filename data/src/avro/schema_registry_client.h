@@ -8,12 +8,13 @@
 // through an outage as long as their schemas were seen.
 //
 // Failures say what to do next: kNotFound (an id or subject the registry says it does not know —
-// error codes 404xx: the record is bad data), kInvalid / kIncompatible (a schema it refuses: the
-// message is the registry's), kUnavailable (cannot reach it, timed out, 408/429/5xx: retriable,
-// nothing is wrong with the record), kMisconfigured (401/403, a 404 that is not the registry's,
-// a redirect, TLS that does not verify: the settings are wrong; neither retried nor blamed on a
-// record). A connection that fails reading or writing is retried once on the same URL (a server
-// that closed an idle connection). Not thread-safe: one per converter.
+// error codes 404xx: the record is bad data), kInvalid / kIncompatible (a schema it refuses —
+// 422 with 42201/42202, 409 —: the message is the registry's), kUnavailable (cannot reach it,
+// timed out, 408/429/5xx: retriable, nothing is wrong with the record), kMisconfigured (401/403,
+// a 404 that is not the registry's, a redirect, TLS that does not verify, any other refusal such
+// as a read-only registry's: the settings are wrong, not the record; the client does not retry). A
+// connection that fails reading or writing is retried once on the same URL (a server that closed an
+// idle connection). Not thread-safe: one per converter.
 #pragma once
 
 #include <chrono>
