@@ -90,16 +90,8 @@ void appendSchemaBody(std::string& out, const Schema& schema) {
     appendString(out, schema.doc);
   }
   if (!schema.parameters.empty()) {
-    out += ",\"parameters\":{";
-    bool first = true;
-    for (const auto& [key, value] : schema.parameters) {
-      if (!first) out += ',';
-      first = false;
-      appendString(out, key);
-      out += ':';
-      appendString(out, value);
-    }
-    out += '}';
+    out += ",\"parameters\":";
+    appendParametersJson(out, schema.parameters);
   }
   if (schema.default_value) {
     out += ",\"default\":";
@@ -155,6 +147,19 @@ void appendSchemalessJson(std::string& out, const Value::Object& object, JsonSpe
     appendString(out, name, spelling);
     out += ':';
     appendSchemalessJson(out, item, spelling);
+  }
+  out += '}';
+}
+
+void appendParametersJson(std::string& out, const SchemaParameters& parameters) {
+  out += '{';
+  bool first = true;
+  for (const auto& [key, value] : parameters) {
+    if (!first) out += ',';
+    first = false;
+    appendString(out, key);
+    out += ':';
+    appendString(out, value);
   }
   out += '}';
 }

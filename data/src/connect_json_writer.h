@@ -30,6 +30,8 @@ enum class JsonSpelling { kConnect, kPlain };
 void appendSchemalessJson(std::string& out, const Value& value, JsonSpelling spelling);
 // The same for a map held without a Value around it.
 void appendSchemalessJson(std::string& out, const Value::Object& object, JsonSpelling spelling);
+// Appends a schema's parameters as a JSON object of strings, in their order ({"scale":"2"}).
+void appendParametersJson(std::string& out, const SchemaParameters& parameters);
 // Appends `schema`'s JSON form to `out`.
 void appendConnectSchemaJson(std::string& out, const Schema& schema);
 // Appends `value` written against `schema` (nullptr = schemaless) to `out`.

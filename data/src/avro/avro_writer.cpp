@@ -7,6 +7,7 @@
 #include <map>
 
 #include "avro/confluent_names.h"
+#include "connect_json_writer.h"
 #include "ksink/conversion_error.h"
 #include "ksink/detail/json_string.h"
 
@@ -293,16 +294,8 @@ class SchemaWriter {
     }
     if (s.version) out += fmt::format(R"(,"connect.version":{})", *s.version);
     if (!s.parameters.empty()) {
-      out += R"(,"connect.parameters":{)";
-      bool first = true;
-      for (const auto& [key, value] : s.parameters) {
-        if (!first) out += ',';
-        first = false;
-        appendString(out, key);
-        out += ':';
-        appendString(out, value);
-      }
-      out += '}';
+      out += R"(,"connect.parameters":)";
+      appendParametersJson(out, s.parameters);
     }
     if (!s.name.empty()) {
       out += R"(,"connect.name":)";
