@@ -205,9 +205,20 @@ int32_t SchemaRegistryClient::registerSchema(const std::string& subject,
   auto key = std::make_pair(subject, schema);
   if (auto it = registered_.find(key); it != registered_.end()) return it->second;
   const auto what = fmt::format("registering a schema under subject '{}'", subject);
-  const auto r = checked(
-      send("POST", fmt::format("/subjects/{}/versions", pathSegment(subject)), schemaBody(schema)),
-      what);
+  Response r;
+  try {
+    r = checked(send("POST", fmt::format("/subjects/{}/versions", pathSegment(subject)),
+                     schemaBody(schema)),
+                what);
+  } catch (const RegistryError& e) {
+    // A 409 may be a race, not an incompatible schema: Apicurio answers "already exists" when
+    // another registration of it (one of ours that timed out, say) created it meanwhile. If the
+    // subject now has this schema, that is the answer.
+    if (e.kind() != RegistryError::Kind::kIncompatible) throw;
+    const auto found = lookup(subject, schema);
+    if (!found) throw;
+    r.body = fmt::format(R"({{"id":{}}})", found->id);
+  }
   const auto id = intField(r.body, "id");
   if (!id)
     throw RegistryError(RegistryError::Kind::kUnavailable, r.status, 0,

@@ -70,7 +70,8 @@ class SchemaRegistryClient {
   // The schema text registered under `id`.
   std::shared_ptr<const std::string> schemaById(int32_t id);
   // Registers `schema` (Avro JSON) under `subject` and returns its id; the same text under the
-  // same subject is asked once. The registry answers with the existing id for a schema it has.
+  // same subject is asked once. The registry answers with the existing id for a schema it has; a
+  // 409 is looked up before it is taken for incompatibility (a registration that raced ours).
   int32_t registerSchema(const std::string& subject, const std::string& schema);
   // The id and version of `schema` under `subject` without registering it; nullopt if absent.
   struct Registered {

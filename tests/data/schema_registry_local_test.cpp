@@ -1,8 +1,10 @@
-// The registry client's security paths against a local HTTPS server that plays a registry (the
-// real one in the integration tests serves plain HTTP without credentials): the server's
-// certificate verified against the configured CA, a client certificate (mutual TLS), basic auth;
-// a certificate that does not verify and refused credentials are misconfigurations, not bad
-// records; and the same through the Avro converter's own keys.
+// The registry client against local servers that play a registry, for what the real one in the
+// integration tests does not do: over HTTPS (it serves plain HTTP without credentials), the
+// server's certificate verified against the configured CA, a client certificate (mutual TLS),
+// basic auth; a certificate that does not verify and refused credentials are misconfigurations,
+// not bad records; the same through the Avro converter's own keys. And a registration answered
+// 409 because another one created the schema meanwhile (Apicurio does that) is found, not taken
+// for an incompatible schema.
 #include <gtest/gtest.h>
 #include <httplib.h>
 
@@ -159,6 +161,42 @@ TEST(SchemaRegistryTlsTest, TheConvertersKeysConfigureTlsAndCredentials) {
   EXPECT_EQ(make("me:s3cret")->toConnectData("t", record).value.asString(), "hi");
   // Credentials the registry refuses hold the record back (retried), never make it a bad record.
   EXPECT_THROW(make("me:nope")->toConnectData("t", record), ConversionUnavailable);
+}
+
+TEST(SchemaRegistryLocalTest, A409FromARegistrationThatRacedIsLookedUpNotTakenForIncompatible) {
+  // Registrations answer 409; a lookup finds the "raced" schema, not the "incompatible" one.
+  httplib::Server server;
+  std::atomic<int> lookups{0};
+  server.Post(R"(/subjects/([^/]+)/versions)", [](const httplib::Request&, httplib::Response& res) {
+    res.status = 409;
+    res.set_content(R"({"error_code":409,"message":"An artifact with ID already exists."})",
+                    "application/json");
+  });
+  server.Post(R"(/subjects/([^/]+))", [&](const httplib::Request& req, httplib::Response& res) {
+    ++lookups;
+    if (req.body.find("raced") == std::string::npos) {
+      res.status = 404;
+      res.set_content(R"({"error_code":40403,"message":"Schema not found"})", "application/json");
+      return;
+    }
+    res.set_content(R"({"subject":"s","id":7,"version":1,"schema":"x"})", "application/json");
+  });
+  const int port = server.bind_to_any_port("127.0.0.1");
+  std::thread thread([&] { server.listen_after_bind(); });
+  while (!server.is_running()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  RegistrySettings settings;
+  settings.urls = {"http://127.0.0.1:" + std::to_string(port)};
+  SchemaRegistryClient client(settings);
+  EXPECT_EQ(client.registerSchema("s", R"({"type":"string","doc":"raced"})"), 7);
+  try {
+    client.registerSchema("s", R"({"type":"string","doc":"other"})");
+    ADD_FAILURE() << "registered";
+  } catch (const RegistryError& e) {
+    EXPECT_EQ(e.kind(), RegistryError::Kind::kIncompatible);
+  }
+  EXPECT_EQ(lookups, 2);
+  server.stop();
+  thread.join();
 }
 
 }  // namespace
