@@ -3,13 +3,13 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <cctype>
 #include <charconv>
 
 #include "avro/avro_data.h"
 #include "avro/avro_writer.h"
 #include "ksink/conversion_error.h"
 #include "ksink/conversion_unavailable.h"
+#include "ksink/detail/config_parse.h"
 
 namespace ksink::avro {
 namespace {
@@ -73,20 +73,6 @@ std::optional<AvroConverterConfig::SubjectStrategy> strategyOf(std::string_view 
   if (name == "RecordNameStrategy") return S::kRecordName;
   if (name == "TopicRecordNameStrategy") return S::kTopicRecordName;
   return std::nullopt;
-}
-
-std::vector<std::string> splitList(std::string_view text) {
-  std::vector<std::string> out;
-  while (!text.empty()) {
-    const auto comma = text.find(',');
-    auto item = text.substr(0, comma);
-    while (!item.empty() && item.front() == ' ') item.remove_prefix(1);
-    while (!item.empty() && item.back() == ' ') item.remove_suffix(1);
-    if (!item.empty()) out.emplace_back(item);
-    if (comma == std::string_view::npos) break;
-    text.remove_prefix(comma + 1);
-  }
-  return out;
 }
 
 // URL user info as it means: %XX decoded (a password with '@' or ':' is written %40, %3A).
@@ -155,25 +141,21 @@ AvroConverterConfig AvroConverterConfig::parse(const std::map<std::string, std::
     problems.push_back({prefix + std::string(key), std::move(reason)});
   };
   const auto boolean = [&](std::string_view key) {  // any case, as Kafka's ConfigDef reads them
-    auto v = get(key);
-    std::transform(v.begin(), v.end(), v.begin(), [](unsigned char c) { return std::tolower(c); });
-    if (v != "true" && v != "false")
-      problem(key, fmt::format("'{}' is not true or false", get(key)));
-    return v == "true";
+    const auto v = detail::parseBoolean(get(key));
+    if (!v) problem(key, fmt::format("'{}' is not true or false", get(key)));
+    return v.value_or(false);
   };
   const auto integer = [&](std::string_view key, int64_t min) -> int64_t {
-    const auto v = get(key);
-    int64_t n = 0;
-    const auto [end, ec] = std::from_chars(v.data(), v.data() + v.size(), n);
-    if (ec != std::errc() || end != v.data() + v.size() || n < min) {
-      problem(key, fmt::format("'{}' is not a whole number of at least {}", v, min));
+    const auto n = detail::parseLong(get(key));
+    if (!n || *n < min) {
+      problem(key, fmt::format("'{}' is not a whole number of at least {}", get(key), min));
       return min;
     }
-    return n;
+    return *n;
   };
 
   AvroConverterConfig c;
-  auto urls = splitList(get("schema.registry.url"));
+  auto urls = detail::parseList(get("schema.registry.url"));
   if (urls.empty()) problem("schema.registry.url", "the Avro converter needs a schema registry");
   const auto source = get("basic.auth.credentials.source");
   std::optional<std::pair<std::string, std::string>> url_user;
@@ -294,8 +276,16 @@ std::string AvroConverter::subject(std::string_view topic, std::string_view reco
 
 const AvroConverter::Written& AvroConverter::writeSchema(
     std::string_view topic, const std::shared_ptr<const Schema>& schema) {
+  // Most records of a task share their schema and topic: the last one answers without building
+  // the map's key (a string per record).
+  if (last_written_ && last_written_->connect == schema && last_topic_ == topic)
+    return *last_written_;
   auto key = std::make_pair(schema.get(), std::string(topic));
-  if (auto it = written_.find(key); it != written_.end()) return it->second;
+  if (auto it = written_.find(key); it != written_.end()) {
+    last_written_ = &it->second;
+    last_topic_ = topic;
+    return it->second;
+  }
   const auto text = fromConnectSchema(*schema);
   auto own = AvroSchema::parse(text);
   const auto& root = own->root();
@@ -328,7 +318,9 @@ const AvroConverter::Written& AvroConverter::writeSchema(
     rethrow(e);
   }
   if (written_.size() >= config_.registry.cache_capacity) written_.clear();
-  return written_.emplace(std::move(key), std::move(w)).first->second;
+  last_written_ = &written_.emplace(std::move(key), std::move(w)).first->second;
+  last_topic_ = topic;
+  return *last_written_;
 }
 
 std::optional<std::string> AvroConverter::fromConnectData(std::string_view topic,

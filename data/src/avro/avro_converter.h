@@ -81,6 +81,8 @@ class AvroConverter final : public Converter {
   SchemaRegistryClient registry_;
   std::map<int32_t, Read> read_;
   std::map<std::pair<const Schema*, std::string>, Written> written_;
+  const Written* last_written_ = nullptr;  // in written_ (map nodes stay put until cleared)
+  std::string last_topic_;
 };
 
 }  // namespace ksink::avro
