@@ -22,6 +22,7 @@
 #include "ksink/config_def.h"
 #include "ksink/connector_registry.h"
 #include "ksink/detail/source_task_driver.h"
+#include "ksink/exactly_once_support.h"
 #include "ksink/source_task.h"
 #include "ksink/worker.h"
 
@@ -34,6 +35,9 @@ struct SourceConnectorEntry {
   SourceTaskFactory factory;
   ConfigDef config_def;  // the source's own keys
   std::string description;
+  // Whether it delivers exactly once, and whether its tasks define transaction boundaries
+  // (Connect's SourceConnector.exactlyOnceSupport / canDefineTransactionBoundaries).
+  SourceCapabilities capabilities = {};
 };
 
 // The definitions every source connector has on top of the worker's: the converters and the
@@ -50,6 +54,7 @@ void addSourceConnector(ConnectorRegistry& registry, SourceConnectorEntry entry,
 
 // A Worker running `config`'s connector with tasks made by `factory`. Throws ConfigException
 // naming every bad key.
-std::unique_ptr<Worker> makeSourceWorker(const Config& config, SourceTaskFactory factory);
+std::unique_ptr<Worker> makeSourceWorker(const Config& config, SourceTaskFactory factory,
+                                         const SourceCapabilities& capabilities = {});
 
 }  // namespace ksink

@@ -29,17 +29,18 @@ void addSourceConnector(ConnectorRegistry& registry, SourceConnectorEntry entry,
                         const std::vector<std::string>& aliases) {
   ConfigDef def = sourceConnectorKeys();
   def.include(entry.config_def);
-  registry.addSource(
-      {std::move(entry.name), sourceDriverFactory(std::move(entry.factory)), std::move(def),
-       std::move(entry.description), parseSourceOffsets, sourcePartitionOf},
-      aliases);
+  registry.addSource({std::move(entry.name), sourceDriverFactory(std::move(entry.factory)),
+                      std::move(def), std::move(entry.description), parseSourceOffsets,
+                      sourcePartitionOf, std::move(entry.capabilities)},
+                     aliases);
 }
 
-std::unique_ptr<Worker> makeSourceWorker(const Config& config, SourceTaskFactory factory) {
+std::unique_ptr<Worker> makeSourceWorker(const Config& config, SourceTaskFactory factory,
+                                         const SourceCapabilities& capabilities) {
   ConfigDef def = sourceConnectorKeys();
   def.include(config.definitions());
   return std::make_unique<Worker>(Config(config.values(), std::move(def)),
-                                  sourceDriverFactory(std::move(factory)));
+                                  sourceDriverFactory(std::move(factory)), capabilities);
 }
 
 }  // namespace ksink

@@ -144,6 +144,9 @@ void SourceTaskAdapter::start(const Config& config, const detail::OffsetEntryRea
   tolerate_all_ = config.get("errors.tolerance").value_or("none") == "all";
   log_errors_ = config.get("errors.log.enable").value_or("false") == "true";
   log_include_messages_ = config.get("errors.log.include.messages").value_or("false") == "true";
+  if (config.get("exactly.once.source.support").value_or("disabled") == "enabled" &&
+      config.get("transaction.boundary").value_or("poll") == "connector")
+    transactions_ = std::make_unique<WorkerTransactionContext>();
   for (const auto& key : offsets.keys()) {
     try {
       const auto parsed = offset_converter_->toConnectData("", key).value;
@@ -194,6 +197,7 @@ std::vector<detail::PolledRecord> SourceTaskAdapter::poll() {
     requirePrimitives(record.sourceOffset(), "offset");
     polled.offset_value = offsetValue(record.sourceOffset());
     polled.id = next_id_++;
+    if (transactions_) polled.transaction = transactions_->takeFor(record);
     // A task that keeps SourceTask's commitRecord() needs no record back: its data is moved into
     // the conversion instead of kept (known after the first call; until then records are kept).
     const bool keep = task_->commit_record_overridden_.load(std::memory_order_relaxed);
@@ -202,6 +206,7 @@ std::vector<detail::PolledRecord> SourceTaskAdapter::poll() {
     } catch (const ConversionUnavailable& e) {
       // This record and the rest wait for the service; the ones before it go on.
       --next_id_;
+      if (transactions_) transactions_->restore(record, polled.transaction);
       unconverted_.assign(std::make_move_iterator(records.begin() + static_cast<ptrdiff_t>(at)),
                           std::make_move_iterator(records.end()));
       if (out.empty()) throw;
@@ -231,6 +236,10 @@ std::vector<detail::PolledRecord> SourceTaskAdapter::poll() {
     out.push_back(std::move(polled));
   }
   return out;
+}
+
+detail::TransactionRequest SourceTaskAdapter::takeTransactionRequest() {
+  return transactions_ ? transactions_->takeBatch() : detail::TransactionRequest::kNone;
 }
 
 std::optional<detail::ProducerRecordBytes> SourceTaskAdapter::convert(SourceRecord& record,

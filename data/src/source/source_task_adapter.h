@@ -22,6 +22,10 @@
 // partition or offset that is not a map of primitives fails the task (a bug in the connector, as in
 // Connect).
 //
+// Under exactly-once with transaction.boundary=connector the task's context has a
+// TransactionContext: a request for a record travels with it (PolledRecord::transaction), one for
+// the batch is taken after poll() (takeTransactionRequest()).
+//
 // start(), poll() and stop() on the task's thread; commit() and commitRecord() on the runtime's
 // service thread; wake() on any.
 #pragma once
@@ -40,6 +44,7 @@
 #include "ksink/detail/source_task_driver.h"
 #include "ksink/source_task.h"
 #include "ksink/transformation_chain.h"
+#include "worker_transaction_context.h"
 
 namespace ksink {
 
@@ -57,6 +62,7 @@ class SourceTaskAdapter final : public detail::SourceTaskDriver,
   void commitRecord(uint64_t id, const std::optional<RecordMetadata>& metadata) override;
   void stop() override { task_->stop(); }
   std::string version() const override { return task_->version(); }
+  detail::TransactionRequest takeTransactionRequest() override;
 
   // The offset entry's key and value bytes, as Connect's internal converter (JSON, schemas off)
   // writes them (exposed for the tests of Connect's format).
@@ -70,7 +76,7 @@ class SourceTaskAdapter final : public detail::SourceTaskDriver,
   // SourceTaskContext
   const Config& config() const override { return config_; }
   const OffsetStorageReader& offsetStorageReader() const override { return *this; }
-  TransactionContext* transactionContext() override { return nullptr; }
+  TransactionContext* transactionContext() override { return transactions_.get(); }
   // OffsetStorageReader
   std::optional<SourceMap> offset(const SourceMap& partition) const override;
   std::vector<std::pair<SourceMap, SourceMap>> offsets(
@@ -117,6 +123,8 @@ class SourceTaskAdapter final : public detail::SourceTaskDriver,
   // A converter may be unavailable: records are copied into the conversion, never moved, so one
   // that waits keeps its data.
   bool converters_may_wait_ = false;
+  // Exactly-once with transaction.boundary=connector only.
+  std::unique_ptr<WorkerTransactionContext> transactions_;
 };
 
 }  // namespace ksink

@@ -1,8 +1,9 @@
 // ksink's FileStreamSource in `ksink run` processes against the real broker: a file whose lines are
 // sequence numbers, appended at a steady rate while the process is killed (-9) and restarted —
 // in what reached Kafka no number is missing, and a kill replays less than an interval's worth;
-// graceful restarts replay nothing. And a source and a sink in one process: the file's lines
-// land as rows of a SQLite table.
+// graceful restarts replay nothing; exactly once (KIP-618), kills replay nothing either and a
+// paused process whose task was taken over is fenced. And a source and a sink in one process: the
+// file's lines land as rows of a SQLite table.
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <signal.h>
@@ -77,6 +78,14 @@ class FileSourceProcessTest : public ::testing::Test {
 
   int64_t produced() { return RealKafka::shared().endOffset({topic_, 0}); }
 
+  // How many times each number is in the topic's committed transactions (read_committed).
+  std::map<int, int> committedCounts() {
+    std::map<int, int> out;
+    for (const auto& r : test::readCommitted(RealKafka::shared().bootstrap(), topic_, 0, 60s))
+      ++out[std::stoi(r.value.value_or("-1"))];
+    return out;
+  }
+
   // How many times each number reached the topic.
   std::map<int, int> counts() {
     std::map<int, int> out;
@@ -128,6 +137,87 @@ TEST_F(FileSourceProcessTest, KillNineReplaysLessThanAnIntervalAndLosesNothing) 
   const int bound = 3 * (kFlushIntervalMs + 500) * kRatePerSecond / 1000;
   EXPECT_LE(duplicates, bound) << "3 kills";
   RecordProperty("duplicates_after_3_kills", duplicates);
+}
+
+// Connect's system test test_exactly_once_source, re-done: four rounds of kill -9 (the last two
+// without waiting for progress), then every number exactly once to a read_committed reader.
+TEST_F(FileSourceProcessTest, ExactlyOnceThroughFourKillNinesNoGapNoDuplicate) {
+  constexpr int kTotal = 16000;
+  const std::string eos = "exactly.once.source.support=enabled\n";
+  startWriter(kTotal);
+  for (int round = 0; round < 4; ++round) {
+    auto ksink = startKsink(fmt::format("eos-kill-{}", round), eos);
+    if (round < 2) {
+      const auto before = produced();
+      ASSERT_TRUE(waitUntil([&] { return produced() > before + 1000; }, 30s)) << ksink->log();
+      std::this_thread::sleep_for(std::chrono::milliseconds(300 + 400 * round));
+    } else {
+      // No pause: killed as soon as its task produced anything.
+      const auto before = produced();
+      ASSERT_TRUE(waitUntil([&] { return produced() > before; }, 30s, 5ms)) << ksink->log();
+    }
+    ksink->signal(SIGKILL);
+    ksink->wait(10s);
+  }
+  auto last = startKsink("eos-last", eos);
+  ASSERT_TRUE(waitUntil([&] { return written_.load(); }, 60s));
+  ASSERT_TRUE(waitUntil([&] { return committedCounts().size() == static_cast<size_t>(kTotal); },
+                        60s, 500ms))
+      << "numbers committed: " << committedCounts().size() << "\n"
+      << last->log();
+  ASSERT_NO_FATAL_FAILURE(stopGracefully(*last));
+  const auto seen = committedCounts();
+  ASSERT_EQ(seen.size(), static_cast<size_t>(kTotal));
+  for (int i = 0; i < kTotal; ++i) {
+    ASSERT_TRUE(seen.contains(i)) << i << " is missing";
+    ASSERT_EQ(seen.at(i), 1) << i << " is there " << seen.at(i) << " times";
+  }
+  // The kills did leave records behind, in transactions that were aborted.
+  RecordProperty("records_and_markers_in_the_topic", std::to_string(produced()));
+  EXPECT_GT(produced(), kTotal);
+}
+
+// A process paused (SIGSTOP) with a transaction open, its task started elsewhere, then resumed: the
+// replacement fenced it, so it cannot commit, and it stops; nothing of it reaches the readers.
+TEST_F(FileSourceProcessTest, APausedProcessIsFencedByTheOneThatTookItsTask) {
+  constexpr int kTotal = 4000;
+  const std::string eos = "exactly.once.source.support=enabled\n";
+  auto zombie = startKsink("zombie", eos +
+                                         "transaction.boundary=interval\n"
+                                         "transaction.boundary.interval.ms=600000\n");
+  ASSERT_TRUE(waitUntil([&] { return zombie->log().find("started") != std::string::npos; }, 30s))
+      << zombie->log();
+  startWriter(kTotal);
+  // It sends every line in one transaction that stays open.
+  ASSERT_TRUE(waitUntil([&] { return written_.load(); }, 60s));
+  std::this_thread::sleep_for(1500ms);
+  zombie->signal(SIGSTOP);
+  EXPECT_TRUE(committedCounts().empty());
+  EXPECT_EQ(produced(), 0) << "a read_committed end offset stays before an open transaction";
+  auto replacement = startKsink("replacement", eos);
+  ASSERT_TRUE(waitUntil([&] { return written_.load(); }, 60s));
+  ASSERT_TRUE(waitUntil([&] { return committedCounts().size() == static_cast<size_t>(kTotal); },
+                        60s, 500ms))
+      << replacement->log();
+  // Awake, it reads the next lines and sends them in its transaction: refused.
+  zombie->signal(SIGCONT);
+  {
+    std::ofstream out(input_, std::ios::app);
+    for (int i = kTotal; i < kTotal + 100; ++i) out << i << "\n";
+  }
+  const auto exit_status = zombie->wait(30s);
+  ASSERT_TRUE(exit_status) << "still running after SIGCONT\n" << zombie->log();
+  EXPECT_NE(*exit_status, 0) << zombie->log();
+  EXPECT_NE(zombie->log().find("fenced"), std::string::npos) << zombie->log();
+  ASSERT_TRUE(waitUntil(
+      [&] { return committedCounts().size() == static_cast<size_t>(kTotal + 100); }, 60s, 500ms))
+      << replacement->log();
+  ASSERT_NO_FATAL_FAILURE(stopGracefully(*replacement));
+  const auto seen = committedCounts();
+  ASSERT_EQ(seen.size(), static_cast<size_t>(kTotal + 100));
+  for (const auto& [number, times] : seen) ASSERT_EQ(times, 1) << number << " twice";
+  // The zombie's lines are in the log, aborted: the replacement's, the zombie's and markers.
+  EXPECT_GT(produced(), 2 * kTotal);
 }
 
 TEST_F(FileSourceProcessTest, GracefulRestartsReplayNothing) {

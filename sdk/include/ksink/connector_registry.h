@@ -20,6 +20,7 @@
 #include "ksink/config.h"
 #include "ksink/config_def.h"
 #include "ksink/detail/source_task_driver.h"
+#include "ksink/exactly_once_support.h"
 #include "ksink/topic_partition.h"
 #include "ksink/worker.h"
 
@@ -70,6 +71,8 @@ class ConnectorRegistry {
         parse_offsets = nullptr;
     std::function<std::optional<std::string>(std::string_view connector, std::string_view key)>
         partition_of = nullptr;
+    // What it declares about exactly-once delivery.
+    SourceCapabilities capabilities;
   };
   using Entry = SinkEntry;  // the name before sources came
 

@@ -64,6 +64,9 @@ struct TaskCounters {
   // Partitions emitted without a stored offset while one equal up to key order or number types
   // has one (ksink's own: Connect does not see it).
   uint64_t source_partition_key_mismatches = 0;
+  // An exactly-once source task's transactions: committed, and aborted at the task's request.
+  uint64_t transaction_commit_total = 0;
+  uint64_t transaction_abort_total = 0;
 };
 
 struct TaskStatus {

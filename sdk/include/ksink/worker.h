@@ -18,6 +18,7 @@
 #include "ksink/config.h"
 #include "ksink/connector_status.h"
 #include "ksink/detail/source_task_driver.h"
+#include "ksink/exactly_once_support.h"
 #include "ksink/sink_task.h"
 
 namespace ksink {
@@ -30,8 +31,9 @@ class Worker {
   // was built with); throws ConfigException naming every bad key before anything connects.
   Worker(Config config, TaskFactory factory);
   // A source connector, its tasks as drivers (ksink::makeSourceWorker builds one from a
-  // SourceTask factory).
-  Worker(Config config, detail::SourceDriverFactory factory);
+  // SourceTask factory), with what it declares about exactly-once delivery.
+  Worker(Config config, detail::SourceDriverFactory factory,
+         const SourceCapabilities& capabilities = {});
   ~Worker();
   Worker(const Worker&) = delete;
   Worker& operator=(const Worker&) = delete;

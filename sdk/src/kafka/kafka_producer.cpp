@@ -112,4 +112,70 @@ void KafkaProducer::purge() {
   rd_kafka_poll(rk_.get(), 0);
 }
 
+namespace {
+
+// Calls `call` until it succeeds or `timeout` passed, retrying what librdkafka calls retriable (a
+// coordinator not yet known, a request that timed out). Throws TransactionFailure otherwise.
+template <typename Call>
+void retryTransactional(const char* what, std::chrono::milliseconds timeout, Call call) {
+  const auto until = std::chrono::steady_clock::now() + timeout;
+  while (true) {
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+        until - std::chrono::steady_clock::now());
+    ErrorHandle error(call(rdkafkaTimeoutMs(std::max(left, std::chrono::milliseconds(1)))));
+    if (!error) return;
+    if (rd_kafka_error_is_retriable(error.get()) && left.count() > 0) continue;
+    throw KafkaProducer::TransactionFailure(
+        fmt::format("{} failed: {}", what, rd_kafka_error_string(error.get())),
+        rd_kafka_error_is_fatal(error.get()) != 0);
+  }
+}
+
+}  // namespace
+
+void KafkaProducer::initTransactions(std::chrono::milliseconds timeout) {
+  retryTransactional("initializing transactions", timeout,
+                     [&](int ms) { return rd_kafka_init_transactions(rk_.get(), ms); });
+}
+
+void KafkaProducer::beginTransaction() {
+  ErrorHandle error(rd_kafka_begin_transaction(rk_.get()));
+  if (error)
+    throw TransactionFailure(
+        fmt::format("beginning a transaction failed: {}", rd_kafka_error_string(error.get())),
+        rd_kafka_error_is_fatal(error.get()) != 0);
+}
+
+void KafkaProducer::commitTransaction(std::chrono::milliseconds timeout) {
+  try {
+    retryTransactional("committing the transaction", timeout,
+                       [&](int ms) { return rd_kafka_commit_transaction(rk_.get(), ms); });
+  } catch (const TransactionFailure& e) {
+    if (!e.fatal) {
+      try {
+        abortTransaction(timeout);
+      } catch (const TransactionFailure& abort) {
+        spdlog::warn("after a failed commit: {}", abort.what());
+      }
+    }
+    throw;
+  }
+}
+
+std::optional<std::string> KafkaProducer::fatalError() const {
+  char reason[512];
+  if (rd_kafka_fatal_error(rk_.get(), reason, sizeof reason) == RD_KAFKA_RESP_ERR_NO_ERROR)
+    return std::nullopt;
+  return std::string(reason);
+}
+
+void KafkaProducer::abortTransaction(std::chrono::milliseconds timeout) {
+  // Records first delivered (into the transaction): librdkafka 2.0.2 may end a transaction whose
+  // partitions are still being added to it, which the broker refuses (INVALID_TXN_STATE) and
+  // which leaves the producer unusable.
+  rd_kafka_flush(rk_.get(), rdkafkaTimeoutMs(timeout));
+  retryTransactional("aborting the transaction", timeout,
+                     [&](int ms) { return rd_kafka_abort_transaction(rk_.get(), ms); });
+}
+
 }  // namespace ksink

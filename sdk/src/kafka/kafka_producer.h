@@ -14,6 +14,7 @@
 #include <memory>
 #include <optional>
 #include <set>
+#include <stdexcept>
 #include <string>
 
 #include "ksink/detail/source_task_driver.h"
@@ -47,6 +48,27 @@ class KafkaProducer {
   // by a stop that ran out of time.
   void purge();
   rd_kafka_s* handle() const { return rk_.get(); }
+
+  // Transactions, for a producer made with transactional.id (KIP-98). Each throws
+  // TransactionFailure once the call cannot succeed; a retriable error is retried until `timeout`.
+  struct TransactionFailure : std::runtime_error {
+    TransactionFailure(const std::string& what, bool fatal)
+        : std::runtime_error(what), fatal(fatal) {}
+    // The producer can make no more transactions: fenced by a newer producer with its id (a
+    // zombie), or another fatal error.
+    bool fatal;
+  };
+  // Fences every older producer with this transactional.id, aborting a transaction one left open.
+  void initTransactions(std::chrono::milliseconds timeout);
+  void beginTransaction();
+  // Sends what is queued, then commits. A transaction that cannot commit is aborted before this
+  // throws (unless the producer is fenced).
+  void commitTransaction(std::chrono::milliseconds timeout);
+  // Drops what is queued and aborts: read_committed consumers never see the records.
+  void abortTransaction(std::chrono::milliseconds timeout);
+  // librdkafka's fatal error, once it has one (a transactional producer fenced by a newer one):
+  // the producer can do nothing more.
+  std::optional<std::string> fatalError() const;
 
  private:
   struct Deleter {

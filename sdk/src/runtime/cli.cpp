@@ -52,7 +52,7 @@ struct Connector {
   const std::string& className() const { return sink ? sink->name : source->name; }
   std::unique_ptr<Worker> makeWorker() const {
     return sink ? std::make_unique<Worker>(config, sink->factory)
-                : std::make_unique<Worker>(config, source->factory);
+                : std::make_unique<Worker>(config, source->factory, source->capabilities);
   }
   std::chrono::milliseconds gracefulTimeout() const {
     return WorkerConfig::parse(config).shutdown_graceful_timeout;

@@ -115,6 +115,12 @@ std::string renderPrometheus(const std::vector<ConnectorStatus>& connectors) {
        "Partitions emitted without a stored offset while one equal up to key order or number "
        "types has one",
        [](const TaskStatus& t) { return double(t.counters.source_partition_key_mismatches); }},
+      {"source", "ksink", "source_transaction_commit_total", "counter",
+       "Transactions an exactly-once source task committed",
+       [](const TaskStatus& t) { return double(t.counters.transaction_commit_total); }},
+      {"source", "ksink", "source_transaction_abort_total", "counter",
+       "Transactions an exactly-once source task aborted at its own request",
+       [](const TaskStatus& t) { return double(t.counters.transaction_abort_total); }},
       {"source", "connector_task", "offset_commit_success_percentage", "gauge",
        "Share of offset commits that succeeded",
        [](const TaskStatus& t) {

@@ -10,6 +10,8 @@
 #include <vector>
 
 #include "clock.h"
+#include "exactly_once_source_task.h"
+#include "ksink/config_exception.h"
 #include "offset_stores.h"
 #include "sink_connector_config.h"
 #include "source_connector_config.h"
@@ -46,19 +48,52 @@ TaskKind sinkKind(const Config& config, TaskFactory factory) {
           }};
 }
 
-TaskKind sourceKind(const Config& config, detail::SourceDriverFactory factory) {
+// What exactly.once.support=required and transaction.boundary=connector ask of the connector
+// (Connect's preflight checks, DistributedHerder): refused at start, with the key and why.
+void checkCapabilities(const SourceConnectorConfig& settings, const Config& config,
+                       const SourceCapabilities& capabilities) {
+  std::vector<ConfigProblem> problems;
+  if (settings.exactly_once_required &&
+      (!capabilities.exactly_once ||
+       capabilities.exactly_once(config) != ExactlyOnceSupport::kSupported))
+    problems.push_back(
+        {"exactly.once.support",
+         capabilities.exactly_once
+             ? "required, but the connector does not support exactly-once delivery with this "
+               "configuration"
+             : "required, but the connector does not say whether it supports exactly-once "
+               "delivery"});
+  if (settings.exactly_once &&
+      settings.transaction_boundary == SourceConnectorConfig::TransactionBoundary::kConnector &&
+      (!capabilities.transaction_boundaries ||
+       capabilities.transaction_boundaries(config) != ConnectorTransactionBoundaries::kSupported))
+    problems.push_back({"transaction.boundary",
+                        "connector, but the connector's tasks do not define transaction "
+                        "boundaries: use poll or interval"});
+  if (!problems.empty()) throw ConfigException(std::move(problems));
+}
+
+TaskKind sourceKind(const Config& config, detail::SourceDriverFactory factory,
+                    const SourceCapabilities& capabilities) {
   auto settings = SourceConnectorConfig::parse(config);
+  checkCapabilities(settings, config, capabilities);
   return {"source", false,
-          [settings, config, factory = std::move(factory)](int id, const Clock& clock) {
+          [settings, config, factory = std::move(factory)](
+              int id, const Clock& clock) -> std::shared_ptr<WorkerTask> {
             auto task = factory();
             if (!task) throw std::runtime_error("the task factory returned no task");
             // Which of the connector's tasks this is, for a source that shares its work out
             // (Connect's connectors split it in taskConfigs(); ksink's tasks take their share).
             auto values = config.values();
             values[std::string(kSourceTaskIdKey)] = std::to_string(id);
-            return std::make_shared<WorkerSourceTask>(
-                id, settings, Config(std::move(values), config.definitions()), std::move(task),
-                openOffsetStore(settings), clock);
+            Config task_config(std::move(values), config.definitions());
+            if (settings.exactly_once)
+              return std::make_shared<ExactlyOnceSourceTask>(id, settings, std::move(task_config),
+                                                             std::move(task),
+                                                             openTopicOffsetStore(settings), clock);
+            return std::make_shared<WorkerSourceTask>(id, settings, std::move(task_config),
+                                                      std::move(task), openOffsetStore(settings),
+                                                      clock);
           }};
 }
 
@@ -216,8 +251,9 @@ ConnectorStatus Worker::Impl::status() {
 Worker::Worker(Config config, TaskFactory factory)
     : impl_(std::make_unique<Impl>(config, sinkKind(config, std::move(factory)))) {}
 
-Worker::Worker(Config config, detail::SourceDriverFactory factory)
-    : impl_(std::make_unique<Impl>(config, sourceKind(config, std::move(factory)))) {}
+Worker::Worker(Config config, detail::SourceDriverFactory factory,
+               const SourceCapabilities& capabilities)
+    : impl_(std::make_unique<Impl>(config, sourceKind(config, std::move(factory), capabilities))) {}
 
 Worker::~Worker() = default;
 

@@ -1,8 +1,6 @@
 // WorkerTask: what a Worker, /status and /metrics need of one task, whatever its kind — the task
-// thread's loop, a bounded stop, and a status snapshot. WorkerSinkTask is the only kind today; a
-// source task (Kafka Connect's WorkerSourceTask, with its own offset commit cycle and
-// OffsetStorageReader) would be a second, beside it, without the Worker or the status server
-// changing.
+// thread's loop, a bounded stop, and a status snapshot: WorkerSinkTask, WorkerSourceTask and
+// ExactlyOnceSourceTask, which the Worker and the status server treat alike.
 //
 // run() is called on the task's own thread and holds it until the task ends; stop(), cancel(),
 // id() and status() may be called from any thread.

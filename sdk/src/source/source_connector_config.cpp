@@ -21,10 +21,40 @@ std::vector<ConfigProblem> unsupportedKeys(const std::map<std::string, std::stri
       out.push_back({key,
                      "a source connector has no dead-letter queue (Kafka Connect's neither); "
                      "errors.tolerance=all with errors.log.enable=true logs what is skipped"});
-    else if (key == "exactly.once.support" || key == "transaction.boundary" ||
-             key == "exactly.once.source.support")
-      out.push_back({key, "exactly-once source delivery is not supported yet"});
   }
+  return out;
+}
+
+// Exactly-once keys that only mean something together: refused rather than ignored.
+std::vector<ConfigProblem> exactlyOnceRules(const std::map<std::string, std::string>& values) {
+  auto get = [&](const std::string& key, std::string_view fallback) {
+    auto it = values.find(key);
+    return it == values.end() ? std::string(fallback) : std::string(detail::trim(it->second));
+  };
+  std::vector<ConfigProblem> out;
+  const bool enabled = get("exactly.once.source.support", "disabled") == "enabled";
+  const std::string boundary = get("transaction.boundary", "poll");
+  if (!enabled && get("exactly.once.support", "requested") == "required")
+    out.push_back({"exactly.once.support",
+                   "required, but the worker's exactly.once.source.support is not enabled"});
+  if (!enabled && boundary != "poll" && (boundary == "interval" || boundary == "connector"))
+    out.push_back({"transaction.boundary",
+                   "transactions are only made with exactly.once.source.support=enabled; "
+                   "without it records are delivered at least once"});
+  if (values.contains("transaction.boundary.interval.ms") && boundary != "interval")
+    out.push_back({"transaction.boundary.interval.ms",
+                   "only applies with transaction.boundary=interval (it is " + boundary + ")"});
+  if (!enabled) return out;
+  if (!get("offset.storage.file.filename", "").empty())
+    out.push_back({"offset.storage.file.filename",
+                   "exactly-once tasks write their offsets to the offsets topic in the "
+                   "transaction of their records, never to a file: remove it (offsets kept there "
+                   "are not read)"});
+  for (const char* key : {"producer.transactional.id", "producer.override.transactional.id"})
+    if (values.contains(key))
+      out.push_back({key,
+                     "exactly-once tasks' transactional ids are <group.id>-<connector>-<task>, "
+                     "as Kafka Connect forms them; set group.id instead"});
   return out;
 }
 
@@ -56,10 +86,46 @@ ConfigDef makeDef() {
                 if (n && (*n == -1 || *n >= 1)) return std::nullopt;
                 return "must be -1 (the broker's default) or at least 1";
               })
+      .define("offsets.storage.topic", Type::kString, "", Importance::kLow,
+              "The connector's own offsets topic (KIP-618); empty: the worker's "
+              "offset.storage.topic.")
+      .define("exactly.once.source.support", Type::kString, "disabled", Importance::kHigh,
+              "enabled: every source task produces in transactions that carry its offsets "
+              "(KIP-618). Connect's `preparing` (a rolling upgrade step of a distributed cluster) "
+              "has no use here: each task fences its predecessors when it starts.",
+              [](std::string_view v) -> std::optional<std::string> {
+                if (v == "disabled" || v == "enabled") return std::nullopt;
+                if (v == "preparing")
+                  return "ksink has no preparing step: a task's producer fences the older ones "
+                         "with its id when it starts; use enabled";
+                return "must be one of: disabled, enabled";
+              })
+      .define("exactly.once.support", Type::kString, "requested", Importance::kMedium,
+              "required: refuse to start unless the worker has exactly-once enabled and the "
+              "connector declares it supports it.",
+              ConfigDef::oneOf({"requested", "required"}))
+      .define("transaction.boundary", Type::kString, "poll", Importance::kMedium,
+              "poll: a transaction per batch poll() returns; interval: per "
+              "transaction.boundary.interval.ms; connector: where the task asks "
+              "(TransactionContext).",
+              ConfigDef::oneOf({"poll", "interval", "connector"}))
+      .define("transaction.boundary.interval.ms", Type::kLong, "-1", Importance::kLow,
+              "With transaction.boundary=interval: how often a transaction is committed (at the "
+              "end of the first batch after it); -1: offset.flush.interval.ms.",
+              [](std::string_view v) -> std::optional<std::string> {
+                const auto n = detail::parseLong(v);
+                if (n && (*n == -1 || *n >= 0)) return std::nullopt;
+                return "must be -1 (offset.flush.interval.ms) or a number of milliseconds";
+              })
+      .define("group.id", Type::kString, "connect-cluster", Importance::kMedium,
+              "The worker group's name, Kafka Connect distributed's group.id: exactly-once "
+              "tasks' transactional ids are <group.id>-<connector>-<task>.",
+              ConfigDef::nonEmpty())
       .define("topic.creation.enable", Type::kBoolean, "true", Importance::kLow,
               "Whether source connectors may create topics (KIP-158).")
       .claimPrefix("topic.creation.");  // checked by TopicCreation::parse
   def.check(unsupportedKeys);
+  def.check(exactlyOnceRules);
   return def;
 }
 
@@ -97,6 +163,19 @@ SourceConnectorConfig SourceConnectorConfig::parse(const Config& raw,
       static_cast<int>(detail::parseLong(value("offset.storage.replication.factor")).value_or(3));
   out.offsets_file = std::string(detail::trim(value("offset.storage.file.filename")));
   out.offsets_topic = value("offset.storage.topic");
+  if (auto own = std::string(detail::trim(value("offsets.storage.topic"))); !own.empty())
+    out.offsets_topic = own;
+  out.exactly_once = value("exactly.once.source.support") == "enabled";
+  out.exactly_once_required = value("exactly.once.support") == "required";
+  const auto boundary = value("transaction.boundary");
+  using Boundary = TransactionBoundary;
+  out.transaction_boundary = boundary == "interval"    ? Boundary::kInterval
+                             : boundary == "connector" ? Boundary::kConnector
+                                                       : Boundary::kPoll;
+  const auto interval = detail::parseLong(value("transaction.boundary.interval.ms")).value_or(-1);
+  out.transaction_boundary_interval =
+      interval < 0 ? out.worker.offset_flush_interval : std::chrono::milliseconds(interval);
+  out.transactional_id_prefix = fmt::format("{}-{}-", value("group.id"), out.worker.name);
   out.topic_creation = TopicCreation::parse(config.values(), problems);
   out.client_properties["bootstrap.servers"] = out.worker.bootstrap_servers;
   for (const auto& [key, value] : config.values())
@@ -114,6 +193,22 @@ SourceConnectorConfig SourceConnectorConfig::parse(const Config& raw,
   producer.try_emplace("acks", "all");
   producer.try_emplace("enable.idempotence", "true");
   producer.try_emplace("partitioner", "murmur2_random");
+  if (out.exactly_once) {
+    // A transactional producer's records must be delivered within its transaction's timeout.
+    const auto& txn = producer.try_emplace("transaction.timeout.ms", "60000").first->second;
+    const auto txn_ms = detail::parseLong(txn);
+    producer.try_emplace("message.timeout.ms", txn);
+    const auto message_ms = detail::parseLong(producer.at("message.timeout.ms"));
+    if (!txn_ms || *txn_ms < 1000)
+      problems.push_back({"producer.transaction.timeout.ms", "must be at least 1000 ms"});
+    else if (!message_ms || *message_ms <= 0 || *message_ms > *txn_ms)
+      problems.push_back({"producer.message.timeout.ms",
+                          fmt::format("must be between 1 and transaction.timeout.ms ({} ms) "
+                                      "under exactly-once",
+                                      *txn_ms)});
+    else
+      out.transaction_timeout = std::chrono::milliseconds(*txn_ms);
+  }
   producer.try_emplace("message.timeout.ms", "0");  // Connect: delivery.timeout.ms=MAX
   producer.try_emplace("queue.buffering.max.kbytes", "4096");
   producer.try_emplace("client.id", "connector-producer-" + out.worker.name);

@@ -1,9 +1,11 @@
 // SourceConnectorConfig: a source connector's settings — the worker's keys (WorkerConfig) with the
 // source connector's own on top (Kafka Connect's names and defaults: errors.tolerance and its
 // logging, producer.override.*, where offsets are stored) — parsed and validated once, and the
-// librdkafka properties of the task's producer and of the offset store's clients.
+// librdkafka properties of the task's producer and of the offset store's clients; and whether the
+// tasks deliver exactly once.
 #pragma once
 
+#include <chrono>
 #include <map>
 #include <optional>
 #include <string>
@@ -35,6 +37,19 @@ struct SourceConnectorConfig {
   std::optional<TopicCreation> topic_creation;
   // bootstrap.servers and the security keys, for the offset store's own clients.
   std::map<std::string, std::string> client_properties;
+
+  // Exactly-once delivery (KIP-618): worker exactly.once.source.support=enabled. Each task's
+  // producer is transactional, id `<transactional_id_prefix><task>` (Connect's
+  // `<group.id>-<connector>-<task>`), and writes the task's offsets to offsets_topic in the
+  // transaction of its records (so never to the standalone file).
+  bool exactly_once = false;
+  bool exactly_once_required = false;  // exactly.once.support=required
+  enum class TransactionBoundary { kPoll, kInterval, kConnector };
+  TransactionBoundary transaction_boundary = TransactionBoundary::kPoll;
+  std::chrono::milliseconds transaction_boundary_interval{60000};
+  std::string transactional_id_prefix;
+  // How long a transaction's commit (or abort, or the producer's fencing at start) may take.
+  std::chrono::milliseconds transaction_timeout{60000};
 
   // Validates `config` against configDef() plus `source_keys` (the connector's own definitions,
   // its converters and transforms) and librdkafka's property checks; throws ConfigException

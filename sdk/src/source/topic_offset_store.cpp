@@ -73,7 +73,7 @@ void TopicOffsetStore::readToEnd() {
   auto properties = client_properties_;
   properties["group.id"] = "ksink-offsets-reader";  // never joins: partitions are assigned
   properties["enable.auto.commit"] = "false";
-  properties["enable.partition.eof"] = "false";
+  properties["enable.partition.eof"] = "true";
   properties["isolation.level"] = "read_committed";  // Connect's offsets consumers read so
   auto rk = makeClient(RD_KAFKA_CONSUMER, properties);
   const auto until = std::chrono::steady_clock::now() + read_timeout_;
@@ -122,8 +122,9 @@ void TopicOffsetStore::readToEnd() {
   if (auto err = rd_kafka_assign(rk.get(), assignment.get()))
     throw std::runtime_error(fmt::format("offsets topic {}: {}", topic_, rd_kafka_err2str(err)));
   size_t records = 0;
-  // Done when each partition's position reached its end: a transaction marker, an aborted or a
-  // compacted-away record may hold the last offsets, so no record need come at end − 1.
+  // Done when each partition's position reached its end, or the consumer said it is there: a
+  // transaction marker, an aborted or a compacted-away record may hold the last offsets, so no
+  // record need come at end − 1.
   auto reached = [&] {
     PartitionList positions(rd_kafka_topic_partition_list_new(static_cast<int>(ends.size())));
     for (const auto& [p, end] : ends)
@@ -141,9 +142,14 @@ void TopicOffsetStore::readToEnd() {
                                            topic_, read_timeout_.count()));
     MessagePtr m(rd_kafka_consumer_poll(rk.get(), 100));
     if (!m) continue;
+    if (m->err == RD_KAFKA_RESP_ERR__PARTITION_EOF) {
+      // At the end as the broker sees it: the position need not move past a last marker.
+      if (auto it = ends.find(m->partition); it != ends.end() && m->offset >= it->second)
+        ends.erase(it);
+      continue;
+    }
     if (m->err) {
-      if (m->err != RD_KAFKA_RESP_ERR__PARTITION_EOF)
-        spdlog::warn("offsets topic {}: {}", topic_, rd_kafka_message_errstr(m.get()));
+      spdlog::warn("offsets topic {}: {}", topic_, rd_kafka_message_errstr(m.get()));
       continue;
     }
     ++records;
@@ -190,17 +196,20 @@ void TopicOffsetStore::onDelivery(uint64_t token, const std::optional<std::strin
   if (error && !w.error) w.error = error;
   if (w.remaining > 0) --w.remaining;
   if (w.remaining > 0) return;
-  if (!w.error)
-    for (const auto& [key, value] : w.entries) {
-      if (value)
-        entries_.insert_or_assign(key, *value);
-      else
-        entries_.erase(key);
-    }
+  if (!w.error) remember(w.entries);
   auto done = std::move(w.done);
   auto result = w.error;
   writes_.erase(it);
   done(result);
+}
+
+void TopicOffsetStore::remember(const OffsetEntries& entries) {
+  for (const auto& [key, value] : entries) {
+    if (value)
+      entries_.insert_or_assign(key, *value);
+    else
+      entries_.erase(key);
+  }
 }
 
 void TopicOffsetStore::poll(std::chrono::milliseconds timeout) {

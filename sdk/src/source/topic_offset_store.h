@@ -31,6 +31,11 @@ class TopicOffsetStore final : public OffsetBackingStore {
   std::optional<std::string> get(std::string_view key) const override;
   std::vector<std::string> keys() const override;
 
+  const std::string& topic() const { return topic_; }
+  // Entries an exactly-once task wrote itself, in the transaction of its records, once that
+  // committed: visible to get() from now on.
+  void remember(const OffsetEntries& entries);
+
  private:
   struct Write {
     size_t remaining;

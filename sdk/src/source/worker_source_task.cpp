@@ -6,8 +6,8 @@
 
 #include <algorithm>
 
+#include "create_topics.h"
 #include "ksink/retriable_error.h"
-#include "topic_admin.h"
 
 namespace ksink {
 namespace {
@@ -174,34 +174,9 @@ void WorkerSourceTask::iteration() {
 }
 
 void WorkerSourceTask::createTopics() {
-  if (!topic_creation_) return;
-  const std::string* previous = nullptr;  // most records go where the one before went
-  for (const auto& polled : to_send_) {
-    if (stopping_) return;  // sendRecords() sends nothing more either
-    if (!polled.record || (previous && *previous == polled.record->topic)) continue;
-    const auto& topic = polled.record->topic;
-    previous = &topic;
-    if (!topic_creation_->required(topic)) continue;
-    const auto& group = topic_creation_->groupFor(topic);
-    bool created = false;
-    try {
-      created = ensureTopic(producer_->handle(), topic, group.partitions, group.replication_factor,
-                            group.configs);
-    } catch (const std::exception& e) {
-      throw std::runtime_error(fmt::format(
-          "Task failed to create new topic {} (topic.creation group '{}': {} partitions, "
-          "replication factor {}, configs {}): {}. Ensure that the task is authorized to create "
-          "topics or that the topic exists, and restart the task",
-          topic, group.name, group.partitions, group.replication_factor, group.configs, e.what()));
-    }
-    topic_creation_->known(topic);
-    if (created)
-      spdlog::info(
-          "source task {}-{}: created topic {} with topic.creation group '{}' ({} "
-          "partitions, replication factor {}, configs {}; -1: the broker's default)",
-          settings_.worker.name, id_, topic, group.name, group.partitions, group.replication_factor,
-          group.configs);
-  }
+  if (topic_creation_)
+    createTopicsFor(to_send_, *topic_creation_, producer_->handle(), stopping_,
+                    fmt::format("{}-{}", settings_.worker.name, id_));
 }
 
 void WorkerSourceTask::sendRecords() {

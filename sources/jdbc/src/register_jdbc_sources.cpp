@@ -15,15 +15,31 @@ std::string urlOf(const std::map<std::string, std::string>& config) {
   return it == config.end() ? std::string() : it->second;
 }
 
+// Each row's offset names it (its incrementing id, with its timestamp): a task that resumes from
+// the committed offset reads exactly the rows after it. A bulk read has no offset, and a timestamp
+// alone does not tell rows of one timestamp apart.
+ExactlyOnceSupport exactlyOnceSupport(const Config& config) {
+  try {
+    return jdbc::JdbcSourceConfig::parse(config).usesIncrementing()
+               ? ExactlyOnceSupport::kSupported
+               : ExactlyOnceSupport::kUnsupported;
+  } catch (const std::exception&) {
+    return ExactlyOnceSupport::kUnsupported;  // the configuration's own errors are reported
+  }
+}
+
 }  // namespace
 
 void registerJdbcSources(ConnectorRegistry& registry) {
   auto factory = [] { return std::make_unique<jdbc::JdbcSourceTask>(); };
-  addSourceConnector(registry,
-                     {"postgres-source", factory, jdbc::JdbcSourceConfig::configDef(),
-                      "PostgreSQL tables into Kafka, as Confluent's JDBC source reads them"});
-  addSourceConnector(registry, {"sqlite-source", factory, jdbc::JdbcSourceConfig::configDef(),
-                                "SQLite tables into Kafka, as Confluent's JDBC source reads them"});
+  const SourceCapabilities capabilities{exactlyOnceSupport, nullptr};
+  addSourceConnector(
+      registry,
+      {"postgres-source", factory, jdbc::JdbcSourceConfig::configDef(),
+       "PostgreSQL tables into Kafka, as Confluent's JDBC source reads them", capabilities});
+  addSourceConnector(
+      registry, {"sqlite-source", factory, jdbc::JdbcSourceConfig::configDef(),
+                 "SQLite tables into Kafka, as Confluent's JDBC source reads them", capabilities});
   registry.claim(kJdbcSourceClass, "sqlite-source",
                  [](const auto& config) { return sqlite::isSqliteUrl(urlOf(config)); });
   registry.claim(kJdbcSourceClass, "postgres-source", [](const auto& config) {

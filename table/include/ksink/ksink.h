@@ -19,6 +19,7 @@
 #include "ksink/conversion_unavailable.h"
 #include "ksink/converter.h"
 #include "ksink/errant_record_reporter.h"
+#include "ksink/exactly_once_support.h"
 #include "ksink/iso_time_reader.h"
 #include "ksink/offset_storage_reader.h"
 #include "ksink/offset_store.h"

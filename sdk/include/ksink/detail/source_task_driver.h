@@ -31,6 +31,10 @@ inline constexpr std::string_view kSourceTaskIdKey = "ksink.task.id";
 
 namespace ksink::detail {
 
+// A transaction boundary a task asked for through its TransactionContext (exactly-once with
+// transaction.boundary=connector): commit, or abort, the transaction there.
+enum class TransactionRequest { kNone, kCommit, kAbort };
+
 // What Kafka gets: the converted record.
 struct ProducerRecordBytes {
   std::string topic;
@@ -56,6 +60,8 @@ struct PolledRecord {
   // Its partition has no stored offset, but one equal to it up to key order or number types has
   // (reported once per partition: see SourceTaskAdapter).
   bool partition_key_mismatch = false;
+  // The transaction ends right after this record (its offset included).
+  TransactionRequest transaction = TransactionRequest::kNone;
 };
 
 // Committed offset entries, by their key bytes. Only what was committed is visible.
@@ -86,6 +92,9 @@ class SourceTaskDriver {
   virtual void stop() = 0;
   // The task's version(), for logs.
   virtual std::string version() const = 0;
+  // After poll(): a boundary the task asked for after the records returned so far (a
+  // record-level request travels with its record instead). Cleared by the call.
+  virtual TransactionRequest takeTransactionRequest() { return TransactionRequest::kNone; }
 };
 
 using SourceDriverFactory = std::function<std::unique_ptr<SourceTaskDriver>()>;

@@ -1,0 +1,21 @@
+// createTopicsFor: the topics a batch of a source task's records goes to that the task writes to
+// for the first time and that TopicCreation says to create (KIP-158), created before any record of
+// the batch is sent. A topic that cannot be made throws (the task fails, as in Connect). Blocks
+// while the broker answers, checking `stopping` between topics.
+#pragma once
+
+#include <atomic>
+#include <string_view>
+#include <vector>
+
+#include "ksink/detail/source_task_driver.h"
+#include "topic_creation.h"
+
+struct rd_kafka_s;
+
+namespace ksink {
+
+void createTopicsFor(const std::vector<detail::PolledRecord>& records, TopicCreation& creation,
+                     rd_kafka_s* client, const std::atomic<bool>& stopping, std::string_view task);
+
+}  // namespace ksink

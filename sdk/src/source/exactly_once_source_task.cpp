@@ -1,0 +1,362 @@
+#include "exactly_once_source_task.h"
+
+#include <fmt/format.h>
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+#include <stdexcept>
+#include <thread>
+
+#include "create_topics.h"
+#include "ksink/retriable_error.h"
+#include "worker_source_task.h"
+
+namespace ksink {
+namespace {
+
+std::string describe(std::exception_ptr failure) {
+  try {
+    std::rethrow_exception(failure);
+  } catch (const std::exception& e) {
+    return e.what();
+  } catch (...) {
+    return "a non-standard exception";
+  }
+}
+
+}  // namespace
+
+ExactlyOnceSourceTask::ExactlyOnceSourceTask(int id, SourceConnectorConfig settings, Config config,
+                                             std::unique_ptr<detail::SourceTaskDriver> task,
+                                             std::shared_ptr<TopicOffsetStore> store,
+                                             const Clock& clock)
+    : id_(id),
+      settings_(std::move(settings)),
+      config_(std::move(config)),
+      task_(std::move(task)),
+      store_(std::move(store)),
+      clock_(clock),
+      topic_creation_(settings_.topic_creation) {}
+
+ExactlyOnceSourceTask::~ExactlyOnceSourceTask() = default;
+
+std::string ExactlyOnceSourceTask::transactionalId(const SourceConnectorConfig& settings, int id) {
+  return settings.transactional_id_prefix + std::to_string(id);
+}
+
+std::string ExactlyOnceSourceTask::fencedMessage(const std::string& error) const {
+  return fmt::format(
+      "{} — the task's producer was fenced or failed for good: another instance of this task "
+      "(transactional.id {}) started, or a transaction ran past transaction.timeout.ms; nothing "
+      "of the open transaction is visible",
+      error, transactionalId(settings_, id_));
+}
+
+std::string ExactlyOnceSourceTask::name() const {
+  return fmt::format("{}-{}", settings_.worker.name, id_);
+}
+
+void ExactlyOnceSourceTask::stop(Clock::time_point deadline) {
+  int64_t expected = 0;
+  stop_deadline_ns_.compare_exchange_strong(expected, deadline.time_since_epoch().count());
+  stopping_ = true;
+  wakeTask();
+}
+
+void ExactlyOnceSourceTask::wakeTask() {
+  std::lock_guard lock(task_state_mutex_);
+  if (task_started_ && !task_stopped_) task_->wake();
+}
+
+std::chrono::milliseconds ExactlyOnceSourceTask::transactionTimeout() const {
+  auto timeout = settings_.transaction_timeout;
+  if (const auto ns = stop_deadline_ns_.load(); ns != 0)
+    timeout = std::min(timeout, clock_.timeoutUntil(Clock::time_point{Clock::duration(ns)}));
+  return std::max(timeout, std::chrono::milliseconds(1));
+}
+
+void ExactlyOnceSourceTask::run() {
+  std::exception_ptr failure;
+  try {
+    auto props = settings_.producer_properties;
+    props["client.id"] += fmt::format("-{}", id_);
+    props["transactional.id"] = transactionalId(settings_, id_);
+    producer_ = std::make_unique<KafkaProducer>(
+        props, [this](uint64_t token, const std::optional<std::string>& error,
+                      const RecordMetadata& metadata) {
+          // A failed record fails the transaction's commit, which fails the task.
+          if (!error) delivered_.insert_or_assign(token, metadata);
+        });
+    // Fences the task's older producers (zombies) and ends what they left open, before the
+    // offsets topic is read: its committed offsets are then final.
+    producer_->initTransactions(settings_.transaction_timeout);
+    if (store_->topic().empty()) throw std::logic_error("no offsets topic");
+    store_->start();
+    if (!stopping_) {
+      task_->start(config_, *store_);
+      {
+        std::lock_guard lock(task_state_mutex_);
+        task_started_ = true;
+      }
+      if (stopping_) wakeTask();
+      spdlog::info("source task {} started exactly once (transactional.id {}, version {})", name(),
+                   transactionalId(settings_, id_), task_->version());
+      last_commit_ = clock_.now();
+      publish("RUNNING");
+    }
+    while (!stopping_) iteration();
+  } catch (...) {
+    failure = std::current_exception();
+    spdlog::error("source task {} failed: {}", name(), describe(failure));
+    publish("FAILED", describe(failure));
+  }
+  failure = finish(failure);
+  if (failure) std::rethrow_exception(failure);
+}
+
+void ExactlyOnceSourceTask::iteration() {
+  // A send the broker refused for good (the producer fenced) fails the task now, not at the next
+  // boundary, which may be far off.
+  producer_->poll(std::chrono::milliseconds(0));
+  if (auto fatal = producer_->fatalError()) throw std::runtime_error(fencedMessage(*fatal));
+  if (next_to_send_ < to_send_.size()) {
+    sendRecords();
+    return;
+  }
+  const auto now = clock_.now();
+  if (now < poll_not_before_) {
+    std::this_thread::sleep_for(
+        std::min(clock_.timeoutUntil(poll_not_before_), WorkerSourceTask::kIdleWait));
+    return;
+  }
+  to_send_.clear();
+  next_to_send_ = 0;
+  try {
+    to_send_ = task_->poll();
+  } catch (const RetriableError& e) {
+    spdlog::warn("source task {}: poll() failed, retrying: {}", name(), e.what());
+    poll_not_before_ = clock_.now() + WorkerSourceTask::kPollRetryBackoff;
+    return;
+  }
+  {
+    const double took = std::chrono::duration<double, std::milli>(clock_.now() - now).count();
+    ++counters_.poll_batch_count;
+    counters_.poll_batch_avg_time_ms +=
+        (took - counters_.poll_batch_avg_time_ms) / static_cast<double>(counters_.poll_batch_count);
+    counters_.poll_batch_max_time_ms = std::max(counters_.poll_batch_max_time_ms, took);
+    counters_.source_record_poll_total += to_send_.size();
+  }
+  if (topic_creation_)
+    createTopicsFor(to_send_, *topic_creation_, producer_->handle(), stopping_, name());
+  sendRecords();
+  if (to_send_.empty()) {
+    // Nothing polled: the batch's boundary still applies to what earlier batches sent.
+    std::this_thread::sleep_for(WorkerSourceTask::kIdleWait);
+  }
+}
+
+void ExactlyOnceSourceTask::beginIfNeeded() {
+  if (transaction_open_) return;
+  producer_->beginTransaction();
+  transaction_open_ = true;
+}
+
+void ExactlyOnceSourceTask::sendRecords() {
+  using Boundary = SourceConnectorConfig::TransactionBoundary;
+  while (next_to_send_ < to_send_.size()) {
+    if (stopping_) return;  // what was sent is committed (or not) by finish()
+    auto& r = to_send_[next_to_send_];
+    if (r.partition_key_mismatch) ++counters_.source_partition_key_mismatches;
+    beginIfNeeded();
+    std::optional<uint64_t> token;
+    if (r.record) {
+      if (r.record->topic == store_->topic())
+        throw std::runtime_error(fmt::format(
+            "Source tasks may not produce to their own offsets topics when exactly-once support "
+            "is enabled (a record for {}): its open transaction would block the reads of that "
+            "topic",
+            r.record->topic));
+      token = next_token_;
+      while (producer_->send(*r.record, *token) == KafkaProducer::Send::kQueueFull) {
+        if (stopping_) return;
+        producer_->poll(std::chrono::milliseconds(1));  // the byte budget is spent
+      }
+      ++next_token_;
+    } else if (r.skipped) {
+      ++counters_.total_record_errors;
+      ++counters_.total_records_skipped;
+    }
+    transaction_offsets_.insert_or_assign(*r.offset_key, std::move(r.offset_value));
+    transaction_records_.push_back({r.id, token});
+    ++next_to_send_;
+    if (r.transaction != detail::TransactionRequest::kNone) endTransaction(r.transaction);
+  }
+  // The batch is sent: its boundary.
+  bool end = false;
+  switch (settings_.transaction_boundary) {
+    case Boundary::kPoll:
+      end = true;
+      break;
+    case Boundary::kInterval:
+      end = clock_.now() >= last_commit_ + settings_.transaction_boundary_interval;
+      break;
+    case Boundary::kConnector:
+      if (const auto asked = task_->takeTransactionRequest();
+          asked != detail::TransactionRequest::kNone) {
+        endTransaction(asked);
+        return;
+      }
+      break;
+  }
+  if (end) {
+    last_commit_ = clock_.now();
+    endTransaction(detail::TransactionRequest::kCommit);
+  }
+}
+
+void ExactlyOnceSourceTask::endTransaction(detail::TransactionRequest how) {
+  if (how == detail::TransactionRequest::kAbort) abortTransaction();
+  commitTransaction();
+}
+
+void ExactlyOnceSourceTask::abortTransaction() {
+  if (!transaction_open_) return;
+  spdlog::info("source task {}: aborting the transaction of {} record(s), as the task asked",
+               name(), transaction_records_.size());
+  producer_->abortTransaction(transactionTimeout());
+  transaction_open_ = false;
+  ++counters_.transaction_abort_total;
+  // The records are gone; their offsets stay, to be committed alone.
+  std::vector<Sent> aborted;
+  aborted.swap(transaction_records_);
+  delivered_.clear();
+  for (const auto& sent : aborted) {
+    try {
+      task_->commitRecord(sent.record_id, std::nullopt);
+    } catch (const std::exception& e) {
+      spdlog::warn("source task {}: commitRecord() threw: {}", name(), e.what());
+    }
+  }
+}
+
+void ExactlyOnceSourceTask::commitTransaction() {
+  if (!transaction_open_ && transaction_offsets_.empty()) return;
+  const auto started = clock_.now();
+  beginIfNeeded();
+  // The offsets go where Connect's offsets producer puts them: key and value bytes, partitioned
+  // by murmur2 of the key (the task's producer uses Java's partitioner).
+  constexpr uint64_t kOffsetToken = UINT64_MAX;
+  for (const auto& [key, value] : transaction_offsets_) {
+    detail::ProducerRecordBytes record{store_->topic(), std::nullopt, key, value, {}, std::nullopt};
+    while (producer_->send(record, kOffsetToken) == KafkaProducer::Send::kQueueFull)
+      producer_->poll(std::chrono::milliseconds(1));
+  }
+  try {
+    producer_->commitTransaction(transactionTimeout());
+  } catch (const KafkaProducer::TransactionFailure& e) {
+    ++counters_.offset_commit_failure_total;
+    transaction_open_ = false;
+    if (e.fatal) throw std::runtime_error(fencedMessage(e.what()));
+    throw std::runtime_error(fmt::format(
+        "{}; the transaction was aborted: nothing of it is visible. If its records take longer "
+        "than producer.transaction.timeout.ms to write, raise it, shorten "
+        "transaction.boundary.interval.ms, or use transaction.boundary=poll",
+        e.what()));
+  }
+  transaction_open_ = false;
+  store_->remember(transaction_offsets_);
+  transaction_offsets_.clear();
+  producer_->poll(std::chrono::milliseconds(0));  // the records' metadata
+  std::vector<Sent> committed;
+  committed.swap(transaction_records_);
+  auto delivered = std::move(delivered_);
+  delivered_.clear();
+  ++counters_.offset_commit_seq_no;
+  ++counters_.offset_commit_completion_total;
+  ++counters_.transaction_commit_total;
+  for (const auto& sent : committed) {
+    std::optional<RecordMetadata> metadata;
+    if (sent.token) {
+      ++counters_.source_record_write_total;
+      if (auto it = delivered.find(*sent.token); it != delivered.end())
+        metadata = std::move(it->second);
+    }
+    try {
+      task_->commitRecord(sent.record_id, metadata);
+    } catch (const std::exception& e) {
+      spdlog::warn("source task {}: commitRecord() threw: {}", name(), e.what());
+    }
+  }
+  try {
+    task_->commit();
+  } catch (const std::exception& e) {
+    spdlog::warn("source task {}: commit() threw: {}", name(), e.what());
+  }
+  spdlog::debug(
+      "source task {}: committed a transaction of {} record(s) in {} ms", name(), committed.size(),
+      std::chrono::duration_cast<std::chrono::milliseconds>(clock_.now() - started).count());
+  publish();
+}
+
+std::exception_ptr ExactlyOnceSourceTask::finish(std::exception_ptr failure) {
+  if (stop_deadline_ns_ == 0) stop(clock_.now() + settings_.worker.shutdown_graceful_timeout);
+  if (task_started_ && producer_) {
+    using Boundary = SourceConnectorConfig::TransactionBoundary;
+    try {
+      if (failure || cancelled_) {
+        if (transaction_open_ && !producer_->fatalError()) {
+          producer_->abortTransaction(transactionTimeout());
+          transaction_open_ = false;
+        }
+      } else if (settings_.transaction_boundary != Boundary::kConnector) {
+        commitTransaction();  // the final one
+      } else if (const auto asked = task_->takeTransactionRequest();
+                 asked != detail::TransactionRequest::kNone) {
+        endTransaction(asked);
+      }
+    } catch (...) {
+      spdlog::error("source task {}: the final transaction did not complete: {}", name(),
+                    describe(std::current_exception()));
+      if (!failure) failure = std::current_exception();
+    }
+  }
+  if (task_started_) {
+    {
+      std::lock_guard lock(task_state_mutex_);
+      task_stopped_ = true;
+    }
+    try {
+      task_->stop();
+    } catch (...) {
+      spdlog::error("source task {}: stop() failed: {}", name(),
+                    describe(std::current_exception()));
+      if (!failure) failure = std::current_exception();
+    }
+  }
+  producer_.reset();  // an open transaction is aborted by the broker, or fenced by the next
+  if (failure)
+    publish("FAILED", describe(failure));
+  else
+    publish("STOPPED");
+  spdlog::info("source task {} stopped", name());
+  return failure;
+}
+
+void ExactlyOnceSourceTask::publish(const char* state, const std::string& error) {
+  std::lock_guard lock(status_mutex_);
+  published_ = counters_;
+  if (state) state_name_ = state;
+  if (!error.empty()) last_error_ = error;
+}
+
+TaskStatus ExactlyOnceSourceTask::status() const {
+  std::lock_guard lock(status_mutex_);
+  TaskStatus out;
+  out.id = id_;
+  out.state = state_name_;
+  out.last_error = last_error_;
+  out.counters = published_;
+  return out;
+}
+
+}  // namespace ksink

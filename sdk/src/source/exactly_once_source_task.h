@@ -1,0 +1,122 @@
+// ExactlyOnceSourceTask: runs one source task exactly once (Kafka Connect's
+// ExactlyOnceWorkerSourceTask, KIP-618) — its records and its source offsets written in one Kafka
+// transaction, so a reader with isolation.level=read_committed sees each record once whatever
+// happens to the process, and a restarted task resumes exactly after the last committed record.
+//
+// The task's producer is transactional, id `<group.id>-<connector>-<task>`; starting it fences
+// every older producer with that id (a zombie: the same task in a process paused or cut off, then
+// back) and aborts the transaction it left open. Then the offsets topic is read (committed data
+// only) and the task started.
+//
+// One thread, the task's. A transaction begins with the first record after the last one ended;
+// each record's offset is recorded once the producer took it. It ends (transaction.boundary):
+// poll — after each batch poll() returned; interval — after the first batch once
+// transaction.boundary.interval.ms passed since the last commit; connector — where the task asked
+// through its TransactionContext (a record-level request right after that record). A commit sends
+// the transaction's offsets (the newest per source partition) to the connector's offsets topic
+// with the same producer, then commits; only then does the task get commitRecord() for each record
+// and commit(). An abort drops the records and commits their offsets alone, so the task does not
+// see the same records again (Connect's rule). A batch whose transaction has nothing in it commits
+// nothing and calls nothing.
+//
+// Any failure of a send or a commit fails the task (a fenced producer: the task was replaced). A
+// record for the connector's own offsets topic fails it too: the open transaction would block the
+// reads of that topic. Stop: the loop ends after the current record; with poll and interval
+// boundaries the open transaction is committed (within the stop's deadline), with connector
+// boundaries only if the task asked; a failed or cancelled task aborts it.
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "clock.h"
+#include "kafka_producer.h"
+#include "ksink/config.h"
+#include "ksink/connector_status.h"
+#include "ksink/detail/source_task_driver.h"
+#include "source_connector_config.h"
+#include "submitted_records.h"
+#include "topic_offset_store.h"
+#include "worker_task.h"
+
+namespace ksink {
+
+class ExactlyOnceSourceTask final : public WorkerTask {
+ public:
+  ExactlyOnceSourceTask(int id, SourceConnectorConfig settings, Config config,
+                        std::unique_ptr<detail::SourceTaskDriver> task,
+                        std::shared_ptr<TopicOffsetStore> store,
+                        const Clock& clock = Clock::steady());
+  ~ExactlyOnceSourceTask() override;
+
+  void run() override;
+  void stop(Clock::time_point deadline) override;
+  void cancel() override { cancelled_ = true; }
+  int id() const override { return id_; }
+  TaskStatus status() const override;
+
+  // The producer's transactional.id for task `id`.
+  static std::string transactionalId(const SourceConnectorConfig& settings, int id);
+
+ private:
+  struct Sent {
+    uint64_t record_id;             // the driver's
+    std::optional<uint64_t> token;  // nullopt: dropped, never produced
+  };
+  void iteration();
+  void sendRecords();
+  // Ends the open transaction: commits it, or aborts it and commits its offsets alone.
+  void endTransaction(detail::TransactionRequest how);
+  void commitTransaction();
+  void abortTransaction();
+  void beginIfNeeded();
+  std::chrono::milliseconds transactionTimeout() const;
+  std::exception_ptr finish(std::exception_ptr failure);
+  void wakeTask();
+  void publish(const char* state = nullptr, const std::string& error = {});
+  std::string name() const;
+  std::string fencedMessage(const std::string& error) const;
+
+  const int id_;
+  const SourceConnectorConfig settings_;
+  const Config config_;
+  std::unique_ptr<detail::SourceTaskDriver> task_;
+  std::shared_ptr<TopicOffsetStore> store_;
+  const Clock& clock_;
+
+  // The task thread's, but for the delivery callback, which runs inside the producer's calls on
+  // the same thread.
+  std::vector<detail::PolledRecord> to_send_;
+  std::optional<TopicCreation> topic_creation_;
+  size_t next_to_send_ = 0;
+  Clock::time_point poll_not_before_{};
+  Clock::time_point last_commit_{};
+  bool transaction_open_ = false;
+  OffsetEntries transaction_offsets_;  // newest per source partition
+  std::vector<Sent> transaction_records_;
+  uint64_t next_token_ = 0;
+  std::unordered_map<uint64_t, RecordMetadata> delivered_;  // by token, this transaction's
+  TaskCounters counters_;
+
+  std::mutex task_state_mutex_;  // wakeTask() only between the task's start() and stop()
+  bool task_started_ = false;
+  bool task_stopped_ = false;
+  std::atomic<bool> stopping_{false};
+  std::atomic<bool> cancelled_{false};
+  std::atomic<int64_t> stop_deadline_ns_{0};
+
+  mutable std::mutex status_mutex_;  // guards the three below
+  std::string state_name_ = "UNASSIGNED";
+  std::string last_error_;
+  TaskCounters published_;
+
+  std::unique_ptr<KafkaProducer> producer_;  // last: its callback uses the members above
+};
+
+}  // namespace ksink
