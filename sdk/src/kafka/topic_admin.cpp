@@ -51,4 +51,51 @@ bool ensureTopic(rd_kafka_t* rk, const std::string& topic, int partitions, int r
   return true;
 }
 
+int ensurePartitions(rd_kafka_t* rk, const std::string& topic, int at_least,
+                     std::chrono::milliseconds timeout) {
+  int count = 0;
+  const auto until = std::chrono::steady_clock::now() + timeout;
+  // A topic just created may take a moment to show in the metadata.
+  while (count == 0) {
+    rd_kafka_topic_t* rkt = rd_kafka_topic_new(rk, topic.c_str(), nullptr);
+    const rd_kafka_metadata_t* md = nullptr;
+    if (!rd_kafka_metadata(rk, 0, rkt, &md, rdkafkaTimeoutMs(timeout))) {
+      if (md->topic_cnt == 1 && !md->topics[0].err) count = md->topics[0].partition_cnt;
+      rd_kafka_metadata_destroy(md);
+    }
+    rd_kafka_topic_destroy(rkt);
+    if (count == 0 && std::chrono::steady_clock::now() >= until)
+      throw std::runtime_error(fmt::format("topic {}: no metadata", topic));
+  }
+  if (count >= at_least) return count;
+  char err[512];
+  rd_kafka_NewPartitions_t* np =
+      rd_kafka_NewPartitions_new(topic.c_str(), static_cast<size_t>(at_least), err, sizeof err);
+  if (!np) throw std::runtime_error(fmt::format("topic {}: {}", topic, err));
+  QueueHandle queue(rd_kafka_queue_new(rk));
+  rd_kafka_AdminOptions_t* options =
+      rd_kafka_AdminOptions_new(rk, RD_KAFKA_ADMIN_OP_CREATEPARTITIONS);
+  rd_kafka_AdminOptions_set_request_timeout(options, rdkafkaTimeoutMs(timeout), err, sizeof err);
+  rd_kafka_CreatePartitions(rk, &np, 1, options, queue.get());
+  EventHandle event(rd_kafka_queue_poll(queue.get(), rdkafkaTimeoutMs(timeout) + 5000));
+  rd_kafka_AdminOptions_destroy(options);
+  rd_kafka_NewPartitions_destroy(np);
+  if (!event)
+    throw std::runtime_error(fmt::format("topic {}: no answer to CreatePartitions", topic));
+  if (rd_kafka_event_error(event.get()))
+    throw std::runtime_error(
+        fmt::format("topic {}: {}", topic, rd_kafka_event_error_string(event.get())));
+  size_t n = 0;
+  const auto** results = rd_kafka_CreatePartitions_result_topics(
+      rd_kafka_event_CreatePartitions_result(event.get()), &n);
+  for (size_t i = 0; i < n; ++i) {
+    const auto code = rd_kafka_topic_result_error(results[i]);
+    // Another process grew it meanwhile: INVALID_PARTITIONS (it has that many already).
+    if (code != RD_KAFKA_RESP_ERR_NO_ERROR && code != RD_KAFKA_RESP_ERR_INVALID_PARTITIONS)
+      throw std::runtime_error(
+          fmt::format("topic {}: {}", topic, rd_kafka_topic_result_error_string(results[i])));
+  }
+  return at_least;
+}
+
 }  // namespace ksink

@@ -1,5 +1,5 @@
 // ensureTopic: creates a topic unless it exists — what the dead-letter queue and a source
-// connector's offsets topic need of the Admin API.
+// connector's offsets topic need of the Admin API; ensurePartitions: grows a topic's partitions.
 #pragma once
 
 #include <librdkafka/rdkafka.h>
@@ -17,5 +17,11 @@ namespace ksink {
 bool ensureTopic(rd_kafka_t* rk, const std::string& topic, int partitions, int replication_factor,
                  const std::map<std::string, std::string>& configs = {},
                  std::chrono::milliseconds timeout = std::chrono::seconds(15));
+
+// The topic's partition count once it has at least `at_least` (CreatePartitions when it has
+// fewer; a topic never shrinks, so it may have more). Throws std::runtime_error with the broker's
+// reason when the topic is missing or cannot grow.
+int ensurePartitions(rd_kafka_t* rk, const std::string& topic, int at_least,
+                     std::chrono::milliseconds timeout = std::chrono::seconds(15));
 
 }  // namespace ksink

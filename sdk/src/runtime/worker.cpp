@@ -15,6 +15,7 @@
 #include "offset_stores.h"
 #include "sink_connector_config.h"
 #include "source_connector_config.h"
+#include "source_task_group.h"
 #include "worker_config.h"
 #include "worker_sink_task.h"
 #include "worker_source_task.h"
@@ -36,6 +37,8 @@ struct TaskKind {
   // Consumers of one group start one after the other (see awaitFirstAssignment).
   bool stagger_start = false;
   std::function<std::shared_ptr<WorkerTask>(int id, const Clock& clock)> make;
+  // How many to make; nullopt: tasks.max.
+  std::optional<int> count;
 };
 
 TaskKind sinkKind(const Config& config, TaskFactory factory) {
@@ -45,7 +48,8 @@ TaskKind sinkKind(const Config& config, TaskFactory factory) {
             auto task = factory();
             if (!task) throw std::runtime_error("the task factory returned no task");
             return std::make_shared<WorkerSinkTask>(id, settings, config, std::move(task), clock);
-          }};
+          },
+          std::nullopt};
 }
 
 // What exactly.once.support=required and transaction.boundary=connector ask of the connector
@@ -77,24 +81,30 @@ TaskKind sourceKind(const Config& config, detail::SourceDriverFactory factory,
                     const SourceCapabilities& capabilities) {
   auto settings = SourceConnectorConfig::parse(config);
   checkCapabilities(settings, config, capabilities);
+  auto make = [settings, config, factory = std::move(factory)](
+                  int id, const Clock& clock) -> std::shared_ptr<WorkerTask> {
+    auto task = factory();
+    if (!task) throw std::runtime_error("the task factory returned no task");
+    // Which of the connector's tasks this is, for a source that shares its work out
+    // (Connect's connectors split it in taskConfigs(); ksink's tasks take their share).
+    auto values = config.values();
+    values[std::string(kSourceTaskIdKey)] = std::to_string(id);
+    Config task_config(std::move(values), config.definitions());
+    if (settings.exactly_once)
+      return std::make_shared<ExactlyOnceSourceTask>(id, settings, std::move(task_config),
+                                                     std::move(task),
+                                                     openTopicOffsetStore(settings), clock);
+    return std::make_shared<WorkerSourceTask>(id, settings, std::move(task_config), std::move(task),
+                                              openOffsetStore(settings), clock);
+  };
+  if (!settings.shared_tasks) return {"source", false, std::move(make), std::nullopt};
+  // The processes running the connector share its tasks: this one runs those the group gives it.
   return {"source", false,
-          [settings, config, factory = std::move(factory)](
-              int id, const Clock& clock) -> std::shared_ptr<WorkerTask> {
-            auto task = factory();
-            if (!task) throw std::runtime_error("the task factory returned no task");
-            // Which of the connector's tasks this is, for a source that shares its work out
-            // (Connect's connectors split it in taskConfigs(); ksink's tasks take their share).
-            auto values = config.values();
-            values[std::string(kSourceTaskIdKey)] = std::to_string(id);
-            Config task_config(std::move(values), config.definitions());
-            if (settings.exactly_once)
-              return std::make_shared<ExactlyOnceSourceTask>(id, settings, std::move(task_config),
-                                                             std::move(task),
-                                                             openTopicOffsetStore(settings), clock);
-            return std::make_shared<WorkerSourceTask>(id, settings, std::move(task_config),
-                                                      std::move(task), openOffsetStore(settings),
-                                                      clock);
-          }};
+          [settings, make = std::move(make)](int, const Clock& clock) {
+            return std::make_shared<SourceTaskGroup>(
+                settings, [make, &clock](int id) { return make(id, clock); }, clock);
+          },
+          1};
 }
 
 }  // namespace
@@ -132,7 +142,8 @@ void Worker::Impl::run() {
     if (stop_deadline_) return;  // stopped before it started
   }
   std::vector<std::shared_ptr<WorkerTask>> created;
-  for (int i = 0; i < settings_.tasks_max; ++i) created.push_back(kind_.make(i, clock_));
+  for (int i = 0; i < kind_.count.value_or(settings_.tasks_max); ++i)
+    created.push_back(kind_.make(i, clock_));
   auto launch = [&threads, state](std::shared_ptr<WorkerTask> task) {
     threads.emplace_back([task, state] {
       std::exception_ptr failure;
@@ -244,7 +255,7 @@ ConnectorStatus Worker::Impl::status() {
   out.type = kind_.type;
   out.sink = settings_.connector_class;
   std::lock_guard lock(mutex_);
-  for (const auto& task : tasks_) out.tasks.push_back(task->status());
+  for (const auto& task : tasks_) task->appendStatus(out.tasks);
   return out;
 }
 

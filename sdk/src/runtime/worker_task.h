@@ -1,10 +1,13 @@
 // WorkerTask: what a Worker, /status and /metrics need of one task, whatever its kind — the task
-// thread's loop, a bounded stop, and a status snapshot: WorkerSinkTask, WorkerSourceTask and
-// ExactlyOnceSourceTask, which the Worker and the status server treat alike.
+// thread's loop, a bounded stop, and a status snapshot: WorkerSinkTask, WorkerSourceTask,
+// ExactlyOnceSourceTask, and SourceTaskGroup (the tasks a process runs of a connector whose
+// processes share them), which the Worker and the status server treat alike.
 //
 // run() is called on the task's own thread and holds it until the task ends; stop(), cancel(),
 // id() and status() may be called from any thread.
 #pragma once
+
+#include <vector>
 
 #include "clock.h"
 #include "ksink/connector_status.h"
@@ -26,6 +29,8 @@ class WorkerTask {
   virtual int id() const = 0;
   // What /status and /metrics show of the task.
   virtual TaskStatus status() const = 0;
+  // The statuses it stands for: its own, or those of the tasks it runs (a SourceTaskGroup).
+  virtual void appendStatus(std::vector<TaskStatus>& out) const { out.push_back(status()); }
 };
 
 }  // namespace ksink

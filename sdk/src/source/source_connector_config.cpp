@@ -25,13 +25,18 @@ std::vector<ConfigProblem> unsupportedKeys(const std::map<std::string, std::stri
   return out;
 }
 
-// Exactly-once keys that only mean something together: refused rather than ignored.
+// Exactly-once and shared-task keys that only mean something together: refused rather than
+// ignored.
 std::vector<ConfigProblem> exactlyOnceRules(const std::map<std::string, std::string>& values) {
   auto get = [&](const std::string& key, std::string_view fallback) {
     auto it = values.find(key);
     return it == values.end() ? std::string(fallback) : std::string(detail::trim(it->second));
   };
   std::vector<ConfigProblem> out;
+  if (values.contains("group.id") && !get("offset.storage.file.filename", "").empty())
+    out.push_back({"offset.storage.file.filename",
+                   "the processes sharing the connector's tasks (group.id is set) resume each "
+                   "other's tasks from the offsets topic: a file of one process cannot serve"});
   const bool enabled = get("exactly.once.source.support", "disabled") == "enabled";
   const std::string boundary = get("transaction.boundary", "poll");
   if (!enabled && get("exactly.once.support", "requested") == "required")
@@ -118,8 +123,10 @@ ConfigDef makeDef() {
                 return "must be -1 (offset.flush.interval.ms) or a number of milliseconds";
               })
       .define("group.id", Type::kString, "connect-cluster", Importance::kMedium,
-              "The worker group's name, Kafka Connect distributed's group.id: exactly-once "
-              "tasks' transactional ids are <group.id>-<connector>-<task>.",
+              "The worker group's name, Kafka Connect distributed's group.id. Exactly-once "
+              "tasks' transactional ids are <group.id>-<connector>-<task>; when set, the "
+              "processes running the connector share its tasks through the consumer group "
+              "<group.id>-<connector>-tasks.",
               ConfigDef::nonEmpty())
       .define("topic.creation.enable", Type::kBoolean, "true", Importance::kLow,
               "Whether source connectors may create topics (KIP-158).")
@@ -176,6 +183,7 @@ SourceConnectorConfig SourceConnectorConfig::parse(const Config& raw,
   out.transaction_boundary_interval =
       interval < 0 ? out.worker.offset_flush_interval : std::chrono::milliseconds(interval);
   out.transactional_id_prefix = fmt::format("{}-{}-", value("group.id"), out.worker.name);
+  out.shared_tasks = config.get("group.id").has_value();
   out.topic_creation = TopicCreation::parse(config.values(), problems);
   out.client_properties["bootstrap.servers"] = out.worker.bootstrap_servers;
   for (const auto& [key, value] : config.values())
@@ -223,6 +231,28 @@ SourceConnectorConfig SourceConnectorConfig::parse(const Config& raw,
       continue;
     }
     out.producer_properties.emplace(key, value);
+  }
+  if (out.shared_tasks) {
+    out.task_group = fmt::format("{}-{}-tasks", value("group.id"), out.worker.name);
+    out.membership_properties = out.client_properties;
+    out.membership_properties["group.id"] = out.task_group;
+    out.membership_properties["partition.assignment.strategy"] = "cooperative-sticky";
+    out.membership_properties["enable.auto.commit"] = "false";
+    out.membership_properties["client.id"] = "ksink-tasks-" + out.worker.name;
+    for (const auto& [key, fallback] :
+         std::map<std::string, std::string>{{"session.timeout.ms", "10000"},
+                                            {"heartbeat.interval.ms", "3000"},
+                                            {"group.instance.id", ""}}) {
+      const auto given = config.get("consumer." + key);
+      if (given && detail::trim(*given).empty())
+        problems.push_back({"consumer." + key, "must not be empty"});
+      else if (given || !fallback.empty())
+        out.membership_properties[key] = given ? std::string(detail::trim(*given)) : fallback;
+    }
+    for (const auto& [key, v] : out.membership_properties)
+      if (rd_kafka_conf_set(scratch.get(), key.c_str(), v.c_str(), errstr, sizeof errstr) !=
+          RD_KAFKA_CONF_OK)
+        problems.push_back({"consumer." + key, errstr});
   }
   if (!problems.empty()) throw ConfigException(std::move(problems));
   return out;

@@ -51,6 +51,17 @@ struct SourceConnectorConfig {
   // How long a transaction's commit (or abort, or the producer's fencing at start) may take.
   std::chrono::milliseconds transaction_timeout{60000};
 
+  // group.id set in the configuration: the processes running this connector share its tasks
+  // through Kafka's group membership (SourceTaskGroup) — the consumer group and the topic
+  // `task_group`, `<group.id>-<connector>-tasks`, whose partitions are the task ids. Unset: this
+  // process runs all tasks.max tasks.
+  bool shared_tasks = false;
+  std::string task_group;
+  // The group member's librdkafka properties: bootstrap, security, group.id, the worker's
+  // consumer.session.timeout.ms (10000 as Connect's workers), consumer.heartbeat.interval.ms
+  // (3000) and consumer.group.instance.id (static membership), cooperative-sticky assignment.
+  std::map<std::string, std::string> membership_properties;
+
   // Validates `config` against configDef() plus `source_keys` (the connector's own definitions,
   // its converters and transforms) and librdkafka's property checks; throws ConfigException
   // naming every bad key.

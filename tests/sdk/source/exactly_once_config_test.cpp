@@ -1,6 +1,7 @@
 // The exactly-once keys of a source connector (KIP-618's, with Kafka Connect's names and
 // defaults): what they set up — the transactional ids, the producer's timeouts, the offsets topic,
-// the boundaries — and every combination that cannot work refused at start, naming the key.
+// the boundaries, the group that shares the tasks — and every combination that cannot work refused
+// at start, naming the key.
 #include <gtest/gtest.h>
 
 #include <string>
@@ -102,6 +103,31 @@ TEST(ExactlyOnceConfigTest, WhatCannotWorkUnderExactlyOnceIsRefusedByName) {
   EXPECT_TRUE(refused(base({{"offset.storage.file.filename", "/tmp/connect.offsets"},
                             {"producer.override.message.timeout.ms", "0"}}))
                   .empty());
+}
+
+TEST(ExactlyOnceConfigTest, AGroupIdSharesTheTasksThroughAGroupOfTheConnectorsOwn) {
+  auto settings = SourceConnectorConfig::parse(Config(base()));
+  EXPECT_FALSE(settings.shared_tasks) << "no group.id: this process runs every task";
+  settings = SourceConnectorConfig::parse(
+      Config(base({{"group.id", "dc-east"},
+                   {"consumer.group.instance.id", "host-a"},
+                   {"consumer.session.timeout.ms", "6000"}})));
+  EXPECT_TRUE(settings.shared_tasks);
+  EXPECT_EQ(settings.task_group, "dc-east-orders-tasks");
+  const auto& member = settings.membership_properties;
+  EXPECT_EQ(member.at("group.id"), "dc-east-orders-tasks");
+  EXPECT_EQ(member.at("group.instance.id"), "host-a") << "static membership";
+  EXPECT_EQ(member.at("session.timeout.ms"), "6000");
+  EXPECT_EQ(member.at("heartbeat.interval.ms"), "3000") << "Connect's worker default";
+  EXPECT_EQ(member.at("partition.assignment.strategy"), "cooperative-sticky");
+  EXPECT_EQ(member.at("bootstrap.servers"), "localhost:9092");
+
+  const auto problems = refused(base({{"group.id", "dc-east"},
+                                      {"offset.storage.file.filename", "/tmp/connect.offsets"},
+                                      {"consumer.group.instance.id", " "}}));
+  EXPECT_TRUE(problems.contains("offset.storage.file.filename"))
+      << "another process could not read this one's file";
+  EXPECT_TRUE(problems.contains("consumer.group.instance.id"));
 }
 
 }  // namespace

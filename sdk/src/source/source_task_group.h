@@ -1,0 +1,92 @@
+// SourceTaskGroup: a source connector's tasks shared by the processes that run it, through Kafka's
+// own group membership rather than a coordinator of ksink's: each process joins the consumer group
+// `<group.id>-<connector>-tasks` on the topic of that name, whose partitions are the task ids
+// (0 … tasks.max − 1; created, or grown, by the first process that needs it). The group's
+// cooperative-sticky assignment spreads the partitions; a process runs the task of each partition
+// it is given, and stops it, before giving the partition up, when a rebalance moves it (a process
+// joined or left). A process that dies stops heartbeating: after consumer.session.timeout.ms
+// (10 s by default, as Connect's workers) the group gives its tasks to the others — at once when
+// it comes back under the same consumer.group.instance.id (static membership, KIP-345).
+//
+// Never two live copies of a task: a task is started only on a partition this member owns, and
+// stopped before the member lets it go. A member cut off from the group (paused, partitioned away)
+// does not know at once that its partitions moved: it learns at its next heartbeat, and stops
+// their tasks then. Under exactly-once that window is harmless — the new owner's producer fenced
+// the old one, which can commit nothing more. At least once, the old copy may produce and commit
+// what it polls until it learns (at most consumer.heartbeat.interval.ms after it resumes, plus
+// the stop): duplicates, never a loss.
+//
+// A topic with more partitions than tasks.max (tasks.max was lowered) keeps them; their ids are
+// not run, and under exactly-once their transactional ids are fenced before this process joins,
+// so a task of an older, larger configuration still running elsewhere cannot commit.
+//
+// A task that fails fails the group (run() rethrows, after stopping the others), as a task of a
+// connector run without a group fails its Worker.
+#pragma once
+
+#include <atomic>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "kafka_consumer.h"
+#include "source_connector_config.h"
+#include "worker_task.h"
+
+namespace ksink {
+
+class SourceTaskGroup final : public WorkerTask, private RebalanceListener {
+ public:
+  using MakeTask = std::function<std::shared_ptr<WorkerTask>(int id)>;
+  SourceTaskGroup(SourceConnectorConfig settings, MakeTask make,
+                  const Clock& clock = Clock::steady());
+  ~SourceTaskGroup() override;
+
+  void run() override;
+  void stop(Clock::time_point deadline) override;
+  void cancel() override;
+  int id() const override { return -1; }
+  // The group as a whole (its state); appendStatus() lists the tasks running here.
+  TaskStatus status() const override;
+  void appendStatus(std::vector<TaskStatus>& out) const override;
+
+ private:
+  struct Running {
+    std::shared_ptr<WorkerTask> task;
+    std::thread thread;
+    std::atomic<bool> done{false};
+    std::exception_ptr failure;  // set before done
+  };
+
+  // The tasks topic with tasks.max partitions at least; under exactly-once, fences the ids past
+  // tasks.max that it has partitions for.
+  void prepareTopic();
+  OffsetMap onPartitionsAssigned(const std::vector<TopicPartition>& partitions) override;
+  void afterAssigned(const std::vector<TopicPartition>&) override {}
+  void onPartitionsRevoked(const std::vector<TopicPartition>& partitions, bool lost) override;
+  void startTask(int id);
+  // Stops the tasks (all when `ids` is empty) and waits for them until `deadline` (plus a little);
+  // one that is still running then is cancelled and left to its thread.
+  void stopTasks(std::vector<int> ids, Clock::time_point deadline);
+  void rethrowFailure();
+
+  const SourceConnectorConfig settings_;
+  const MakeTask make_;
+  const Clock& clock_;
+
+  mutable std::mutex mutex_;                         // guards the three below
+  std::map<int, std::shared_ptr<Running>> running_;  // shared with each task's thread
+  std::exception_ptr failure_;                       // of a task already stopped
+  std::string state_ = "UNASSIGNED";
+
+  std::atomic<bool> stopping_{false};
+  std::atomic<bool> cancelled_{false};
+  std::atomic<int64_t> stop_deadline_ns_{0};
+  std::shared_ptr<KafkaConsumer> consumer_;  // the group thread's
+};
+
+}  // namespace ksink
