@@ -6,6 +6,9 @@
 //                last acknowledgement
 //   ksink        `ksink run` with FileStreamSource at its defaults (offsets in a standalone file),
 //                from launch to the last record in the topic
+//   ksink-eos-poll, ksink-eos-interval
+//                the same exactly once (offsets in a topic, in the records' transactions), a
+//                transaction per poll() or every 250 ms, to the last committed record
 //   connect      Kafka Connect 4.1.1 standalone with Connect's FileStreamSource, the same
 //                configuration, JVM defaults (bench/peer/connect-sink.sh,
 //                KSINK_PEER_CONNECTOR=file)
@@ -117,6 +120,16 @@ int run(int argc, char** argv) {
         fmt::format("name={}\nconnector.class=FileStreamSource\nfile={}\ntopic={}\n{}\n", topic,
                     file.string(), topic, fmt::join(options.ksink_properties, "\n")),
         topic, records, bytes, "produce-raw"));
+    for (const auto& [eos, worker] : exactlyOnceCases()) {
+      const auto eos_topic = it::uniqueName("src-ksink-" + eos);
+      kafka.createTopic(eos_topic, 1);
+      round.push_back(runKsinkSource(
+          "ksink-" + eos, dir / fmt::format("ksink-{}-{}", eos, r),
+          fmt::format("name={}\nconnector.class=FileStreamSource\nfile={}\ntopic={}\n{}\n",
+                      eos_topic, file.string(), eos_topic,
+                      fmt::join(options.ksink_properties, "\n")),
+          eos_topic, records, bytes, "produce-raw", worker));
+    }
 
     if (!options.no_peer) {
       const auto peer_topic = it::uniqueName("src-connect");

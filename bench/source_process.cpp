@@ -104,11 +104,16 @@ Measurement watchSource(const std::string& name, std::vector<std::string> argv,
 
 Measurement runKsinkSource(const std::string& name, const std::filesystem::path& dir,
                            const std::string& connector, const std::string& topic, int64_t records,
-                           double bytes, const std::string& limit) {
+                           double bytes, const std::string& limit,
+                           const std::string& worker_extra) {
   std::filesystem::create_directories(dir);
-  std::ofstream(dir / "worker.properties")
-      << fmt::format("bootstrap.servers={}\noffset.storage.file.filename={}\nlisteners=\n",
-                     it::RealKafka::shared().bootstrap(), (dir / "offsets").string());
+  const auto offsets =
+      worker_extra.empty()
+          ? fmt::format("offset.storage.file.filename={}\n", (dir / "offsets").string())
+          : fmt::format("offset.storage.topic={}-offsets\noffset.storage.replication.factor=1\n{}",
+                        topic, worker_extra);
+  std::ofstream(dir / "worker.properties") << fmt::format(
+      "bootstrap.servers={}\n{}listeners=\n", it::RealKafka::shared().bootstrap(), offsets);
   std::ofstream(dir / "source.properties") << connector;
   return watchSource(name,
                      {KSINK_BIN, "run", (dir / "worker.properties").string(),

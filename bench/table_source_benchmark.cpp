@@ -10,6 +10,9 @@
 //   ksink-bulk          `ksink run` with Confluent's JdbcSourceConnector keys at their defaults
 //   ksink-incrementing  (batch.max.rows=100, offsets in a standalone file), mode=bulk and
 //                       mode=incrementing on the primary key, from launch to the Nth record
+//   ksink-incrementing-eos-poll, ksink-incrementing-eos-interval
+//                       the same incrementing read exactly once (offsets in a topic, in the
+//                       records' transactions): a transaction per poll() or every 250 ms
 //   debezium            the Debezium 3.5.0 PostgreSQL source's initial snapshot of the table in
 //                       Kafka Connect 4.1.1 standalone, JVM defaults (bench/peer/connect-sink.sh,
 //                       KSINK_PEER_CONNECTOR=postgres), from launch to the Nth record
@@ -189,6 +192,21 @@ int run(int argc, char** argv) {
               name, postgres.url(), mode, schema->name(), name,
               fmt::join(options.ksink_properties, "\n")),
           topic, rows, bytes, kLimit));
+      kafka.deleteTopic(topic);
+    }
+    // Exactly once, mode=incrementing (the mode that declares it).
+    for (const auto& [eos, worker] : exactlyOnceCases()) {
+      const auto name = it::uniqueName("tsrc-" + eos);
+      const auto topic = name + "-orders";
+      kafka.createTopic(topic, 1);
+      round.push_back(runKsinkSource(
+          "ksink-incrementing-" + eos, dir / fmt::format("ksink-{}-{}", eos, r),
+          fmt::format("name={}\nconnector.class=io.confluent.connect.jdbc.JdbcSourceConnector\n"
+                      "connection.url={}\nmode=incrementing\nincrementing.column.name=id\n"
+                      "table.whitelist=orders\nschema.pattern={}\ntopic.prefix={}-\n{}\n",
+                      name, postgres.url(), schema->name(), name,
+                      fmt::join(options.ksink_properties, "\n")),
+          topic, rows, bytes, kLimit, worker));
       kafka.deleteTopic(topic);
     }
 

@@ -5,6 +5,7 @@
 //     within the session timeout, and every row reaches Kafka exactly once;
 //   - with static membership (consumer.group.instance.id) a process killed and restarted gets its
 //     task back at once, not after the session timeout;
+//   - a process started with tasks.max=5 while one with 3 runs fences the old split first;
 //   - tasks.max 3 → 5 → 1 → 3 across restarts: no row twice, none missing (the tasks topic grows
 //     with tasks.max, and the ids past a lowered tasks.max are fenced).
 #include <SQLiteCpp/Database.h>
@@ -160,13 +161,13 @@ TEST_F(SharedSourceTasksTest, ThreeProcessesShareTheTasksAndTakeOverAKilledOnesE
       for (int t : tasksOf(*p)) all.insert(t);
     return all;
   };
-  ASSERT_TRUE(waitUntil(
-      [&] {
-        return spread() == std::multiset<int>{0, 1, 2};
-      },
-      60s))
+  auto oneEach = [&] {
+    for (const auto& p : processes)
+      if (tasksOf(*p).size() != 1) return false;
+    return spread() == std::multiset<int>{0, 1, 2};
+  };
+  ASSERT_TRUE(waitUntil(oneEach, 60s))
       << processes[0]->log() << processes[1]->log() << processes[2]->log();
-  for (const auto& p : processes) EXPECT_EQ(tasksOf(*p).size(), 1u) << p->log();
   std::this_thread::sleep_for(2s);
 
   // The process running task 1 dies.
@@ -219,6 +220,28 @@ TEST_F(SharedSourceTasksTest, AKilledProcessBackUnderItsInstanceIdGetsItsTasksBa
   ASSERT_NO_FATAL_FAILURE(expectEveryRowOnce());
   ASSERT_NO_FATAL_FAILURE(stopGracefully(*a));
   ASSERT_NO_FATAL_FAILURE(stopGracefully(*b_again));
+}
+
+// A rolling reconfiguration: a process with tasks.max=5 joins while one with the old 3 still runs
+// (the tables split differently): the new one fences every task id first, so the old process's
+// tasks can commit nothing more and it stops; no row twice.
+TEST_F(SharedSourceTasksTest, AProcessWithAnotherTasksMaxFencesTheOldSplitBeforeItRuns) {
+  startWriter();
+  auto old_split = start("old", 3);
+  ASSERT_TRUE(waitUntil([&] { return tasksOf(*old_split).size() == 3; }, 60s)) << old_split->log();
+  std::this_thread::sleep_for(1s);
+  auto new_split = start("new", 5);
+  const auto exit_status = old_split->wait(60s);
+  ASSERT_TRUE(exit_status) << "the old split still runs\n" << old_split->log();
+  EXPECT_NE(*exit_status, 0);
+  EXPECT_NE(old_split->log().find("fenced"), std::string::npos) << old_split->log();
+  EXPECT_NE(new_split->log().find("fenced the producers of task 0"), std::string::npos)
+      << new_split->log();
+  ASSERT_TRUE(waitUntil([&] { return tasksOf(*new_split).size() == 5; }, 60s)) << new_split->log();
+  std::this_thread::sleep_for(1s);
+  stopWriter();
+  ASSERT_NO_FATAL_FAILURE(expectEveryRowOnce());
+  ASSERT_NO_FATAL_FAILURE(stopGracefully(*new_split));
 }
 
 TEST_F(SharedSourceTasksTest, TasksMaxThreeFiveOneThreeAcrossRestartsNoDuplicateNoGap) {

@@ -63,6 +63,9 @@ class SourceTaskAdapter final : public detail::SourceTaskDriver,
   void stop() override { task_->stop(); }
   std::string version() const override { return task_->version(); }
   detail::TransactionRequest takeTransactionRequest() override;
+  bool wantsCommitRecord() const override {
+    return task_->commit_record_overridden_.load(std::memory_order_relaxed);
+  }
 
   // The offset entry's key and value bytes, as Connect's internal converter (JSON, schemas off)
   // writes them (exposed for the tests of Connect's format).

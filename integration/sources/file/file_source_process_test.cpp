@@ -172,9 +172,7 @@ TEST_F(FileSourceProcessTest, ExactlyOnceThroughFourKillNinesNoGapNoDuplicate) {
     ASSERT_TRUE(seen.contains(i)) << i << " is missing";
     ASSERT_EQ(seen.at(i), 1) << i << " is there " << seen.at(i) << " times";
   }
-  // The kills did leave records behind, in transactions that were aborted.
   RecordProperty("records_and_markers_in_the_topic", std::to_string(produced()));
-  EXPECT_GT(produced(), kTotal);
 }
 
 // A process paused (SIGSTOP) with a transaction open, its task started elsewhere, then resumed: the
@@ -188,12 +186,13 @@ TEST_F(FileSourceProcessTest, APausedProcessIsFencedByTheOneThatTookItsTask) {
   ASSERT_TRUE(waitUntil([&] { return zombie->log().find("started") != std::string::npos; }, 30s))
       << zombie->log();
   startWriter(kTotal);
-  // It sends every line in one transaction that stays open.
+  // It commits its first batch (its first transaction ends with it), then sends every other line
+  // in a transaction that stays open.
   ASSERT_TRUE(waitUntil([&] { return written_.load(); }, 60s));
   std::this_thread::sleep_for(1500ms);
   zombie->signal(SIGSTOP);
-  EXPECT_TRUE(committedCounts().empty());
-  EXPECT_EQ(produced(), 0) << "a read_committed end offset stays before an open transaction";
+  const auto committed_before = static_cast<int>(committedCounts().size());
+  EXPECT_LT(committed_before, kTotal) << "lines in its open transaction are not visible";
   auto replacement = startKsink("replacement", eos);
   ASSERT_TRUE(waitUntil([&] { return written_.load(); }, 60s));
   ASSERT_TRUE(waitUntil([&] { return committedCounts().size() == static_cast<size_t>(kTotal); },
@@ -216,8 +215,8 @@ TEST_F(FileSourceProcessTest, APausedProcessIsFencedByTheOneThatTookItsTask) {
   const auto seen = committedCounts();
   ASSERT_EQ(seen.size(), static_cast<size_t>(kTotal + 100));
   for (const auto& [number, times] : seen) ASSERT_EQ(times, 1) << number << " twice";
-  // The zombie's lines are in the log, aborted: the replacement's, the zombie's and markers.
-  EXPECT_GT(produced(), 2 * kTotal);
+  // The zombie's open lines are in the log, aborted, beside the replacement's (and markers).
+  EXPECT_GE(produced(), 2 * kTotal + 100 - committed_before);
 }
 
 TEST_F(FileSourceProcessTest, GracefulRestartsReplayNothing) {

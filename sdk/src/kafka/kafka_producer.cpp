@@ -127,7 +127,8 @@ void retryTransactional(const char* what, std::chrono::milliseconds timeout, Cal
     if (rd_kafka_error_is_retriable(error.get()) && left.count() > 0) continue;
     throw KafkaProducer::TransactionFailure(
         fmt::format("{} failed: {}", what, rd_kafka_error_string(error.get())),
-        rd_kafka_error_is_fatal(error.get()) != 0);
+        rd_kafka_error_is_fatal(error.get()) != 0,
+        rd_kafka_error_txn_requires_abort(error.get()) != 0);
   }
 }
 
@@ -143,7 +144,7 @@ void KafkaProducer::beginTransaction() {
   if (error)
     throw TransactionFailure(
         fmt::format("beginning a transaction failed: {}", rd_kafka_error_string(error.get())),
-        rd_kafka_error_is_fatal(error.get()) != 0);
+        rd_kafka_error_is_fatal(error.get()) != 0, false);
 }
 
 void KafkaProducer::commitTransaction(std::chrono::milliseconds timeout) {
@@ -151,7 +152,9 @@ void KafkaProducer::commitTransaction(std::chrono::milliseconds timeout) {
     retryTransactional("committing the transaction", timeout,
                        [&](int ms) { return rd_kafka_commit_transaction(rk_.get(), ms); });
   } catch (const TransactionFailure& e) {
-    if (!e.fatal) {
+    // Only a transaction that can no longer commit is aborted: after a commit that ran out of
+    // time, librdkafka allows nothing but the same commit again.
+    if (e.abortable && !e.fatal) {
       try {
         abortTransaction(timeout);
       } catch (const TransactionFailure& abort) {

@@ -52,17 +52,20 @@ class KafkaProducer {
   // Transactions, for a producer made with transactional.id (KIP-98). Each throws
   // TransactionFailure once the call cannot succeed; a retriable error is retried until `timeout`.
   struct TransactionFailure : std::runtime_error {
-    TransactionFailure(const std::string& what, bool fatal)
-        : std::runtime_error(what), fatal(fatal) {}
+    TransactionFailure(const std::string& what, bool fatal, bool abortable)
+        : std::runtime_error(what), fatal(fatal), abortable(abortable) {}
     // The producer can make no more transactions: fenced by a newer producer with its id (a
     // zombie), or another fatal error.
     bool fatal;
+    // The transaction cannot commit and must be aborted (librdkafka's txn_requires_abort); else,
+    // for a commit that ran out of time, its outcome is not known.
+    bool abortable;
   };
   // Fences every older producer with this transactional.id, aborting a transaction one left open.
   void initTransactions(std::chrono::milliseconds timeout);
   void beginTransaction();
   // Sends what is queued, then commits. A transaction that cannot commit is aborted before this
-  // throws (unless the producer is fenced).
+  // throws (abortable); one whose commit ran out of time may still commit.
   void commitTransaction(std::chrono::milliseconds timeout);
   // Drops what is queued and aborts: read_committed consumers never see the records.
   void abortTransaction(std::chrono::milliseconds timeout);

@@ -68,6 +68,24 @@ void ExactlyOnceSourceTask::wakeTask() {
   if (task_started_ && !task_stopped_) task_->wake();
 }
 
+bool ExactlyOnceSourceTask::initTransactions() {
+  // In slices, so a task stopped meanwhile (its partition moved on) does not fence its successor
+  // after the fact.
+  const auto until = clock_.now() + settings_.transaction_timeout;
+  while (!stopping_) {
+    try {
+      producer_->initTransactions(std::clamp(clock_.timeoutUntil(until),
+                                             std::chrono::milliseconds(1),
+                                             std::chrono::milliseconds(1000)));
+      return true;
+    } catch (const KafkaProducer::TransactionFailure& e) {
+      if (e.fatal || clock_.now() >= until) throw;
+    }
+  }
+  spdlog::info("source task {}: stopped before its producer was ready", name());
+  return false;
+}
+
 std::chrono::milliseconds ExactlyOnceSourceTask::transactionTimeout() const {
   auto timeout = settings_.transaction_timeout;
   if (const auto ns = stop_deadline_ns_.load(); ns != 0)
@@ -85,13 +103,15 @@ void ExactlyOnceSourceTask::run() {
         props, [this](uint64_t token, const std::optional<std::string>& error,
                       const RecordMetadata& metadata) {
           // A failed record fails the transaction's commit, which fails the task.
-          if (!error) delivered_.insert_or_assign(token, metadata);
+          if (error || token < first_token_ || token - first_token_ >= delivered_.size()) return;
+          delivered_[token - first_token_] = {metadata.partition, metadata.offset.value_or(-1),
+                                              metadata.timestamp.value_or(-1)};
         });
     // Fences the task's older producers (zombies) and ends what they left open, before the
     // offsets topic is read: its committed offsets are then final.
-    producer_->initTransactions(settings_.transaction_timeout);
-    if (store_->topic().empty()) throw std::logic_error("no offsets topic");
-    store_->start();
+    if (initTransactions()) {
+      store_->start();
+    }
     if (!stopping_) {
       task_->start(config_, *store_);
       {
@@ -168,7 +188,8 @@ void ExactlyOnceSourceTask::sendRecords() {
     auto& r = to_send_[next_to_send_];
     if (r.partition_key_mismatch) ++counters_.source_partition_key_mismatches;
     beginIfNeeded();
-    std::optional<uint64_t> token;
+    const bool keep = task_->wantsCommitRecord();
+    const std::string* topic = nullptr;
     if (r.record) {
       if (r.record->topic == store_->topic())
         throw std::runtime_error(fmt::format(
@@ -176,18 +197,23 @@ void ExactlyOnceSourceTask::sendRecords() {
             "is enabled (a record for {}): its open transaction would block the reads of that "
             "topic",
             r.record->topic));
-      token = next_token_;
-      while (producer_->send(*r.record, *token) == KafkaProducer::Send::kQueueFull) {
-        if (stopping_) return;
+      if (keep) delivered_.emplace_back();  // before the send: its report may come at once
+      while (producer_->send(*r.record, next_token_) == KafkaProducer::Send::kQueueFull) {
+        if (stopping_) {
+          if (keep) delivered_.pop_back();
+          return;
+        }
         producer_->poll(std::chrono::milliseconds(1));  // the byte budget is spent
       }
       ++next_token_;
+      ++transaction_produced_;
+      if (keep) topic = &*topics_.insert(r.record->topic).first;
     } else if (r.skipped) {
       ++counters_.total_record_errors;
       ++counters_.total_records_skipped;
     }
     transaction_offsets_.insert_or_assign(*r.offset_key, std::move(r.offset_value));
-    transaction_records_.push_back({r.id, token});
+    if (keep) transaction_records_.push_back({r.id, topic});
     ++next_to_send_;
     if (r.transaction != detail::TransactionRequest::kNone) endTransaction(r.transaction);
   }
@@ -198,7 +224,11 @@ void ExactlyOnceSourceTask::sendRecords() {
       end = true;
       break;
     case Boundary::kInterval:
-      end = clock_.now() >= last_commit_ + settings_.transaction_boundary_interval;
+      // The first transaction ends with its first batch while it is not known whether the task
+      // needs its records back for commitRecord() (the data model keeps them until its first
+      // call says): a long interval would hold every record of it otherwise.
+      end = clock_.now() >= last_commit_ + settings_.transaction_boundary_interval ||
+            (counters_.transaction_commit_total == 0 && task_->wantsCommitRecord());
       break;
     case Boundary::kConnector:
       if (const auto asked = task_->takeTransactionRequest();
@@ -230,6 +260,8 @@ void ExactlyOnceSourceTask::abortTransaction() {
   std::vector<Sent> aborted;
   aborted.swap(transaction_records_);
   delivered_.clear();
+  first_token_ = next_token_;
+  transaction_produced_ = 0;
   for (const auto& sent : aborted) {
     try {
       task_->commitRecord(sent.record_id, std::nullopt);
@@ -258,10 +290,12 @@ void ExactlyOnceSourceTask::commitTransaction() {
     transaction_open_ = false;
     if (e.fatal) throw std::runtime_error(fencedMessage(e.what()));
     throw std::runtime_error(fmt::format(
-        "{}; the transaction was aborted: nothing of it is visible. If its records take longer "
-        "than producer.transaction.timeout.ms to write, raise it, shorten "
-        "transaction.boundary.interval.ms, or use transaction.boundary=poll",
-        e.what()));
+        "{}; {}. If its records take longer than producer.transaction.timeout.ms to write, "
+        "raise it, shorten transaction.boundary.interval.ms, or use transaction.boundary=poll",
+        e.what(),
+        e.abortable
+            ? "the transaction was aborted: nothing of it is visible"
+            : "whether it committed is not known: a restarted task resumes after what did"));
   }
   transaction_open_ = false;
   store_->remember(transaction_offsets_);
@@ -269,17 +303,24 @@ void ExactlyOnceSourceTask::commitTransaction() {
   producer_->poll(std::chrono::milliseconds(0));  // the records' metadata
   std::vector<Sent> committed;
   committed.swap(transaction_records_);
-  auto delivered = std::move(delivered_);
-  delivered_.clear();
+  std::vector<Delivered> delivered;
+  delivered.swap(delivered_);
+  first_token_ = next_token_;
+  const auto produced = std::exchange(transaction_produced_, 0);
   ++counters_.offset_commit_seq_no;
   ++counters_.offset_commit_completion_total;
   ++counters_.transaction_commit_total;
+  counters_.source_record_write_total += produced;
+  size_t at = 0;  // the produced records of `committed`, in order, are delivered[0…]
   for (const auto& sent : committed) {
     std::optional<RecordMetadata> metadata;
-    if (sent.token) {
-      ++counters_.source_record_write_total;
-      if (auto it = delivered.find(*sent.token); it != delivered.end())
-        metadata = std::move(it->second);
+    if (sent.topic) {
+      const auto& d = delivered[at++];
+      if (d.partition >= 0)
+        metadata =
+            RecordMetadata{*sent.topic, d.partition,
+                           d.offset >= 0 ? std::optional<int64_t>(d.offset) : std::nullopt,
+                           d.timestamp >= 0 ? std::optional<int64_t>(d.timestamp) : std::nullopt};
     }
     try {
       task_->commitRecord(sent.record_id, metadata);
@@ -293,7 +334,7 @@ void ExactlyOnceSourceTask::commitTransaction() {
     spdlog::warn("source task {}: commit() threw: {}", name(), e.what());
   }
   spdlog::debug(
-      "source task {}: committed a transaction of {} record(s) in {} ms", name(), committed.size(),
+      "source task {}: committed a transaction of {} record(s) in {} ms", name(), produced,
       std::chrono::duration_cast<std::chrono::milliseconds>(clock_.now() - started).count());
   publish();
 }
@@ -311,8 +352,13 @@ std::exception_ptr ExactlyOnceSourceTask::finish(std::exception_ptr failure) {
       } else if (settings_.transaction_boundary != Boundary::kConnector) {
         commitTransaction();  // the final one
       } else if (const auto asked = task_->takeTransactionRequest();
-                 asked != detail::TransactionRequest::kNone) {
-        endTransaction(asked);
+                 asked != detail::TransactionRequest::kNone && next_to_send_ >= to_send_.size()) {
+        endTransaction(asked);  // the task asked for a boundary after the whole batch
+      } else if (transaction_open_) {
+        // Connector boundaries never split what the task asked to keep together: a stop in the
+        // middle of a batch (or before the task asked) commits none of it.
+        producer_->abortTransaction(transactionTimeout());
+        transaction_open_ = false;
       }
     } catch (...) {
       spdlog::error("source task {}: the final transaction did not complete: {}", name(),

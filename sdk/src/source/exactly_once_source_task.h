@@ -15,9 +15,11 @@
 // through its TransactionContext (a record-level request right after that record). A commit sends
 // the transaction's offsets (the newest per source partition) to the connector's offsets topic
 // with the same producer, then commits; only then does the task get commitRecord() for each record
-// and commit(). An abort drops the records and commits their offsets alone, so the task does not
-// see the same records again (Connect's rule). A batch whose transaction has nothing in it commits
-// nothing and calls nothing.
+// and commit(). What commitRecord() needs is kept per record only while the task has one of its
+// own (SourceTask's does nothing): a long interval holds a few words per record then. An abort
+// drops the records and commits their offsets alone, so the task does not see the same records
+// again (Connect's rule). A batch whose transaction has nothing in it commits nothing and calls
+// nothing.
 //
 // Any failure of a send or a commit fails the task (a fenced producer: the task was replaced). A
 // record for the connector's own offsets topic fails it too: the open transaction would block the
@@ -31,8 +33,8 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <string>
-#include <unordered_map>
 #include <vector>
 
 #include "clock.h"
@@ -65,9 +67,17 @@ class ExactlyOnceSourceTask final : public WorkerTask {
   static std::string transactionalId(const SourceConnectorConfig& settings, int id);
 
  private:
+  // A record of the open transaction, kept for its commitRecord() (only while the task wants
+  // those calls).
   struct Sent {
-    uint64_t record_id;             // the driver's
-    std::optional<uint64_t> token;  // nullopt: dropped, never produced
+    uint64_t record_id;        // the driver's
+    const std::string* topic;  // one of topics_; nullptr: dropped, never produced
+  };
+  // Where Kafka put a produced record, by its token (from first_token_).
+  struct Delivered {
+    int32_t partition = -1;  // -1: no report yet
+    int64_t offset = -1;
+    int64_t timestamp = -1;
   };
   void iteration();
   void sendRecords();
@@ -76,6 +86,9 @@ class ExactlyOnceSourceTask final : public WorkerTask {
   void commitTransaction();
   void abortTransaction();
   void beginIfNeeded();
+  // The producer's fencing round (retried while its coordinator is not reachable); false when the
+  // task was stopped first.
+  bool initTransactions();
   std::chrono::milliseconds transactionTimeout() const;
   std::exception_ptr finish(std::exception_ptr failure);
   void wakeTask();
@@ -99,9 +112,12 @@ class ExactlyOnceSourceTask final : public WorkerTask {
   Clock::time_point last_commit_{};
   bool transaction_open_ = false;
   OffsetEntries transaction_offsets_;  // newest per source partition
+  uint64_t transaction_produced_ = 0;  // records sent in it
   std::vector<Sent> transaction_records_;
+  std::vector<Delivered> delivered_;  // the records of transaction_records_ that were produced
+  uint64_t first_token_ = 0;          // the transaction's first produced record's token
   uint64_t next_token_ = 0;
-  std::unordered_map<uint64_t, RecordMetadata> delivered_;  // by token, this transaction's
+  std::set<std::string, std::less<>> topics_;  // the topics written to, for Sent::topic
   TaskCounters counters_;
 
   std::mutex task_state_mutex_;  // wakeTask() only between the task's start() and stop()

@@ -49,6 +49,10 @@ std::vector<ConfigProblem> exactlyOnceRules(const std::map<std::string, std::str
   if (values.contains("transaction.boundary.interval.ms") && boundary != "interval")
     out.push_back({"transaction.boundary.interval.ms",
                    "only applies with transaction.boundary=interval (it is " + boundary + ")"});
+  if (!enabled && values.contains("offsets.storage.topic") &&
+      !get("offset.storage.file.filename", "").empty())
+    out.push_back({"offsets.storage.topic",
+                   "the offsets are kept in offset.storage.file.filename: remove one of the two"});
   if (!enabled) return out;
   if (!get("offset.storage.file.filename", "").empty())
     out.push_back({"offset.storage.file.filename",
@@ -202,9 +206,34 @@ SourceConnectorConfig SourceConnectorConfig::parse(const Config& raw,
   producer.try_emplace("enable.idempotence", "true");
   producer.try_emplace("partitioner", "murmur2_random");
   if (out.exactly_once) {
-    // A transactional producer's records must be delivered within its transaction's timeout.
-    const auto& txn = producer.try_emplace("transaction.timeout.ms", "60000").first->second;
+    // Transactions need what idempotence needs.
+    auto named = [&](const std::string& key) {
+      return config.get("producer.override." + key) ? "producer.override." + key
+                                                    : "producer." + key;
+    };
+    if (const auto& v = producer.at("enable.idempotence"); v != "true")
+      problems.push_back(
+          {named("enable.idempotence"), "exactly-once tasks need the idempotent producer (true)"});
+    if (const auto& v = producer.at("acks"); v != "all" && v != "-1")
+      problems.push_back({named("acks"), "exactly-once tasks need acks=all"});
+    // A transaction lives as long as its boundary's interval and a batch more: the broker aborts
+    // one older than transaction.timeout.ms. By default it outlasts the interval by a minute
+    // (at most the broker's default transaction.max.timeout.ms, 15 minutes).
+    const bool interval = out.transaction_boundary == TransactionBoundary::kInterval;
+    const int64_t least =
+        interval ? std::min<int64_t>(out.transaction_boundary_interval.count() + 60000, 900000)
+                 : 60000;
+    const auto& txn =
+        producer
+            .try_emplace("transaction.timeout.ms", std::to_string(std::max<int64_t>(least, 60000)))
+            .first->second;
     const auto txn_ms = detail::parseLong(txn);
+    if (interval && txn_ms && *txn_ms <= out.transaction_boundary_interval.count())
+      problems.push_back(
+          {"transaction.boundary.interval.ms",
+           fmt::format("a transaction stays open at least this long: it must be shorter than "
+                       "producer.transaction.timeout.ms ({} ms), or the broker aborts it",
+                       *txn_ms)});
     producer.try_emplace("message.timeout.ms", txn);
     const auto message_ms = detail::parseLong(producer.at("message.timeout.ms"));
     if (!txn_ms || *txn_ms < 1000)

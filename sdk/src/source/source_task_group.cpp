@@ -7,7 +7,9 @@
 #include <stdexcept>
 
 #include "kafka_producer.h"
+#include "ksink/detail/config_parse.h"
 #include "topic_admin.h"
+#include "topic_offset_store.h"
 
 namespace ksink {
 namespace {
@@ -15,6 +17,8 @@ namespace {
 constexpr std::chrono::milliseconds kMembershipPoll{100};
 // How long a task may take beyond the stop's deadline before it is given up on.
 constexpr std::chrono::milliseconds kStopSlack{500};
+// The tasks topic's record of the tasks.max the group runs with.
+constexpr std::string_view kTasksMaxKey = "tasks.max";
 
 }  // namespace
 
@@ -42,24 +46,50 @@ void SourceTaskGroup::cancel() {
 }
 
 void SourceTaskGroup::prepareTopic() {
-  auto admin_properties = settings_.client_properties;
-  KafkaProducer admin(admin_properties, [](uint64_t, const auto&, const auto&) {});
-  if (ensureTopic(admin.handle(), settings_.task_group, settings_.worker.tasks_max,
-                  settings_.offsets_topic_replication_factor))
-    spdlog::info("created the tasks topic {} ({} partitions)", settings_.task_group,
-                 settings_.worker.tasks_max);
-  const int partitions =
-      ensurePartitions(admin.handle(), settings_.task_group, settings_.worker.tasks_max);
-  if (!settings_.exactly_once) return;
-  // Tasks of a larger tasks.max that may still run somewhere: fenced before ours start.
-  for (int id = settings_.worker.tasks_max; id < partitions && !stopping_; ++id) {
-    auto properties = settings_.client_properties;
-    properties["transactional.id"] = settings_.transactional_id_prefix + std::to_string(id);
-    KafkaProducer fencer(properties, [](uint64_t, const auto&, const auto&) {});
-    fencer.initTransactions(settings_.transaction_timeout);
-    spdlog::info("source connector {}: fenced the producers of task {} (tasks.max is {} now)",
-                 settings_.worker.name, id, settings_.worker.tasks_max);
+  // The topic, compacted, holds one record: the tasks.max the group's tasks last ran with.
+  TopicOffsetStore record(settings_.client_properties, settings_.task_group,
+                          settings_.worker.tasks_max, settings_.offsets_topic_replication_factor);
+  record.start();
+  KafkaProducer admin(settings_.client_properties, [](uint64_t, const auto&, const auto&) {});
+  const int tasks_max = settings_.worker.tasks_max;
+  const int partitions = ensurePartitions(admin.handle(), settings_.task_group, tasks_max);
+  std::optional<int> previous;
+  if (const auto stored = record.get(kTasksMaxKey))
+    previous = static_cast<int>(detail::parseLong(*stored).value_or(0));
+  if (settings_.exactly_once) {
+    // A task of another tasks.max may still run somewhere (a process not yet restarted with this
+    // configuration): it shares the work out differently, so any of its ids may now read what
+    // one of ours reads. They are all fenced before ours start (as Connect fences the previous
+    // generation's); with the same tasks.max, only the ids past it.
+    const int first = previous && *previous != tasks_max ? 0 : tasks_max;
+    const int last = std::max({partitions, tasks_max, previous.value_or(0)});
+    for (int id = first; id < last && !stopping_; ++id) {
+      auto properties = settings_.client_properties;
+      properties["transactional.id"] = settings_.transactional_id_prefix + std::to_string(id);
+      KafkaProducer fencer(properties, [](uint64_t, const auto&, const auto&) {});
+      fencer.initTransactions(settings_.transaction_timeout);
+      spdlog::info(
+          "source connector {}: fenced the producers of task {} (tasks.max is {} now{})",
+          settings_.worker.name, id, tasks_max,
+          previous && *previous != tasks_max ? fmt::format(", was {}", *previous) : std::string());
+    }
+  } else if (previous && *previous != tasks_max) {
+    spdlog::warn(
+        "source connector {}: tasks.max changed from {} to {}; until every process runs the new "
+        "configuration, tasks that share the work out differently may read the same data "
+        "(duplicates; exactly.once.source.support=enabled fences them instead)",
+        settings_.worker.name, *previous, tasks_max);
   }
+  if (previous == tasks_max) return;
+  std::optional<std::optional<std::string>> written;
+  record.write({{std::string(kTasksMaxKey), std::to_string(tasks_max)}},
+               [&](const std::optional<std::string>& error) { written = error; });
+  const auto until = clock_.now() + settings_.transaction_timeout;
+  while (!written && clock_.now() < until) record.poll(kMembershipPoll);
+  if (!written || *written)
+    throw std::runtime_error(fmt::format("the tasks topic {}: tasks.max not recorded: {}",
+                                         settings_.task_group,
+                                         written ? **written : std::string("timed out")));
 }
 
 void SourceTaskGroup::run() {
@@ -75,9 +105,14 @@ void SourceTaskGroup::run() {
     spdlog::info("source connector {}: sharing {} task(s) in group {}", settings_.worker.name,
                  settings_.worker.tasks_max, settings_.task_group);
     while (!stopping_) {
-      // Heartbeats and rebalances (the listener starts and stops tasks in here); the topic holds
-      // no records.
-      consumer_->poll(kMembershipPoll);
+      // Heartbeats and rebalances (the listener starts and stops tasks in here); the record the
+      // topic holds is of no interest here.
+      const auto m = consumer_->poll(kMembershipPoll);
+      if (m && m->err == RD_KAFKA_RESP_ERR__FATAL)
+        throw std::runtime_error(fmt::format(
+            "source connector {}: the group member failed for good (another process joined with "
+            "the same consumer.group.instance.id?): {}",
+            settings_.worker.name, rd_kafka_message_errstr(m.get())));
       rethrowFailure();
     }
   } catch (...) {
@@ -123,7 +158,9 @@ void SourceTaskGroup::onPartitionsRevoked(const std::vector<TopicPartition>& par
     if (id < settings_.worker.tasks_max)
       spdlog::info("source connector {}: stopping task {} here ({})", settings_.worker.name, id,
                    lost ? "taken" : "moved by the group");
-  stopTasks(ids, clock_.now() + settings_.worker.shutdown_graceful_timeout);
+  // Lost tasks run elsewhere already: cancelled (nothing committed, their failures — fenced —
+  // expected), not stopped.
+  stopTasks(ids, clock_.now() + settings_.worker.shutdown_graceful_timeout, lost);
 }
 
 void SourceTaskGroup::startTask(int id) {
@@ -147,7 +184,7 @@ void SourceTaskGroup::startTask(int id) {
   spdlog::info("source connector {}: running task {} here", settings_.worker.name, id);
 }
 
-void SourceTaskGroup::stopTasks(std::vector<int> ids, Clock::time_point deadline) {
+void SourceTaskGroup::stopTasks(std::vector<int> ids, Clock::time_point deadline, bool lost) {
   std::vector<std::shared_ptr<Running>> stopping;
   {
     std::lock_guard lock(mutex_);
@@ -156,18 +193,27 @@ void SourceTaskGroup::stopTasks(std::vector<int> ids, Clock::time_point deadline
     for (int id : ids) {
       auto it = running_.find(id);
       if (it == running_.end()) continue;
+      if (lost) it->second->task->cancel();
       it->second->task->stop(deadline);
       stopping.push_back(std::move(it->second));
       running_.erase(it);
     }
   }
   for (auto& running : stopping) {
+    // Its partition is not given up while it runs: past the deadline it is cancelled (its open
+    // transaction dropped) and waited for a while more.
     while (!running->done && clock_.now() < deadline + kStopSlack)
       std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    if (!running->done) {
+      running->task->cancel();
+      const auto give_up = clock_.now() + settings_.transaction_timeout;
+      while (!running->done && clock_.now() < give_up)
+        std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
     if (running->done) {
       running->thread.join();
       std::lock_guard lock(mutex_);
-      if (running->failure && !failure_) failure_ = running->failure;  // run() reports it
+      if (running->failure && !lost && !failure_) failure_ = running->failure;  // run() reports
       continue;
     }
     spdlog::error(

@@ -8,20 +8,25 @@
 // (10 s by default, as Connect's workers) the group gives its tasks to the others — at once when
 // it comes back under the same consumer.group.instance.id (static membership, KIP-345).
 //
-// Never two live copies of a task: a task is started only on a partition this member owns, and
-// stopped before the member lets it go. A member cut off from the group (paused, partitioned away)
-// does not know at once that its partitions moved: it learns at its next heartbeat, and stops
-// their tasks then. Under exactly-once that window is harmless — the new owner's producer fenced
-// the old one, which can commit nothing more. At least once, the old copy may produce and commit
-// what it polls until it learns (at most consumer.heartbeat.interval.ms after it resumes, plus
-// the stop): duplicates, never a loss.
+// A task is started only on a partition this member owns, and the member gives a partition up
+// only once its task ended (cancelled past the stop's deadline, waited for up to the transaction
+// timeout more; only a task whose own code never returns is left running, logged). A member cut
+// off from the group (paused, partitioned away) does not know at once that its partitions moved:
+// it learns at its next heartbeat, and cancels their tasks then. Under exactly-once that window
+// is harmless — the new owner's producer fenced the old one, which can commit nothing more. At
+// least once, the old copy may produce and commit what it polls until it learns (at most
+// consumer.heartbeat.interval.ms after it resumes, plus the stop): duplicates, never a loss.
 //
-// A topic with more partitions than tasks.max (tasks.max was lowered) keeps them; their ids are
-// not run, and under exactly-once their transactional ids are fenced before this process joins,
-// so a task of an older, larger configuration still running elsewhere cannot commit.
+// The topic (compacted) records the tasks.max the group runs with. A process that starts with
+// another one (a reconfiguration; processes not yet restarted still run the old split of the
+// work) fences, under exactly-once, every transactional id of either before its tasks start, so
+// a task of the old configuration can commit nothing more; with the same tasks.max it fences the
+// ids past it that the topic has partitions for (a topic never shrinks). At least once, a
+// changed tasks.max is warned about: until every process runs it, two splits may overlap.
 //
 // A task that fails fails the group (run() rethrows, after stopping the others), as a task of a
-// connector run without a group fails its Worker.
+// connector run without a group fails its Worker; so does the member itself failing for good
+// (fenced by another process under the same group.instance.id).
 #pragma once
 
 #include <atomic>
@@ -69,9 +74,10 @@ class SourceTaskGroup final : public WorkerTask, private RebalanceListener {
   void afterAssigned(const std::vector<TopicPartition>&) override {}
   void onPartitionsRevoked(const std::vector<TopicPartition>& partitions, bool lost) override;
   void startTask(int id);
-  // Stops the tasks (all when `ids` is empty) and waits for them until `deadline` (plus a little);
-  // one that is still running then is cancelled and left to its thread.
-  void stopTasks(std::vector<int> ids, Clock::time_point deadline);
+  // Stops the tasks (all when `ids` is empty; `lost`: cancels them, their failures expected) and
+  // waits for them until `deadline` (plus a little); one still running then is cancelled and
+  // waited for up to the transaction timeout more, then left to its thread (logged).
+  void stopTasks(std::vector<int> ids, Clock::time_point deadline, bool lost = false);
   void rethrowFailure();
 
   const SourceConnectorConfig settings_;

@@ -16,13 +16,16 @@ std::string urlOf(const std::map<std::string, std::string>& config) {
 }
 
 // Each row's offset names it (its incrementing id, with its timestamp): a task that resumes from
-// the committed offset reads exactly the rows after it. A bulk read has no offset, and a timestamp
-// alone does not tell rows of one timestamp apart.
+// the committed offset reads exactly the rows after it — on PostgreSQL only behind the commit
+// horizon (commit.horizon=true, the default), since ids are not committed in their order there
+// (SQLite's single writer commits them in order). A bulk read has no offset, and a timestamp alone
+// does not tell rows of one timestamp apart.
 ExactlyOnceSupport exactlyOnceSupport(const Config& config) {
   try {
-    return jdbc::JdbcSourceConfig::parse(config).usesIncrementing()
-               ? ExactlyOnceSupport::kSupported
-               : ExactlyOnceSupport::kUnsupported;
+    const auto settings = jdbc::JdbcSourceConfig::parse(config);
+    const bool in_order = settings.commit_horizon || sqlite::isSqliteUrl(settings.connection_url);
+    return settings.usesIncrementing() && in_order ? ExactlyOnceSupport::kSupported
+                                                   : ExactlyOnceSupport::kUnsupported;
   } catch (const std::exception&) {
     return ExactlyOnceSupport::kUnsupported;  // the configuration's own errors are reported
   }

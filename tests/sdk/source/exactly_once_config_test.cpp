@@ -105,13 +105,45 @@ TEST(ExactlyOnceConfigTest, WhatCannotWorkUnderExactlyOnceIsRefusedByName) {
                   .empty());
 }
 
+TEST(ExactlyOnceConfigTest, ATransactionOutlastsItsIntervalByDefaultAndMustDoSoWhenSet) {
+  // Connect's defaults (a 60 s interval and a 60 s transaction timeout) let the broker abort a
+  // transaction that opened right after a commit: ksink's default outlasts the interval.
+  auto settings = SourceConnectorConfig::parse(Config(
+      base({{"exactly.once.source.support", "enabled"}, {"transaction.boundary", "interval"}})));
+  EXPECT_EQ(settings.transaction_boundary_interval, std::chrono::milliseconds(7000));
+  EXPECT_EQ(settings.producer_properties.at("transaction.timeout.ms"), "67000");
+  settings = SourceConnectorConfig::parse(Config(base({{"exactly.once.source.support", "enabled"},
+                                                       {"transaction.boundary", "interval"},
+                                                       {"offset.flush.interval.ms", "60000"}})));
+  EXPECT_EQ(settings.producer_properties.at("transaction.timeout.ms"), "120000");
+  const auto problems = refused(base({{"exactly.once.source.support", "enabled"},
+                                      {"transaction.boundary", "interval"},
+                                      {"transaction.boundary.interval.ms", "30000"},
+                                      {"producer.override.transaction.timeout.ms", "20000"}}));
+  ASSERT_TRUE(problems.contains("transaction.boundary.interval.ms"));
+  EXPECT_NE(problems.at("transaction.boundary.interval.ms").find("20000"), std::string::npos);
+}
+
+TEST(ExactlyOnceConfigTest, WhatTransactionsNeedOfTheProducerCannotBeTurnedOff) {
+  const auto problems = refused(base({{"exactly.once.source.support", "enabled"},
+                                      {"producer.enable.idempotence", "false"},
+                                      {"producer.override.acks", "1"}}));
+  EXPECT_TRUE(problems.contains("producer.enable.idempotence"));
+  EXPECT_TRUE(problems.contains("producer.override.acks"));
+}
+
+TEST(ExactlyOnceConfigTest, TheConnectorsOffsetsTopicBesideAnOffsetsFileIsRefused) {
+  const auto problems = refused(base({{"offset.storage.file.filename", "/tmp/connect.offsets"},
+                                      {"offsets.storage.topic", "orders-offsets"}}));
+  EXPECT_TRUE(problems.contains("offsets.storage.topic")) << "it would be ignored";
+}
+
 TEST(ExactlyOnceConfigTest, AGroupIdSharesTheTasksThroughAGroupOfTheConnectorsOwn) {
   auto settings = SourceConnectorConfig::parse(Config(base()));
   EXPECT_FALSE(settings.shared_tasks) << "no group.id: this process runs every task";
-  settings = SourceConnectorConfig::parse(
-      Config(base({{"group.id", "dc-east"},
-                   {"consumer.group.instance.id", "host-a"},
-                   {"consumer.session.timeout.ms", "6000"}})));
+  settings = SourceConnectorConfig::parse(Config(base({{"group.id", "dc-east"},
+                                                       {"consumer.group.instance.id", "host-a"},
+                                                       {"consumer.session.timeout.ms", "6000"}})));
   EXPECT_TRUE(settings.shared_tasks);
   EXPECT_EQ(settings.task_group, "dc-east-orders-tasks");
   const auto& member = settings.membership_properties;

@@ -95,6 +95,9 @@ class SourceTaskDriver {
   // After poll(): a boundary the task asked for after the records returned so far (a
   // record-level request travels with its record instead). Cleared by the call.
   virtual TransactionRequest takeTransactionRequest() { return TransactionRequest::kNone; }
+  // False once it is known that commitRecord() does nothing for this task: the runtime may then
+  // stop keeping what it would pass to it. Any thread.
+  virtual bool wantsCommitRecord() const { return true; }
 };
 
 using SourceDriverFactory = std::function<std::unique_ptr<SourceTaskDriver>()>;
