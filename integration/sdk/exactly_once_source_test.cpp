@@ -322,6 +322,31 @@ TEST_F(ExactlyOnceSourceTest, IntervalBoundariesCommitLessOftenThanEveryPoll) {
   EXPECT_GE(status.tasks[0].counters.transaction_commit_total, 1u);
 }
 
+TEST_F(ExactlyOnceSourceTest, AnIntervalTransactionCommitsWhilePollWaitsForData) {
+  // All 50 records are sent, then poll() waits (a quiet source): the open transaction commits
+  // once its interval passed, not when poll() returns.
+  script->limit = 50;
+  script->pause_at = 50;
+  auto w =
+      worker({{"transaction.boundary", "interval"}, {"transaction.boundary.interval.ms", "300"}});
+  test::BackgroundRun run([&] { w->run(); });
+  ASSERT_TRUE(waitUntil([&] { return storedOffset() == R"({"seq":49})"; }, 10s, 100ms))
+      << storedOffset().value_or("<none>");
+  {
+    std::lock_guard lock(script->mutex);
+    EXPECT_TRUE(script->paused && !script->released) << "poll() was still waiting";
+  }
+  EXPECT_EQ(committedValues(), sequence(0, 50));
+  const auto seen = calls();
+  EXPECT_EQ(std::count_if(seen.begin(), seen.end(),
+                          [](const std::string& c) { return c.starts_with("commitRecord"); }),
+            50)
+      << "commitRecord() for every record, from the committing thread";
+  w->stop();
+  ASSERT_TRUE(run.waitFinished(20s));
+  EXPECT_EQ(run.errorMessage(), "");
+}
+
 TEST_F(ExactlyOnceSourceTest, AReplacedTaskIsFencedAndCannotCommitWhatItSentAfterwards) {
   // The zombie: its first transaction ends with its first batch (10 records: whether the task
   // needs commitRecord() is not known before), its second, of 20, is open (a long interval) when

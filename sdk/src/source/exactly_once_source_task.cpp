@@ -9,6 +9,7 @@
 
 #include "create_topics.h"
 #include "ksink/retriable_error.h"
+#include "locked_offset_reader.h"
 #include "worker_source_task.h"
 
 namespace ksink {
@@ -95,6 +96,7 @@ std::chrono::milliseconds ExactlyOnceSourceTask::transactionTimeout() const {
 
 void ExactlyOnceSourceTask::run() {
   std::exception_ptr failure;
+  LockedOffsetReader reader(*store_, mutex_);
   try {
     auto props = settings_.producer_properties;
     props["client.id"] += fmt::format("-{}", id_);
@@ -113,7 +115,7 @@ void ExactlyOnceSourceTask::run() {
       store_->start();
     }
     if (!stopping_) {
-      task_->start(config_, *store_);
+      task_->start(config_, reader);
       {
         std::lock_guard lock(task_state_mutex_);
         task_started_ = true;
@@ -121,8 +123,13 @@ void ExactlyOnceSourceTask::run() {
       if (stopping_) wakeTask();
       spdlog::info("source task {} started exactly once (transactional.id {}, version {})", name(),
                    transactionalId(settings_, id_), task_->version());
-      last_commit_ = clock_.now();
+      {
+        std::lock_guard lock(mutex_);
+        last_commit_ = clock_.now();
+      }
       publish("RUNNING");
+      if (settings_.transaction_boundary == SourceConnectorConfig::TransactionBoundary::kInterval)
+        committer_ = std::thread([this] { serveCommits(); });
     }
     while (!stopping_) iteration();
   } catch (...) {
@@ -135,10 +142,14 @@ void ExactlyOnceSourceTask::run() {
 }
 
 void ExactlyOnceSourceTask::iteration() {
-  // A send the broker refused for good (the producer fenced) fails the task now, not at the next
-  // boundary, which may be far off.
-  producer_->poll(std::chrono::milliseconds(0));
-  if (auto fatal = producer_->fatalError()) throw std::runtime_error(fencedMessage(*fatal));
+  {
+    std::lock_guard lock(mutex_);
+    if (committer_failure_) std::rethrow_exception(committer_failure_);
+    // A send the broker refused for good (the producer fenced) fails the task now, not at the
+    // next boundary, which may be far off.
+    producer_->poll(std::chrono::milliseconds(0));
+    if (auto fatal = producer_->fatalError()) throw std::runtime_error(fencedMessage(*fatal));
+  }
   if (next_to_send_ < to_send_.size()) {
     sendRecords();
     return;
@@ -151,7 +162,17 @@ void ExactlyOnceSourceTask::iteration() {
   }
   to_send_.clear();
   next_to_send_ = 0;
+  struct InPoll {  // the committer may commit while the task's poll() runs
+    ExactlyOnceSourceTask& self;
+    explicit InPoll(ExactlyOnceSourceTask& s) : self(s) { set(true); }
+    ~InPoll() { set(false); }
+    void set(bool value) {
+      std::lock_guard lock(self.mutex_);
+      self.in_poll_ = value;
+    }
+  };
   try {
+    InPoll in_poll(*this);
     to_send_ = task_->poll();
   } catch (const RetriableError& e) {
     spdlog::warn("source task {}: poll() failed, retrying: {}", name(), e.what());
@@ -159,6 +180,7 @@ void ExactlyOnceSourceTask::iteration() {
     return;
   }
   {
+    std::lock_guard lock(mutex_);
     const double took = std::chrono::duration<double, std::milli>(clock_.now() - now).count();
     ++counters_.poll_batch_count;
     counters_.poll_batch_avg_time_ms +=
@@ -175,6 +197,27 @@ void ExactlyOnceSourceTask::iteration() {
   }
 }
 
+void ExactlyOnceSourceTask::serveCommits() {
+  while (!committer_stopping_) {
+    std::this_thread::sleep_for(WorkerSourceTask::kIdleWait);
+    std::unique_lock lock(mutex_);
+    if (!in_poll_ || committer_failure_ || !producer_ || producer_->fatalError()) continue;
+    if (!transaction_open_ && transaction_offsets_.empty()) continue;
+    if (clock_.now() < last_commit_ + settings_.transaction_boundary_interval) continue;
+    try {
+      last_commit_ = clock_.now();
+      endTransaction(detail::TransactionRequest::kCommit, lock);
+    } catch (...) {
+      if (!lock.owns_lock()) lock.lock();
+      committer_failure_ = std::current_exception();
+      lock.unlock();
+      spdlog::error("source task {}: a commit while poll() waited failed: {}", name(),
+                    describe(committer_failure_));
+      wakeTask();  // its poll() returns, and the task thread fails the task
+    }
+  }
+}
+
 void ExactlyOnceSourceTask::beginIfNeeded() {
   if (transaction_open_) return;
   producer_->beginTransaction();
@@ -183,6 +226,8 @@ void ExactlyOnceSourceTask::beginIfNeeded() {
 
 void ExactlyOnceSourceTask::sendRecords() {
   using Boundary = SourceConnectorConfig::TransactionBoundary;
+  std::unique_lock lock(mutex_);
+  if (committer_failure_) std::rethrow_exception(committer_failure_);
   while (next_to_send_ < to_send_.size()) {
     if (stopping_) return;  // what was sent is committed (or not) by finish()
     auto& r = to_send_[next_to_send_];
@@ -215,7 +260,7 @@ void ExactlyOnceSourceTask::sendRecords() {
     transaction_offsets_.insert_or_assign(*r.offset_key, std::move(r.offset_value));
     if (keep) transaction_records_.push_back({r.id, topic});
     ++next_to_send_;
-    if (r.transaction != detail::TransactionRequest::kNone) endTransaction(r.transaction);
+    if (r.transaction != detail::TransactionRequest::kNone) endTransaction(r.transaction, lock);
   }
   // The batch is sent: its boundary.
   bool end = false;
@@ -233,23 +278,49 @@ void ExactlyOnceSourceTask::sendRecords() {
     case Boundary::kConnector:
       if (const auto asked = task_->takeTransactionRequest();
           asked != detail::TransactionRequest::kNone) {
-        endTransaction(asked);
+        endTransaction(asked, lock);
         return;
       }
       break;
   }
   if (end) {
     last_commit_ = clock_.now();
-    endTransaction(detail::TransactionRequest::kCommit);
+    endTransaction(detail::TransactionRequest::kCommit, lock);
   }
 }
 
-void ExactlyOnceSourceTask::endTransaction(detail::TransactionRequest how) {
-  if (how == detail::TransactionRequest::kAbort) abortTransaction();
-  commitTransaction();
+void ExactlyOnceSourceTask::endTransaction(detail::TransactionRequest how,
+                                           std::unique_lock<std::mutex>& lock) {
+  Calls aborted, committed;
+  if (how == detail::TransactionRequest::kAbort) abortTransaction(aborted);
+  commitTransaction(committed);
+  if (aborted.records.empty() && committed.records.empty() && !committed.commit) return;
+  // In order with any other commit's calls, without the worker's lock.
+  std::unique_lock calls(calls_mutex_);
+  lock.unlock();
+  makeCalls(aborted);
+  makeCalls(committed);
+  calls.unlock();
+  lock.lock();
 }
 
-void ExactlyOnceSourceTask::abortTransaction() {
+void ExactlyOnceSourceTask::makeCalls(const Calls& calls) {
+  for (const auto& [record_id, metadata] : calls.records) {
+    try {
+      task_->commitRecord(record_id, metadata);
+    } catch (const std::exception& e) {
+      spdlog::warn("source task {}: commitRecord() threw: {}", name(), e.what());
+    }
+  }
+  if (!calls.commit) return;
+  try {
+    task_->commit();
+  } catch (const std::exception& e) {
+    spdlog::warn("source task {}: commit() threw: {}", name(), e.what());
+  }
+}
+
+void ExactlyOnceSourceTask::abortTransaction(Calls& calls) {
   if (!transaction_open_) return;
   spdlog::info("source task {}: aborting the transaction of {} record(s), as the task asked",
                name(), transaction_records_.size());
@@ -262,16 +333,10 @@ void ExactlyOnceSourceTask::abortTransaction() {
   delivered_.clear();
   first_token_ = next_token_;
   transaction_produced_ = 0;
-  for (const auto& sent : aborted) {
-    try {
-      task_->commitRecord(sent.record_id, std::nullopt);
-    } catch (const std::exception& e) {
-      spdlog::warn("source task {}: commitRecord() threw: {}", name(), e.what());
-    }
-  }
+  for (const auto& sent : aborted) calls.records.emplace_back(sent.record_id, std::nullopt);
 }
 
-void ExactlyOnceSourceTask::commitTransaction() {
+void ExactlyOnceSourceTask::commitTransaction(Calls& calls) {
   if (!transaction_open_ && transaction_offsets_.empty()) return;
   const auto started = clock_.now();
   beginIfNeeded();
@@ -322,25 +387,21 @@ void ExactlyOnceSourceTask::commitTransaction() {
                            d.offset >= 0 ? std::optional<int64_t>(d.offset) : std::nullopt,
                            d.timestamp >= 0 ? std::optional<int64_t>(d.timestamp) : std::nullopt};
     }
-    try {
-      task_->commitRecord(sent.record_id, metadata);
-    } catch (const std::exception& e) {
-      spdlog::warn("source task {}: commitRecord() threw: {}", name(), e.what());
-    }
+    calls.records.emplace_back(sent.record_id, std::move(metadata));
   }
-  try {
-    task_->commit();
-  } catch (const std::exception& e) {
-    spdlog::warn("source task {}: commit() threw: {}", name(), e.what());
-  }
+  calls.commit = true;
   spdlog::debug(
       "source task {}: committed a transaction of {} record(s) in {} ms", name(), produced,
       std::chrono::duration_cast<std::chrono::milliseconds>(clock_.now() - started).count());
-  publish();
+  publishLocked();
 }
 
 std::exception_ptr ExactlyOnceSourceTask::finish(std::exception_ptr failure) {
   if (stop_deadline_ns_ == 0) stop(clock_.now() + settings_.worker.shutdown_graceful_timeout);
+  committer_stopping_ = true;
+  if (committer_.joinable()) committer_.join();
+  std::unique_lock lock(mutex_);  // alone now, but the calls release it
+  if (!failure && committer_failure_) failure = committer_failure_;
   if (task_started_ && producer_) {
     using Boundary = SourceConnectorConfig::TransactionBoundary;
     try {
@@ -350,10 +411,10 @@ std::exception_ptr ExactlyOnceSourceTask::finish(std::exception_ptr failure) {
           transaction_open_ = false;
         }
       } else if (settings_.transaction_boundary != Boundary::kConnector) {
-        commitTransaction();  // the final one
+        endTransaction(detail::TransactionRequest::kCommit, lock);  // the final one
       } else if (const auto asked = task_->takeTransactionRequest();
                  asked != detail::TransactionRequest::kNone && next_to_send_ >= to_send_.size()) {
-        endTransaction(asked);  // the task asked for a boundary after the whole batch
+        endTransaction(asked, lock);  // the task asked for a boundary after the whole batch
       } else if (transaction_open_) {
         // Connector boundaries never split what the task asked to keep together: a stop in the
         // middle of a batch (or before the task asked) commits none of it.
@@ -361,11 +422,13 @@ std::exception_ptr ExactlyOnceSourceTask::finish(std::exception_ptr failure) {
         transaction_open_ = false;
       }
     } catch (...) {
+      if (!lock.owns_lock()) lock.lock();
       spdlog::error("source task {}: the final transaction did not complete: {}", name(),
                     describe(std::current_exception()));
       if (!failure) failure = std::current_exception();
     }
   }
+  lock.unlock();
   if (task_started_) {
     {
       std::lock_guard lock(task_state_mutex_);
@@ -389,6 +452,11 @@ std::exception_ptr ExactlyOnceSourceTask::finish(std::exception_ptr failure) {
 }
 
 void ExactlyOnceSourceTask::publish(const char* state, const std::string& error) {
+  std::lock_guard lock(mutex_);
+  publishLocked(state, error);
+}
+
+void ExactlyOnceSourceTask::publishLocked(const char* state, const std::string& error) {
   std::lock_guard lock(status_mutex_);
   published_ = counters_;
   if (state) state_name_ = state;

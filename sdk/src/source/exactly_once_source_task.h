@@ -8,11 +8,16 @@
 // back) and aborts the transaction it left open. Then the offsets topic is read (committed data
 // only) and the task started.
 //
-// One thread, the task's. A transaction begins with the first record after the last one ended;
-// each record's offset is recorded once the producer took it. It ends (transaction.boundary):
-// poll — after each batch poll() returned; interval — after the first batch once
-// transaction.boundary.interval.ms passed since the last commit; connector — where the task asked
-// through its TransactionContext (a record-level request right after that record). A commit sends
+// The task's thread polls, sends and ends transactions. A transaction begins with the first
+// record after the last one ended; each record's offset is recorded once the producer took it. It
+// ends (transaction.boundary): poll — after each batch poll() returned; interval — at the end of
+// the first batch once transaction.boundary.interval.ms passed since the last commit, or, while
+// the task's poll() waits for data, by a second thread as soon as it passed (records do not wait
+// in an open transaction for a quiet source; Connect commits at batch ends only); connector —
+// where the task asked through its TransactionContext (a record-level request right after that
+// record). The two threads share the producer's transaction under the worker's lock, never held
+// while the task's code runs: commitRecord() and commit() calls are made after it is released,
+// one commit's after another's (the same rule as WorkerSourceTask's). A commit sends
 // the transaction's offsets (the newest per source partition) to the connector's offsets topic
 // with the same producer, then commits; only then does the task get commitRecord() for each record
 // and commit(). What commitRecord() needs is kept per record only while the task has one of its
@@ -35,6 +40,8 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <thread>
+#include <utility>
 #include <vector>
 
 #include "clock.h"
@@ -79,12 +86,23 @@ class ExactlyOnceSourceTask final : public WorkerTask {
     int64_t offset = -1;
     int64_t timestamp = -1;
   };
+  // What a commit or an abort owes the task, made after the worker's lock is released.
+  struct Calls {
+    std::vector<std::pair<uint64_t, std::optional<RecordMetadata>>> records;
+    bool commit = false;
+  };
+
   void iteration();
   void sendRecords();
-  // Ends the open transaction: commits it, or aborts it and commits its offsets alone.
-  void endTransaction(detail::TransactionRequest how);
-  void commitTransaction();
-  void abortTransaction();
+  // With `lock` (on mutex_) held: ends the open transaction — commits it, or aborts it and commits
+  // its offsets alone — then makes the task's calls with the lock released, and takes it again.
+  void endTransaction(detail::TransactionRequest how, std::unique_lock<std::mutex>& lock);
+  void commitTransaction(Calls& calls);  // with mutex_ held
+  void abortTransaction(Calls& calls);   // with mutex_ held
+  void makeCalls(const Calls& calls);
+  // The committer thread's loop (interval boundaries): commits a due transaction while the task's
+  // poll() waits.
+  void serveCommits();
   void beginIfNeeded();
   // The producer's fencing round (retried while its coordinator is not reachable); false when the
   // task was stopped first.
@@ -93,6 +111,7 @@ class ExactlyOnceSourceTask final : public WorkerTask {
   std::exception_ptr finish(std::exception_ptr failure);
   void wakeTask();
   void publish(const char* state = nullptr, const std::string& error = {});
+  void publishLocked(const char* state = nullptr, const std::string& error = {});  // mutex_ held
   std::string name() const;
   std::string fencedMessage(const std::string& error) const;
 
@@ -103,12 +122,19 @@ class ExactlyOnceSourceTask final : public WorkerTask {
   std::shared_ptr<TopicOffsetStore> store_;
   const Clock& clock_;
 
-  // The task thread's, but for the delivery callback, which runs inside the producer's calls on
-  // the same thread.
+  // The task thread's.
   std::vector<detail::PolledRecord> to_send_;
   std::optional<TopicCreation> topic_creation_;
   size_t next_to_send_ = 0;
   Clock::time_point poll_not_before_{};
+
+  // Guards the producer's transaction (and the delivery callback, which runs inside the
+  // producer's calls), what follows up to counters_, and the store. Never held while the task's
+  // code runs.
+  std::mutex mutex_;
+  std::mutex calls_mutex_;  // one commit's calls to the task after another's
+  bool in_poll_ = false;    // the task thread is in the task's poll()
+  std::exception_ptr committer_failure_;
   Clock::time_point last_commit_{};
   bool transaction_open_ = false;
   OffsetEntries transaction_offsets_;  // newest per source partition
@@ -126,8 +152,10 @@ class ExactlyOnceSourceTask final : public WorkerTask {
   std::atomic<bool> stopping_{false};
   std::atomic<bool> cancelled_{false};
   std::atomic<int64_t> stop_deadline_ns_{0};
+  std::atomic<bool> committer_stopping_{false};
+  std::thread committer_;
 
-  mutable std::mutex status_mutex_;  // guards the three below
+  mutable std::mutex status_mutex_;  // guards the three below; taken after mutex_
   std::string state_name_ = "UNASSIGNED";
   std::string last_error_;
   TaskCounters published_;

@@ -8,6 +8,7 @@
 
 #include "create_topics.h"
 #include "ksink/retriable_error.h"
+#include "locked_offset_reader.h"
 
 namespace ksink {
 namespace {
@@ -25,25 +26,6 @@ std::string describe(std::exception_ptr failure) {
     return "a non-standard exception";
   }
 }
-
-// The store as the task reads it: under the worker's lock, since the service thread writes to it.
-class LockedReader final : public detail::OffsetEntryReader {
- public:
-  LockedReader(const detail::OffsetEntryReader& store, std::mutex& mutex)
-      : store_(store), mutex_(mutex) {}
-  std::optional<std::string> get(std::string_view key) const override {
-    std::lock_guard lock(mutex_);
-    return store_.get(key);
-  }
-  std::vector<std::string> keys() const override {
-    std::lock_guard lock(mutex_);
-    return store_.keys();
-  }
-
- private:
-  const detail::OffsetEntryReader& store_;
-  std::mutex& mutex_;
-};
 
 }  // namespace
 
@@ -76,7 +58,7 @@ void WorkerSourceTask::wakeTask() {
 
 void WorkerSourceTask::run() {
   std::exception_ptr failure;
-  LockedReader reader(*store_, mutex_);
+  LockedOffsetReader reader(*store_, mutex_);
   try {
     auto props = settings_.producer_properties;
     props["client.id"] += fmt::format("-{}", id_);
