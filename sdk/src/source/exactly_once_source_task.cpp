@@ -10,22 +10,10 @@
 #include "create_topics.h"
 #include "ksink/retriable_error.h"
 #include "locked_offset_reader.h"
+#include "published_status.h"
 #include "worker_source_task.h"
 
 namespace ksink {
-namespace {
-
-std::string describe(std::exception_ptr failure) {
-  try {
-    std::rethrow_exception(failure);
-  } catch (const std::exception& e) {
-    return e.what();
-  } catch (...) {
-    return "a non-standard exception";
-  }
-}
-
-}  // namespace
 
 ExactlyOnceSourceTask::ExactlyOnceSourceTask(int id, SourceConnectorConfig settings, Config config,
                                              std::unique_ptr<detail::SourceTaskDriver> task,
@@ -37,7 +25,8 @@ ExactlyOnceSourceTask::ExactlyOnceSourceTask(int id, SourceConnectorConfig setti
       task_(std::move(task)),
       store_(std::move(store)),
       clock_(clock),
-      topic_creation_(settings_.topic_creation) {}
+      topic_creation_(settings_.topic_creation),
+      waker_(*task_) {}
 
 ExactlyOnceSourceTask::~ExactlyOnceSourceTask() = default;
 
@@ -65,8 +54,7 @@ void ExactlyOnceSourceTask::stop(Clock::time_point deadline) {
 }
 
 void ExactlyOnceSourceTask::wakeTask() {
-  std::lock_guard lock(task_state_mutex_);
-  if (task_started_ && !task_stopped_) task_->wake();
+  waker_.wake();
 }
 
 bool ExactlyOnceSourceTask::initTransactions() {
@@ -116,10 +104,7 @@ void ExactlyOnceSourceTask::run() {
     }
     if (!stopping_) {
       task_->start(config_, reader);
-      {
-        std::lock_guard lock(task_state_mutex_);
-        task_started_ = true;
-      }
+      waker_.started();
       if (stopping_) wakeTask();
       spdlog::info("source task {} started exactly once (transactional.id {}, version {})", name(),
                    transactionalId(settings_, id_), task_->version());
@@ -134,8 +119,8 @@ void ExactlyOnceSourceTask::run() {
     while (!stopping_) iteration();
   } catch (...) {
     failure = std::current_exception();
-    spdlog::error("source task {} failed: {}", name(), describe(failure));
-    publish("FAILED", describe(failure));
+    spdlog::error("source task {} failed: {}", name(), describeFailure(failure));
+    publish("FAILED", describeFailure(failure));
   }
   failure = finish(failure);
   if (failure) std::rethrow_exception(failure);
@@ -212,7 +197,7 @@ void ExactlyOnceSourceTask::serveCommits() {
       committer_failure_ = std::current_exception();
       lock.unlock();
       spdlog::error("source task {}: a commit while poll() waited failed: {}", name(),
-                    describe(committer_failure_));
+                    describeFailure(committer_failure_));
       wakeTask();  // its poll() returns, and the task thread fails the task
     }
   }
@@ -402,7 +387,7 @@ std::exception_ptr ExactlyOnceSourceTask::finish(std::exception_ptr failure) {
   if (committer_.joinable()) committer_.join();
   std::unique_lock lock(mutex_);  // alone now, but the calls release it
   if (!failure && committer_failure_) failure = committer_failure_;
-  if (task_started_ && producer_) {
+  if (waker_.hasStarted() && producer_) {
     using Boundary = SourceConnectorConfig::TransactionBoundary;
     try {
       if (failure || cancelled_) {
@@ -424,27 +409,24 @@ std::exception_ptr ExactlyOnceSourceTask::finish(std::exception_ptr failure) {
     } catch (...) {
       if (!lock.owns_lock()) lock.lock();
       spdlog::error("source task {}: the final transaction did not complete: {}", name(),
-                    describe(std::current_exception()));
+                    describeFailure(std::current_exception()));
       if (!failure) failure = std::current_exception();
     }
   }
   lock.unlock();
-  if (task_started_) {
-    {
-      std::lock_guard lock(task_state_mutex_);
-      task_stopped_ = true;
-    }
+  if (waker_.hasStarted()) {
+    waker_.stopping();
     try {
       task_->stop();
     } catch (...) {
       spdlog::error("source task {}: stop() failed: {}", name(),
-                    describe(std::current_exception()));
+                    describeFailure(std::current_exception()));
       if (!failure) failure = std::current_exception();
     }
   }
   producer_.reset();  // an open transaction is aborted by the broker, or fenced by the next
   if (failure)
-    publish("FAILED", describe(failure));
+    publish("FAILED", describeFailure(failure));
   else
     publish("STOPPED");
   spdlog::info("source task {} stopped", name());
@@ -457,20 +439,11 @@ void ExactlyOnceSourceTask::publish(const char* state, const std::string& error)
 }
 
 void ExactlyOnceSourceTask::publishLocked(const char* state, const std::string& error) {
-  std::lock_guard lock(status_mutex_);
-  published_ = counters_;
-  if (state) state_name_ = state;
-  if (!error.empty()) last_error_ = error;
+  published_.publish(counters_, state, error);
 }
 
 TaskStatus ExactlyOnceSourceTask::status() const {
-  std::lock_guard lock(status_mutex_);
-  TaskStatus out;
-  out.id = id_;
-  out.state = state_name_;
-  out.last_error = last_error_;
-  out.counters = published_;
-  return out;
+  return published_.status(id_);
 }
 
 }  // namespace ksink

@@ -49,7 +49,9 @@
 #include "ksink/config.h"
 #include "ksink/connector_status.h"
 #include "ksink/detail/source_task_driver.h"
+#include "published_status.h"
 #include "source_connector_config.h"
+#include "source_task_waker.h"
 #include "submitted_records.h"
 #include "topic_offset_store.h"
 #include "worker_task.h"
@@ -146,19 +148,14 @@ class ExactlyOnceSourceTask final : public WorkerTask {
   std::set<std::string, std::less<>> topics_;  // the topics written to, for Sent::topic
   TaskCounters counters_;
 
-  std::mutex task_state_mutex_;  // wakeTask() only between the task's start() and stop()
-  bool task_started_ = false;
-  bool task_stopped_ = false;
+  SourceTaskWaker waker_;
   std::atomic<bool> stopping_{false};
   std::atomic<bool> cancelled_{false};
   std::atomic<int64_t> stop_deadline_ns_{0};
   std::atomic<bool> committer_stopping_{false};
   std::thread committer_;
 
-  mutable std::mutex status_mutex_;  // guards the three below; taken after mutex_
-  std::string state_name_ = "UNASSIGNED";
-  std::string last_error_;
-  TaskCounters published_;
+  PublishedStatus published_;
 
   std::unique_ptr<KafkaProducer> producer_;  // last: its callback uses the members above
 };

@@ -9,22 +9,13 @@
 #include "create_topics.h"
 #include "ksink/retriable_error.h"
 #include "locked_offset_reader.h"
+#include "published_status.h"
 
 namespace ksink {
 namespace {
 
 double millisSince(Clock::time_point start, Clock::time_point end) {
   return std::chrono::duration<double, std::milli>(end - start).count();
-}
-
-std::string describe(std::exception_ptr failure) {
-  try {
-    std::rethrow_exception(failure);
-  } catch (const std::exception& e) {
-    return e.what();
-  } catch (...) {
-    return "a non-standard exception";
-  }
 }
 
 }  // namespace
@@ -40,7 +31,8 @@ WorkerSourceTask::WorkerSourceTask(int id, SourceConnectorConfig settings, Confi
       clock_(clock),
       commits_(*store_, clock, settings_.worker.offset_flush_interval,
                settings_.worker.offset_flush_timeout),
-      topic_creation_(settings_.topic_creation) {}
+      topic_creation_(settings_.topic_creation),
+      waker_(*task_) {}
 
 WorkerSourceTask::~WorkerSourceTask() = default;
 
@@ -52,8 +44,7 @@ void WorkerSourceTask::stop(Clock::time_point deadline) {
 }
 
 void WorkerSourceTask::wakeTask() {
-  std::lock_guard lock(task_state_mutex_);
-  if (task_started_ && !task_stopped_) task_->wake();
+  waker_.wake();
 }
 
 void WorkerSourceTask::run() {
@@ -73,10 +64,7 @@ void WorkerSourceTask::run() {
     }
     if (!stopping_) {
       task_->start(config_, reader);
-      {
-        std::lock_guard lock(task_state_mutex_);
-        task_started_ = true;
-      }
+      waker_.started();
       if (stopping_) wakeTask();  // a stop that came during start()
       spdlog::info("source task {}-{} started (version {})", settings_.worker.name, id_,
                    task_->version());
@@ -86,8 +74,9 @@ void WorkerSourceTask::run() {
     while (!stopping_) iteration();
   } catch (...) {
     failure = std::current_exception();
-    spdlog::error("source task {}-{} failed: {}", settings_.worker.name, id_, describe(failure));
-    publish("FAILED", describe(failure));
+    spdlog::error("source task {}-{} failed: {}", settings_.worker.name, id_,
+                  describeFailure(failure));
+    publish("FAILED", describeFailure(failure));
   }
   service_stopping_ = true;
   if (service_.joinable()) service_.join();
@@ -255,7 +244,7 @@ std::exception_ptr WorkerSourceTask::finish(std::exception_ptr failure) {
   if (stop_deadline_ns_ == 0) stop(clock_.now() + settings_.worker.shutdown_graceful_timeout);
   const Clock::time_point deadline{Clock::duration(stop_deadline_ns_.load())};
   bool commit_due = false;
-  if (task_started_ && producer_) {
+  if (waker_.hasStarted() && producer_) {
     if (cancelled_) {
       producer_closing_ = true;
       producer_->purge();
@@ -288,16 +277,13 @@ std::exception_ptr WorkerSourceTask::finish(std::exception_ptr failure) {
     }
   }
   if (commit_due) callCommit();
-  if (task_started_) {
-    {
-      std::lock_guard lock(task_state_mutex_);
-      task_stopped_ = true;
-    }
+  if (waker_.hasStarted()) {
+    waker_.stopping();
     try {
       task_->stop();
     } catch (...) {
       spdlog::error("source task {}-{}: stop() failed: {}", settings_.worker.name, id_,
-                    describe(std::current_exception()));
+                    describeFailure(std::current_exception()));
       if (!failure) failure = std::current_exception();
     }
   }
@@ -306,7 +292,7 @@ std::exception_ptr WorkerSourceTask::finish(std::exception_ptr failure) {
     producer_.reset();  // before the state its callbacks use
   }
   if (failure)
-    publish("FAILED", describe(failure));
+    publish("FAILED", describeFailure(failure));
   else
     publish("STOPPED");
   spdlog::info("source task {}-{} stopped", settings_.worker.name, id_);
@@ -314,24 +300,16 @@ std::exception_ptr WorkerSourceTask::finish(std::exception_ptr failure) {
 }
 
 void WorkerSourceTask::publish(const char* state, const std::string& error) {
-  std::lock_guard counters_lock(mutex_);
-  std::lock_guard lock(status_mutex_);
-  published_ = counters_;
-  published_.offset_commit_seq_no = commits_.counters().seq_no;
-  published_.offset_commit_completion_total = commits_.counters().completions;
-  published_.offset_commit_failure_total = commits_.counters().failures;
-  if (state) state_name_ = state;
-  if (!error.empty()) last_error_ = error;
+  std::lock_guard lock(mutex_);
+  auto counters = counters_;
+  counters.offset_commit_seq_no = commits_.counters().seq_no;
+  counters.offset_commit_completion_total = commits_.counters().completions;
+  counters.offset_commit_failure_total = commits_.counters().failures;
+  published_.publish(counters, state, error);
 }
 
 TaskStatus WorkerSourceTask::status() const {
-  std::lock_guard lock(status_mutex_);
-  TaskStatus out;
-  out.id = id_;
-  out.state = state_name_;
-  out.last_error = last_error_;
-  out.counters = published_;
-  return out;
+  return published_.status(id_);
 }
 
 }  // namespace ksink

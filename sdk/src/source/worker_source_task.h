@@ -38,8 +38,10 @@
 #include "ksink/connector_status.h"
 #include "ksink/detail/source_task_driver.h"
 #include "offset_backing_store.h"
+#include "published_status.h"
 #include "source_commit_cycle.h"
 #include "source_connector_config.h"
+#include "source_task_waker.h"
 #include "submitted_records.h"
 #include "worker_task.h"
 
@@ -123,9 +125,7 @@ class WorkerSourceTask final : public WorkerTask {
   size_t next_to_send_ = 0;
   Clock::time_point poll_not_before_{};
 
-  std::mutex task_state_mutex_;  // wakeTask() only between the task's start() and stop()
-  bool task_started_ = false;
-  bool task_stopped_ = false;
+  SourceTaskWaker waker_;
 
   std::atomic<bool> stopping_{false};
   std::atomic<bool> cancelled_{false};
@@ -133,10 +133,7 @@ class WorkerSourceTask final : public WorkerTask {
   std::atomic<bool> service_stopping_{false};
   std::thread service_;
 
-  mutable std::mutex status_mutex_;  // guards the three below; taken after mutex_
-  std::string state_name_ = "UNASSIGNED";
-  std::string last_error_;
-  TaskCounters published_;
+  PublishedStatus published_;
 
   std::unique_ptr<KafkaProducer> producer_;  // last: its callbacks use the members above
 };

@@ -1,0 +1,52 @@
+// PublishedStatus: what /status and /metrics read of a task — its state, its last error and its
+// counters as the task last published them — behind a lock of its own, so a status read never
+// waits for the task's work. Any thread.
+#pragma once
+
+#include <exception>
+#include <mutex>
+#include <string>
+
+#include "ksink/connector_status.h"
+
+namespace ksink {
+
+class PublishedStatus {
+ public:
+  // Copies `counters`; with a state, sets it (and the error, if any).
+  void publish(const TaskCounters& counters, const char* state = nullptr,
+               const std::string& error = {}) {
+    std::lock_guard lock(mutex_);
+    counters_ = counters;
+    if (state) state_ = state;
+    if (!error.empty()) last_error_ = error;
+  }
+  TaskStatus status(int id) const {
+    std::lock_guard lock(mutex_);
+    TaskStatus out;
+    out.id = id;
+    out.state = state_;
+    out.last_error = last_error_;
+    out.counters = counters_;
+    return out;
+  }
+
+ private:
+  mutable std::mutex mutex_;
+  std::string state_ = "UNASSIGNED";
+  std::string last_error_;
+  TaskCounters counters_;
+};
+
+// A failure's message, for logs and the task's last error.
+inline std::string describeFailure(std::exception_ptr failure) {
+  try {
+    std::rethrow_exception(failure);
+  } catch (const std::exception& e) {
+    return e.what();
+  } catch (...) {
+    return "a non-standard exception";
+  }
+}
+
+}  // namespace ksink
