@@ -135,8 +135,12 @@ std::map<std::string, std::string> TableSinkConfig::fromDebeziumJdbcSink(
   out["transforms"] = fmt::format("{}", fmt::join(transforms, ","));
   out[table_prefix + "type"] = "io.ksink.transforms.DebeziumCollectionName";
   out[table_prefix + "format"] = format.value_or("${topic}");
+  // Deletes become tombstones and tombstones stay: the Debezium sink deletes by key for both (a
+  // tombstone after a delete event deletes nothing more), and a topic of plain rows has only
+  // tombstones to delete with (delete.enabled decides, in the mapper).
   out[unwrap_prefix + "type"] = "io.debezium.transforms.ExtractNewRecordState";
-  out[unwrap_prefix + "delete.tombstone.handling.mode"] = "tombstone";
+  out[unwrap_prefix + "drop.tombstones"] = "false";
+  out[unwrap_prefix + "delete.handling.mode"] = "none";
   out[unwrap_prefix + "truncate.handling.mode"] = truncate ? "truncate" : "drop";
   out["table.name.format"] = "${topic}";  // the table step set the topic to the table's name
   for (auto& [k, v] : out) values.insert_or_assign(k, std::move(v));

@@ -56,9 +56,10 @@ struct TableSinkConfig {
   // primary.key.mode, primary.key.fields, schema.evolution, collection.name.format,
   // connection.username, …) as the table sinks' own keys, with the change-event envelope read
   // natively: a chain step resolving collection.name.format and Debezium's unwrap are appended
-  // to the connector's transforms (c/r/u → the new row, d → a delete, tombstones and truncates
-  // skipped). Throws ConfigException naming every Debezium key ksink cannot serve, and every
-  // Confluent-only key, which the Debezium sink would not read. Used as ConnectorRegistry's
+  // to the connector's transforms (c/r/u → the new row; d and tombstones → deletes by key, done
+  // with delete.enabled and skipped without, as the Debezium sink does; truncates skipped unless
+  // truncate.enabled). Throws ConfigException naming every Debezium key ksink cannot serve, and
+  // every Confluent-only key, which the Debezium sink would not read. Used as ConnectorRegistry's
   // adapt_config by the table sinks.
   static std::map<std::string, std::string> fromDebeziumJdbcSink(
       std::map<std::string, std::string> values);
