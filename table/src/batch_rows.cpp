@@ -1,7 +1,9 @@
 // RecordMapper's operations on a batch's rows as a whole: a truncate wipes the rows of its table
-// before it, and upserts keep only the last row per (table, primary key).
+// before it, and upserts and updates keep one row per (table, primary key) between deletes.
 #include <functional>
+#include <optional>
 #include <string>
+#include <unordered_map>
 #include <unordered_set>
 #include <vector>
 
@@ -71,24 +73,91 @@ size_t RecordMapper::keyHash(const Row& row) {
   return h;
 }
 
-void RecordMapper::reduceToLastPerKey(std::vector<Row>& rows) {
-  // Keys compare as values (no text built per row): the table, then each key column's value.
-  auto hash = [](const Row* row) { return keyHash(*row); };
-  auto same = [](const Row* a, const Row* b) {
-    if (a->layout != b->layout &&
-        (a->layout->table != b->layout->table || a->layout->key_count != b->layout->key_count))
+bool RecordMapper::sameKey(const Row& a, const Row& b) {
+  if (a.layout != b.layout &&
+      (a.layout->table != b.layout->table || a.layout->key_count != b.layout->key_count))
+    return false;
+  for (size_t k = 0; k < a.layout->key_count; ++k)
+    if (!(a.values[k] == b.values[k]) ||
+        (a.layout != b.layout && a.layout->columns[k].name != b.layout->columns[k].name))
       return false;
-    for (size_t k = 0; k < a->layout->key_count; ++k)
-      if (!(a->values[k] == b->values[k])) return false;
-    return true;
-  };
-  std::unordered_set<const Row*, decltype(hash), decltype(same)> seen(rows.size(), hash, same);
+  return true;
+}
+
+void RecordMapper::reduceByKey(std::vector<Row>& rows) {
+  // Keys compare as values (no text built per row). A row's key values are never changed here,
+  // so the map may point at a dropped row.
+  auto hash = [](const Row* row) { return keyHash(*row); };
+  auto same = [](const Row* a, const Row* b) { return sameKey(*a, *b); };
+  std::unordered_map<const Row*, size_t, decltype(hash), decltype(same)> current(rows.size(), hash,
+                                                                                 same);
   std::vector<uint8_t> keep(rows.size(), 1);
-  for (size_t i = rows.size(); i-- > 0;) {
-    if (rows[i].layout->key_count == 0) continue;
-    if (!seen.insert(&rows[i]).second) keep[i] = 0;
+  for (size_t i = 0; i < rows.size(); ++i) {
+    Row& row = rows[i];
+    if (row.layout->key_count == 0 || row.is_truncate) continue;
+    auto [it, first] = current.try_emplace(&row, i);
+    if (first) continue;
+    Row& earlier = rows[it->second];
+    if (row.is_delete || !earlier.is_delete) {
+      // A delete replaces whatever came before it; a write absorbs the earlier write's columns.
+      if (!row.is_delete) absorb(row, earlier);
+      keep[it->second] = 0;
+    }
+    // else a write after a delete: both stay, in order (the row starts again from nothing).
+    it->second = i;
   }
   keepOnly(rows, keep);
+}
+
+void RecordMapper::absorb(Row& later, Row& earlier) {
+  const Layout& mine = *later.layout;
+  const Layout& theirs = *earlier.layout;
+  if (&mine == &theirs) return;
+  auto& merged = merged_layouts_[{&theirs, &mine}];
+  if (!merged.layout) {
+    if (merged_layouts_.size() >= kCacheLimit) {
+      merged_layouts_.clear();
+      return absorb(later, earlier);
+    }
+    // The earlier row's columns in its order (so a table created from the merged row has the
+    // columns the first row would have created), each from the later row where it has one,
+    // then the later row's other columns.
+    auto layout = std::make_shared<Layout>();
+    layout->table = mine.table;
+    layout->key_count = mine.key_count;
+    layout->schemaless = mine.schemaless;
+    auto indexIn = [](const Layout& l, const std::string& name) -> std::optional<size_t> {
+      for (size_t c = 0; c < l.columns.size(); ++c)
+        if (l.columns[c].name == name) return c;
+      return std::nullopt;
+    };
+    bool lacks = false;
+    for (size_t c = 0; c < theirs.columns.size(); ++c) {
+      if (auto m = indexIn(mine, theirs.columns[c].name)) {
+        layout->columns.push_back(mine.columns[*m]);
+        merged.picks.push_back({true, *m});
+      } else {
+        layout->columns.push_back(theirs.columns[c]);
+        merged.picks.push_back({false, c});
+        lacks = true;
+      }
+    }
+    for (size_t c = 0; c < mine.columns.size(); ++c)
+      if (!indexIn(theirs, mine.columns[c].name)) {
+        layout->columns.push_back(mine.columns[c]);
+        merged.picks.push_back({true, c});
+      }
+    merged.earlier = earlier.layout;
+    merged.later = later.layout;
+    merged.layout = lacks ? std::move(layout) : later.layout;
+  }
+  if (merged.layout == later.layout) return;  // the later row has every column already
+  std::vector<Value> values;
+  values.reserve(merged.picks.size());
+  for (const auto& [from_later, index] : merged.picks)
+    values.push_back(std::move(from_later ? later.values[index] : earlier.values[index]));
+  later.values = std::move(values);
+  later.layout = merged.layout;
 }
 
 }  // namespace ksink

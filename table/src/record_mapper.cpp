@@ -352,7 +352,7 @@ RecordMapper::Batch RecordMapper::mapAll(std::span<const SinkRecord> records,
     }
   }
   if (truncates) dropRowsBeforeTruncates(batch.rows);
-  if (config_.insert_mode != TableSinkConfig::InsertMode::kInsert) reduceToLastPerKey(batch.rows);
+  if (config_.insert_mode != TableSinkConfig::InsertMode::kInsert) reduceByKey(batch.rows);
   return batch;
 }
 

@@ -159,6 +159,59 @@ TEST(RecordMapperTest, UpsertReducesTheBatchToTheLastRowPerKey) {
   EXPECT_EQ(batch.rows[2].record->offset(), 5);  // same key, other table
 }
 
+// Issue 36: a batch must give what applying its records one by one gives, whatever their columns.
+TEST(RecordMapperTest, AWriteAbsorbsTheColumnsItLacksFromTheEarlierWriteOfItsKey) {
+  for (const auto* mode : {"upsert", "update"}) {
+    SCOPED_TRACE(mode);
+    auto m = mapper({{"insert.mode", mode}, {"pk.mode", "record_key"}, {"pk.fields", "id"}});
+    const std::vector<SinkRecord> records = {
+        record(1, "7", R"({"name":"g","email":"g@x"})"), record(2, "7", R"({"name":"g2"})"),
+        record(3, "7", R"({"email":null,"phone":"555"})"), record(4, "8", R"({"name":"h"})")};
+    const auto batch = m.map(std::span(records));
+    ASSERT_EQ(batch.rows.size(), 2u);
+    const auto& merged = batch.rows[0];
+    EXPECT_EQ(merged.record->offset(), 3);  // the last write's coordinates
+    EXPECT_EQ(columnNames(merged), (std::vector<std::string>{"id", "name", "email", "phone"}));
+    EXPECT_EQ(merged.values, (std::vector<Value>{Value::integer(7), Value::string("g2"), Value(),
+                                                 Value::string("555")}));
+    EXPECT_EQ(batch.rows[1].record->offset(), 4);
+    EXPECT_EQ(columnNames(batch.rows[1]), (std::vector<std::string>{"id", "name"}));
+  }
+}
+
+TEST(RecordMapperTest, AWriteAfterADeleteOfItsKeyStaysBehindItWithItsOwnColumns) {
+  auto m = mapper({{"insert.mode", "upsert"},
+                   {"pk.mode", "record_key"},
+                   {"pk.fields", "id"},
+                   {"delete.enabled", "true"}});
+  const std::vector<SinkRecord> records = {record(1, "8", R"({"name":"h","email":"h@x"})"),
+                                           record(2, "8", std::nullopt),
+                                           record(3, "8", R"({"name":"h2"})"),
+                                           record(4, "8", R"({"note":"n"})"),
+                                           record(5, "9", std::nullopt),
+                                           record(6, "9", std::nullopt)};
+  const auto batch = m.map(std::span(records));
+  std::vector<int64_t> offsets;
+  for (const auto& row : batch.rows) offsets.push_back(row.record->offset());
+  // Key 8: the delete, then one write holding what came after it; key 9: one delete.
+  EXPECT_EQ(offsets, (std::vector<int64_t>{2, 4, 6}));
+  EXPECT_TRUE(batch.rows[0].is_delete);
+  EXPECT_EQ(columnNames(batch.rows[1]), (std::vector<std::string>{"id", "name", "note"}));
+  EXPECT_EQ(batch.rows[1].values[1], Value::string("h2"));
+}
+
+TEST(RecordMapperTest, RowsOfTheSameTwoShapesShareTheirMergedLayout) {
+  auto m = mapper({{"insert.mode", "upsert"}, {"pk.mode", "record_key"}, {"pk.fields", "id"}});
+  const std::vector<SinkRecord> records = {
+      record(1, "1", R"({"a":1,"b":2})"), record(2, "1", R"({"a":3})"),
+      record(3, "2", R"({"a":1,"b":2})"), record(4, "2", R"({"a":4})")};
+  const auto batch = m.map(std::span(records));
+  ASSERT_EQ(batch.rows.size(), 2u);
+  EXPECT_EQ(batch.rows[0].layout, batch.rows[1].layout);
+  EXPECT_EQ(batch.rows[1].values,
+            (std::vector<Value>{Value::integer(2), Value::integer(4), Value::integer(2)}));
+}
+
 TEST(RecordMapperTest, UpsertKeysCompareByTypeAndEveryKeyField) {
   auto m = mapper({{"insert.mode", "upsert"}, {"pk.mode", "record_value"}, {"pk.fields", "a,b"}});
   const std::vector<SinkRecord> records = {

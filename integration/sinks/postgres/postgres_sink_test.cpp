@@ -269,6 +269,47 @@ TEST_F(PostgresSinkTest, UpsertKeepsTheLastValuePerRecordKey) {
             "id");
 }
 
+// Issue 36, item 2: records of one key with other columns, and deletes between them, in one batch
+// (the staged path, keeping a key's delete ahead of its later write).
+TEST_F(PostgresSinkTest, ABatchGivesWhatApplyingItsRecordsOneByOneGives) {
+  auto& kafka = RealKafka::shared();
+  kafka.createTopic(topic_, 1);
+  // Key 6's write opens the segment that 8's last write (of the same columns) must not join.
+  kafka.produce(topic_, {{0, "6", R"({"name":"f"})"},
+                         {0, "7", R"({"name":"g","email":"g@x"})"},
+                         {0, "7", R"({"name":"g2"})"},
+                         {0, "8", R"({"name":"h1","email":"e1"})"},
+                         {0, "8", std::nullopt},
+                         {0, "8", R"({"name":"h2"})"},
+                         {0, "9", R"({"name":"i","email":"i@x"})"},
+                         {0, "9", R"({"phone":"555"})"}});
+  for (const std::string mode : {"upsert", "update"}) {
+    SCOPED_TRACE(mode);
+    name_ = uniqueName("pgsink");  // a group of its own: each mode reads the topic from its start
+    schema_->exec(fmt::format(
+        "DROP TABLE IF EXISTS \"{0}\"; DROP TABLE IF EXISTS ksink_offsets; "
+        "CREATE TABLE \"{0}\" (id text PRIMARY KEY, name text, email text, phone text); "
+        "INSERT INTO \"{0}\" VALUES ('7', 'old', 'o@x', NULL), ('8', 'h', 'h@x', '1')",
+        topic_));
+    RunningSink sink(props({{"insert.mode", mode},
+                            {"pk.mode", "record_key"},
+                            {"pk.fields", "id"},
+                            {"delete.enabled", "true"}}));
+    ASSERT_TRUE(waitUntil([&] { return storedOffsets() == std::map<int, int64_t>{{0, 8}}; }, 60s));
+    sink.stop();
+    EXPECT_EQ(sink.error(), "");
+    const auto rows =
+        select(fmt::format("SELECT id, name, email, phone FROM \"{}\" ORDER BY id", topic_));
+    if (mode == "upsert")
+      EXPECT_EQ(rows, (Rows{{s("6"), s("f"), std::nullopt, std::nullopt},
+                            {s("7"), s("g2"), s("g@x"), std::nullopt},
+                            {s("8"), s("h2"), std::nullopt, std::nullopt},
+                            {s("9"), s("i"), s("i@x"), s("555")}}));
+    else  // an update after its key's delete, or of a key never written, changes nothing
+      EXPECT_EQ(rows, (Rows{{s("7"), s("g2"), s("g@x"), std::nullopt}}));
+  }
+}
+
 TEST_F(PostgresSinkTest, UpsertByRecordValueFieldsUpdatesRowsWrittenBefore) {
   auto& kafka = RealKafka::shared();
   kafka.createTopic(topic_, 1);

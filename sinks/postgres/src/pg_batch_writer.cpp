@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
+#include <unordered_set>
+
 #include "ksink/pg/pg_error.h"
 #include "ksink/table_policy.h"
 #include "pg_sql.h"
@@ -70,8 +72,9 @@ std::vector<const PgBatchWriter::Row*> PgBatchWriter::prepare(PgConnection& conn
 }
 
 // Rows of one layout and operation form a segment, written with one COPY. In insert mode a delete
-// must stay between the inserts around it; otherwise (rows reduced to one per key) order between
-// segments does not matter. Truncates go first: the mapper left no row of a truncated table
+// must stay between the inserts around it; otherwise rows are reduced to one per key between
+// deletes, and a key met again (a write after its delete) starts new segments after every open
+// one, so the delete runs first. Truncates go first: the mapper left no row of a truncated table
 // before its truncate.
 std::vector<PgRowWriter::Segment> PgBatchWriter::segmentsOf(
     std::span<const Row* const> rows) const {
@@ -81,6 +84,9 @@ std::vector<PgRowWriter::Segment> PgBatchWriter::segmentsOf(
                                                     : Op::kInsert;
   std::vector<PgRowWriter::Segment> segments;
   std::map<std::pair<const Layout*, bool>, size_t> open;
+  auto hash = [](const Row* row) { return RecordMapper::keyHash(*row); };
+  auto same = [](const Row* a, const Row* b) { return RecordMapper::sameKey(*a, *b); };
+  std::unordered_set<const Row*, decltype(hash), decltype(same)> open_keys(rows.size(), hash, same);
   size_t truncates = 0;
   for (const Row* row : rows) {
     if (row->is_truncate) {
@@ -99,6 +105,11 @@ std::vector<PgRowWriter::Segment> PgBatchWriter::segmentsOf(
       }
       segments.back().rows.push_back(row);
       continue;
+    }
+    if (row->layout->key_count > 0 && !open_keys.insert(row).second) {
+      open.clear();
+      open_keys.clear();
+      open_keys.insert(row);
     }
     auto it = open.find(key);
     if (it == open.end()) {

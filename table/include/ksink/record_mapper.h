@@ -32,6 +32,7 @@
 #include <span>
 #include <string>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "ksink/converter.h"
@@ -95,9 +96,8 @@ class RecordMapper {
   // Throws ConversionError for a bad record (or what the converter threw).
   std::optional<Row> map(const SinkRecord& record);
 
-  // Every record of a batch. In upsert and update modes the rows are then reduced to the last
-  // row per (table, primary key), so a key written and then deleted in one batch is only
-  // deleted; rows without a key are kept as they are.
+  // Every record of a batch. In upsert and update modes the rows are then reduced by key
+  // (reduceByKey), so a key written and then deleted in one batch is only deleted.
   // A record whose conversion throws RetriableError is retried through
   // context.retryConversion() (errors.retry.timeout, errors.retry.delay.max.ms) and becomes a
   // failure only when that gives up. If the task stops meanwhile, the RetriableError it throws
@@ -116,18 +116,26 @@ class RecordMapper {
   // no record is converted (and transformed) twice.
   Batch map(std::span<const SinkRecord> records, SinkTaskContext& context, Mapped mapped);
 
-  // Keeps only the last row per (table, primary key), in their original relative order.
-  static void reduceToLastPerKey(std::vector<Row>& rows);
+  // What applying the rows one by one gives, with one row per (table, primary key) between
+  // deletes, in their original relative order: a write absorbs the columns of the earlier write
+  // of its key that it lacks (its own values win; the row gets a merged layout), so the earlier
+  // goes; a delete makes the rows of its key before it go; a write after a delete stays behind
+  // it (the row starts again with only that write's columns), so a writer must keep the order of
+  // rows that share a key. Rows without a key are kept as they are.
+  void reduceByKey(std::vector<Row>& rows);
   // Removes the rows of a table that come before a later truncate of it (and earlier truncates).
   static void dropRowsBeforeTruncates(std::vector<Row>& rows);
   // Hash of a row's (table, primary key values): rows with the same key have the same hash.
   static size_t keyHash(const Row& row);
+  // Whether two rows have the same key: table, key column names and values.
+  static bool sameKey(const Row& a, const Row& b);
 
   const TableSinkConfig& config() const { return config_; }
 
  private:
   struct MappedLayout;
   Batch mapAll(std::span<const SinkRecord> records, SinkTaskContext* context, Mapped mapped);
+  void absorb(Row& later, Row& earlier);
   const std::string& tableFor(std::string_view topic);
   std::shared_ptr<const MappedLayout> layoutFor(const std::string& table, const SchemaAndValue& key,
                                                 const SchemaAndValue& value, bool is_delete);
@@ -143,7 +151,21 @@ class RecordMapper {
   std::unordered_map<std::string, std::shared_ptr<const MappedLayout>> layouts_;
   std::unordered_map<std::string, std::shared_ptr<const Layout>> truncate_layouts_;  // by table
   std::unordered_map<std::string, std::string> table_names_;  // topic → table
-  std::string lookup_key_;                                    // reused to avoid allocations
+  // reduceByKey's layouts of a write that absorbed an earlier one, by (earlier, later) layout;
+  // each entry holds both, so neither address is reused while it is cached.
+  struct MergedLayout {
+    std::shared_ptr<const Layout> layout;  // the later layout itself when it lacks nothing
+    std::shared_ptr<const Layout> earlier, later;
+    std::vector<std::pair<bool, size_t>> picks;  // per column: (from the later row?, its index)
+  };
+  struct LayoutPairHash {
+    size_t operator()(const std::pair<const Layout*, const Layout*>& p) const {
+      return std::hash<const void*>{}(p.first) * 31 + std::hash<const void*>{}(p.second);
+    }
+  };
+  std::unordered_map<std::pair<const Layout*, const Layout*>, MergedLayout, LayoutPairHash>
+      merged_layouts_;
+  std::string lookup_key_;  // reused to avoid allocations
 };
 
 }  // namespace ksink

@@ -198,6 +198,36 @@ TEST_F(SqliteSinkTest, UpsertUpdatesByKeyAndTombstonesDelete) {
   EXPECT_EQ(storedOffset(), 6);
 }
 
+// Issue 36, item 2: records of one key with other columns, and deletes between them, in one batch.
+TEST_F(SqliteSinkTest, ABatchGivesWhatApplyingItsRecordsOneByOneGives) {
+  for (const std::string mode : {"upsert", "update"}) {
+    SCOPED_TRACE(mode);
+    execute(R"(DROP TABLE IF EXISTS "t"; DROP TABLE IF EXISTS ksink_offsets;)"
+            R"(CREATE TABLE "t" (id TEXT PRIMARY KEY, name TEXT, email TEXT, phone TEXT);)"
+            R"(INSERT INTO "t" VALUES ('7', 'old', 'o@x', NULL), ('8', 'h', 'h@x', '1'))");
+    FakeContext ctx;
+    auto task = start({{"insert.mode", mode},
+                       {"pk.mode", "record_key"},
+                       {"pk.fields", "id"},
+                       {"delete.enabled", "true"}},
+                      ctx);
+    task->put(std::vector<SinkRecord>{
+        rec(0, "6", R"({"name":"f"})"), rec(1, "7", R"({"name":"g","email":"g@x"})"),
+        rec(2, "7", R"({"name":"g2"})"), rec(3, "8", R"({"name":"h1","email":"e1"})"),
+        rec(4, "8", std::nullopt), rec(5, "8", R"({"name":"h2"})"),
+        rec(6, "9", R"({"name":"i","email":"i@x"})"), rec(7, "9", R"({"phone":"555"})")});
+    const auto rows = query(R"(SELECT id, name, email, phone FROM "t" ORDER BY id)");
+    if (mode == "upsert")
+      EXPECT_EQ(rows, (ksink::testing::Rows{{"6", "f", "NULL", "NULL"},
+                                            {"7", "g2", "g@x", "NULL"},
+                                            {"8", "h2", "NULL", "NULL"},
+                                            {"9", "i", "i@x", "555"}}));
+    else  // an update after its key's delete, or of a key never written, changes nothing
+      EXPECT_EQ(rows, (ksink::testing::Rows{{"7", "g2", "g@x", "NULL"}}));
+    task->stop();
+  }
+}
+
 // A truncate (Debezium's, kept by ExtractNewRecordState's truncate.handling.mode=truncate)
 // empties the table in the batch's transaction, in order with the rows around it.
 TEST_F(SqliteSinkTest, ATruncateEmptiesTheTableInOrderWithTheRowsAroundIt) {
