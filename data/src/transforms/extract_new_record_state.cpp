@@ -279,29 +279,30 @@ class ExtractNewRecordState final : public Transformation {
     return v->asString();
   }
 
-  // The row with the added fields (and __deleted in the rewrite modes) appended.
+  // The row with __deleted (in the rewrite modes) and then the added fields appended, in
+  // Debezium's order.
   SchemaAndValue extend(const SchemaAndValue& envelope, SchemaAndValue row, bool rewrite,
                         bool is_delete) {
     std::vector<std::optional<SchemaAndValue>> added;
     added.reserve(add_fields_.size());
     for (const auto& f : add_fields_) added.push_back(f.read(envelope));
     auto& values = row.value.asObject();
+    if (rewrite) values.emplace_back(kDeletedField, Value::string(is_delete ? "true" : "false"));
     for (size_t i = 0; i < add_fields_.size(); ++i)
       if (added[i]) values.emplace_back(add_fields_[i].new_name, std::move(added[i]->value));
-    if (rewrite) values.emplace_back(kDeletedField, Value::string(is_delete ? "true" : "false"));
     if (!row.schema) return row;
     // The same row schema gets the same extended schema, as long as the added fields resolve the
     // same way (they do for one envelope schema; keyed by the row schema object).
     auto& cache = is_delete ? deleted_schemas_ : row_schemas_;
     row.schema = cache.get(row.schema, [&](const Schema& source) {
       auto fields = source.fields;
+      if (rewrite)
+        fields.push_back({std::string(kDeletedField), Schema::of(Schema::Type::kString, true)});
       for (size_t i = 0; i < add_fields_.size(); ++i)
         if (added[i])
           fields.push_back(
               {add_fields_[i].new_name,
                added[i]->schema ? added[i]->schema : Schema::of(Schema::Type::kString, true)});
-      if (rewrite)
-        fields.push_back({std::string(kDeletedField), Schema::of(Schema::Type::kString, true)});
       return withFields(source, std::move(fields));
     });
     return row;

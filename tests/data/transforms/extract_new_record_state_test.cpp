@@ -247,6 +247,21 @@ TEST_F(ExtractNewRecordStateTest, TruncateHandlingModeTruncateKeepsTruncatesAsSu
   EXPECT_FALSE(run(envelope("c", "null", R"({"id":1,"status":"a"})"))->truncate);
 }
 
+// Issue 36, item 5: Debezium's order, which is the column order of the tables these rows create.
+TEST_F(ExtractNewRecordStateTest, RewriteModePutsDeletedBeforeTheAddedFields) {
+  configure({{"delete.tombstone.handling.mode", "rewrite"}, {"add.fields", "op,table"}});
+  for (const auto& event : {envelope("u", "null", R"({"id":1,"status":"a"})"),
+                            envelope("d", R"({"id":1,"status":"a"})", "null")}) {
+    const auto out = run(event);
+    ASSERT_TRUE(out);
+    EXPECT_EQ(fieldNames(*out),
+              (std::vector<std::string>{"id", "status", "__deleted", "__op", "__table"}));
+    std::vector<std::string> values;
+    for (const auto& [name, v] : out->value.value.asObject()) values.push_back(name);
+    EXPECT_EQ(values, fieldNames(*out)) << "the values follow the schema's order";
+  }
+}
+
 TEST_F(ExtractNewRecordStateTest, ASchemalessEnvelopeIsUnwrappedToo) {
   configure({{"delete.tombstone.handling.mode", "rewrite"}});
   converter_ = Converter::create(
