@@ -78,6 +78,19 @@ std::string Value::decimalToString(std::string_view unscaled, int32_t scale) {
   return digits;
 }
 
+std::string Value::decimalToJavaString(std::string_view unscaled, int32_t scale) {
+  std::string plain = decimalToString(unscaled, 0);  // the unscaled value's digits
+  const bool negative = plain[0] == '-';
+  std::string digits = negative ? plain.substr(1) : plain;
+  const int64_t adjusted = static_cast<int64_t>(digits.size()) - 1 - scale;
+  if (scale >= 0 && adjusted >= -6) return decimalToString(unscaled, scale);
+  std::string out = negative ? "-" : "";
+  out += digits[0];
+  if (digits.size() > 1) out += "." + digits.substr(1);
+  out += adjusted > 0 ? fmt::format("E+{}", adjusted) : fmt::format("E{}", adjusted);
+  return out;
+}
+
 std::optional<std::string> Value::decimalFromString(std::string_view text, int32_t scale) {
   if (scale < 0 || scale > kMaxDecimalScale || text.size() > kMaxDecimalDigits + 2)
     return std::nullopt;

@@ -7,6 +7,7 @@
 #include <chrono>
 #include <limits>
 #include <random>
+#include <tuple>
 
 #include "json_converter.h"
 #include "ksink/config.h"
@@ -339,6 +340,36 @@ TEST(ValueTest, DatesBeforeTheEpochAndTimestampsFormatInUtc) {
 TEST(ValueTest, JsonEscapesStringsAndEncodesBytes) {
   const auto v = Value::object({{"s", Value::string("a\"b\\\n\x01")}, {"b", Value::bytes("hi")}});
   EXPECT_EQ(v.toJson(), R"({"s":"a\"b\\\n\u0001","b":"aGk="})");
+}
+
+// Java's BigDecimal.toString() for each case (printed by a JVM: new BigDecimal(BigInteger, scale)).
+TEST(DecimalJavaText, IsPlainUntilTheAdjustedExponentFallsBelowMinusSixOrTheScaleIsNegative) {
+  auto bytes = [](int64_t unscaled) {
+    std::string out;
+    for (int shift = 56; shift >= 0; shift -= 8)
+      out += static_cast<char>(static_cast<uint64_t>(unscaled) >> shift);
+    return out;
+  };
+  const std::vector<std::tuple<int64_t, int32_t, std::string>> cases{{1, 8, "1E-8"},
+                                                                     {5, -3, "5E+3"},
+                                                                     {0, -3, "0E+3"},
+                                                                     {0, 8, "0E-8"},
+                                                                     {1, 6, "0.000001"},
+                                                                     {1, 7, "1E-7"},
+                                                                     {-15, 8, "-1.5E-7"},
+                                                                     {123, -3, "1.23E+5"},
+                                                                     {-123456789, 8, "-1.23456789"},
+                                                                     {99999999, 8, "0.99999999"},
+                                                                     {10, 8, "1.0E-7"},
+                                                                     {1234, 2, "12.34"},
+                                                                     {12345, 0, "12345"},
+                                                                     {0, 0, "0"},
+                                                                     {0, 2, "0.00"},
+                                                                     {-1, 1, "-0.1"},
+                                                                     {100, 9, "1.00E-7"},
+                                                                     {1234567, 13, "1.234567E-7"}};
+  for (const auto& [unscaled, scale, java] : cases)
+    EXPECT_EQ(Value::decimalToJavaString(bytes(unscaled), scale), java) << unscaled << " " << scale;
 }
 
 }  // namespace

@@ -79,6 +79,11 @@ class Value {
   // Text forms of Connect's logical values, as SQL accepts them.
   // "-12.345" for unscaled bytes of -12345 and scale 3. Throws ConversionError beyond the bounds.
   static std::string decimalToString(std::string_view unscaled, int32_t scale);
+  // Java's BigDecimal.toString(), which Connect's Cast, StringConverter and the JDBC sinks' DDL
+  // defaults write: the plain form when the scale is not negative and the adjusted exponent
+  // (digits − 1 − scale) is at least −6, else one digit, the rest as a fraction and the
+  // exponent: "1E-8" (1 at scale 8), "5E+3" (5 at scale −3), "0.000001", "-1.5E-7".
+  static std::string decimalToJavaString(std::string_view unscaled, int32_t scale);
   // The unscaled bytes of a decimal number's text at `scale` ("1.5" at scale 2 → 150); nullopt
   // when `text` is not a plain decimal number, has more fractional digits than `scale`, or is
   // beyond the bounds.

@@ -185,7 +185,7 @@ Value castValue(const Schema* schema, const Value& value, Type target) {
     switch (logical) {
       case Schema::Logical::kDecimal:
         expectKind(Value::Kind::kBytes);
-        return Value::string(Value::decimalToString(value.asBytes(), schema->decimalScale()));
+        return Value::string(Value::decimalToJavaString(value.asBytes(), schema->decimalScale()));
       case Schema::Logical::kDate:
         expectKind(Value::Kind::kInt);
         return Value::string(dateText(value.asInt() * 86400000));

@@ -163,6 +163,27 @@ TEST(CastTest, DecimalAndLogicalTypesCastToNumbers) {
   EXPECT_EQ(out.value.schema->fields[0].schema, prim(Type::kInt32));
 }
 
+// Issue 36, item 4: Connect writes BigDecimal.toString(), whose small and negative-scale values
+// take the exponent form.
+TEST(CastTest, ADecimalCastToStringIsJavasText) {
+  Records rs;
+  auto decimal = [](int scale) {
+    auto dec = std::make_shared<Schema>();
+    dec->type = Type::kBytes;
+    dec->name = std::string(Schema::kDecimalName);
+    dec->parameters["scale"] = std::to_string(scale);
+    return dec;
+  };
+  const auto schema = structOf({{"tiny", decimal(8)}, {"big", decimal(-3)}, {"price", decimal(2)}});
+  auto chain = chainOf("Cast$Value", {{"spec", "tiny:string,big:string,price:string"}});
+  const auto out =
+      applied(chain, rs.make({schema, obj({{"tiny", Value::bytes(std::string("\x01", 1))},
+                                           {"big", Value::bytes(std::string("\x7b", 1))},
+                                           {"price", Value::bytes(std::string("\x04\xd2", 2))}})}));
+  EXPECT_EQ(out.value.value,
+            obj({{"tiny", str("1E-8")}, {"big", str("1.23E+5")}, {"price", str("12.34")}}));
+}
+
 TEST(CastTest, BadValuesAreConversionErrorsAndBadSpecsConfigErrors) {
   Records rs;
   auto chain = chainOf("Cast$Value", {{"spec", "int8"}});
