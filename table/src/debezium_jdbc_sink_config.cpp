@@ -96,15 +96,12 @@ std::map<std::string, std::string> TableSinkConfig::fromDebeziumJdbcSink(
   // Debezium 2.x named it table.name.format; the Debezium class reads either.
   auto format = take("collection.name.format");
   if (auto legacy = take("table.name.format"); legacy && !format) format = legacy;
-  if (auto v = take("quote.identifiers")) oneOf("quote.identifiers", *v, {"true", "false"});
+  if (auto v = take("quote.identifiers"))
+    out["quote.identifiers"] = oneOf("quote.identifiers", *v, {"true", "false"});
+  out["table.style"] = "debezium";
   if (auto v = take("database.time_zone"); v && *v != "UTC" && *v != "Z" && *v != "+00:00")
     problems.push_back(
         {"database.time_zone", fmt::format("'{}': ksink writes times in UTC only", *v)});
-  for (const auto* key : {"field.include.list", "field.exclude.list"})
-    if (auto v = take(key); v && !v->empty())
-      problems.push_back({key,
-                          "is not supported: the fields written are the record's (use the "
-                          "ReplaceField transform to choose them)"});
   if (auto v = take("collection.naming.strategy");
       v && *v != "io.debezium.sink.naming.DefaultCollectionNamingStrategy" &&
       *v != "io.debezium.connector.jdbc.naming.DefaultTableNamingStrategy")

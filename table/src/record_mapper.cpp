@@ -142,12 +142,13 @@ const std::string& RecordMapper::tableFor(std::string_view topic) {
 }
 
 std::shared_ptr<const RecordMapper::MappedLayout> RecordMapper::layoutFor(
-    const std::string& table, const SchemaAndValue& key, const SchemaAndValue& value,
-    bool is_delete) {
+    std::string_view topic, const std::string& table, const SchemaAndValue& key,
+    const SchemaAndValue& value, bool is_delete) {
   const bool uses_key = config_.pk_mode == PkMode::kRecordKey;
   auto& cache_key = lookup_key_;
   cache_key.clear();
   appendCounted(cache_key, table);
+  if (config_.field_filter.topicSpecific()) appendCounted(cache_key, topic);
   cache_key += is_delete ? 'd' : 'w';
   if (uses_key) describe(cache_key, key);
   cache_key += '|';  // the key's description never ends where the value's could begin
@@ -159,7 +160,9 @@ std::shared_ptr<const RecordMapper::MappedLayout> RecordMapper::layoutFor(
   layout->schemaless = is_delete ? !key.schema : !value.schema;
   if (uses_key) layout->key_schema = key.schema;
   if (!is_delete) layout->value_schema = value.schema;
-  auto add = [&](std::string name, std::shared_ptr<const Schema> schema, bool pk, Source source) {
+  auto add = [&](std::string_view field, std::shared_ptr<const Schema> schema, bool pk,
+                 Source source) {
+    auto name = config_.identifier(field);
     for (const auto& c : layout->columns)
       if (c.name == name) return;  // the key's column wins over a value field of the same name
     layout->columns.push_back({std::move(name), std::move(schema), pk});
@@ -168,7 +171,21 @@ std::shared_ptr<const RecordMapper::MappedLayout> RecordMapper::layoutFor(
   auto requireFields = [&](const SchemaAndValue& sv, const std::vector<FieldRef>& fields,
                            const char* what) {
     std::vector<FieldRef> out;
-    if (config_.pk_fields.empty()) return fields;
+    if (config_.pk_fields.empty()) {
+      if (config_.field_filter.empty()) return fields;
+      for (const auto& f : fields)
+        if (config_.field_filter.keeps(topic, f.name)) out.push_back(f);
+      return out;
+    }
+    if (config_.table_style == TableSinkConfig::TableStyle::kDebezium) {
+      // The Debezium sink's key columns keep the record's field order, whatever pk.fields says.
+      for (const auto& f : fields)
+        if (std::find(config_.pk_fields.begin(), config_.pk_fields.end(), f.name) !=
+            config_.pk_fields.end())
+          out.push_back(f);
+      if (out.size() == config_.pk_fields.size()) return out;
+      out.clear();  // a name the record lacks: reported below
+    }
     for (const auto& name : config_.pk_fields) {
       auto it = std::find_if(fields.begin(), fields.end(),
                              [&](const FieldRef& f) { return f.name == name; });
@@ -220,6 +237,7 @@ std::shared_ptr<const RecordMapper::MappedLayout> RecordMapper::layoutFor(
       for (const auto& f : fieldsOf(value)) {
         if (!allow.empty() && std::find(allow.begin(), allow.end(), f.name) == allow.end())
           continue;
+        if (!config_.field_filter.empty() && !config_.field_filter.keeps(topic, f.name)) continue;
         add(std::string(f.name), f.schema, false, {Source::Kind::kValueField, f.index});
       }
     } else {
@@ -269,7 +287,7 @@ std::optional<RecordMapper::Row> RecordMapper::map(const SinkRecord& record) {
   Row row;
   row.record = &record;
   row.is_delete = is_delete;
-  auto layout = layoutFor(table, key, value, is_delete);
+  auto layout = layoutFor(topic, table, key, value, is_delete);
   row.values.reserve(layout->columns.size());
   for (const auto& source : layout->sources) {
     switch (source.kind) {

@@ -42,7 +42,22 @@ std::string TableSinkConfig::tableName(std::string_view topic) const {
   for (size_t at = out.find(kPlaceholder); at != std::string::npos;
        at = out.find(kPlaceholder, at + topic.size()))
     out.replace(at, kPlaceholder.size(), topic);
-  return out;
+  return fold_identifiers ? lower(std::move(out)) : out;
+}
+
+bool TableSinkConfig::FieldFilter::topicSpecific() const {
+  return std::any_of(entries.begin(), entries.end(),
+                     [](const auto& e) { return !e.first.empty(); });
+}
+
+bool TableSinkConfig::FieldFilter::keeps(std::string_view topic, std::string_view field) const {
+  for (const auto& [t, f] : entries)
+    if (f == field && (t.empty() || t == topic)) return include;
+  return !include;
+}
+
+std::string TableSinkConfig::identifier(std::string_view name) const {
+  return fold_identifiers ? lower(std::string(name)) : std::string(name);
 }
 
 namespace {
@@ -73,6 +88,21 @@ TableSinkConfig read(const std::map<std::string, std::string>& values) {
   out.auto_create = boolean("auto.create");
   out.auto_evolve = boolean("auto.evolve");
   out.batch_size = static_cast<int32_t>(detail::parseLong(str("batch.size")).value_or(0));
+  if (lower(std::string(detail::trim(str("table.style")))) == "debezium") {
+    out.table_style = TableSinkConfig::TableStyle::kDebezium;
+    out.fold_identifiers = !boolean("quote.identifiers");
+  }
+  const auto include = list("field.include.list");
+  const auto exclude = list("field.exclude.list");
+  out.field_filter.include = exclude.empty();
+  for (const auto& entry : exclude.empty() ? include : exclude) {
+    const auto colon = entry.find(':');
+    if (colon == std::string::npos)
+      out.field_filter.entries.emplace_back("", entry);
+    else
+      out.field_filter.entries.emplace_back(detail::trim(entry.substr(0, colon)),
+                                            detail::trim(entry.substr(colon + 1)));
+  }
   return out;
 }
 
@@ -96,6 +126,22 @@ std::vector<ConfigProblem> crossKeyProblems(const std::map<std::string, std::str
                         "(topic, partition and offset columns)"});
   if (c.pk_mode == PkMode::kNone && !c.pk_fields.empty())
     problems.push_back({"pk.fields", "pk.fields is set but pk.mode=none"});
+  auto set = [&](const char* key) {
+    auto it = values.find(key);
+    return it != values.end() && !detail::parseList(it->second).empty();
+  };
+  if (c.table_style != TableSinkConfig::TableStyle::kDebezium) {
+    for (const char* key : {"quote.identifiers", "field.include.list", "field.exclude.list"})
+      if (values.contains(key))
+        problems.push_back(
+            {key,
+             "is the Debezium JDBC sink's key (table.style=debezium); the Confluent sink's "
+             "tables quote every name and choose fields with fields.whitelist"});
+  } else if (set("field.include.list") && set("field.exclude.list")) {
+    problems.push_back({"field.exclude.list",
+                        "field.include.list is set too: give one of the two, as the Debezium "
+                        "sink requires"});
+  }
   return problems;
 }
 
@@ -140,7 +186,20 @@ const ConfigDef& TableSinkConfig::configDef() {
         .define("auto.evolve", Type::kBoolean, "false", Importance::kMedium,
                 "Add missing columns (nullable) when records carry new fields")
         .define("batch.size", Type::kInt, "10000", Importance::kMedium,
-                "Most records written in one destination transaction", ConfigDef::atLeast(1));
+                "Most records written in one destination transaction", ConfigDef::atLeast(1))
+        .define("table.style", Type::kString, "confluent", Importance::kLow,
+                "Whose tables to make: the Confluent JDBC sink's (confluent) or the Debezium "
+                "JDBC sink's (debezium: its column types and key column order; the Debezium "
+                "class sets it)",
+                ConfigDef::oneOfAnyCase({"confluent", "debezium"}))
+        .define("field.include.list", Type::kList, "", Importance::kLow,
+                "With table.style=debezium: the fields written, each `field` or "
+                "`<topic>:<field>` (exact names); the key's too unless pk.fields is set")
+        .define("field.exclude.list", Type::kList, "", Importance::kLow,
+                "With table.style=debezium: the fields not written, as field.include.list")
+        .define("quote.identifiers", Type::kBoolean, "false", Importance::kLow,
+                "With table.style=debezium: false (Debezium's default) makes table and column "
+                "names lower case, as PostgreSQL folds Debezium's unquoted names");
     d.include(Converter::configDef());
     d.include(TransformationChain::configDef());  // RecordMapper runs the chain
     detail::defineJdbcSinkCompatKeys(d);

@@ -64,21 +64,48 @@ TEST(DebeziumJdbcSinkConfig, KeysItCannotServeAndConfluentKeysAreRefusedByName) 
                                                     {"primary.key.mode", "record_header"},
                                                     {"pk.mode", "record_key"},
                                                     {"database.time_zone", "Europe/Paris"},
-                                                    {"field.include.list", "t:a"},
                                                     {"schema.evolution", "advanced"}}));
     FAIL() << "accepted";
   } catch (const ConfigException& e) {
     std::set<std::string> keys;
     for (const auto& p : e.problems()) keys.insert(p.key);
     EXPECT_EQ(keys, (std::set<std::string>{"truncate.enabled", "primary.key.mode", "pk.mode",
-                                           "database.time_zone", "field.include.list",
-                                           "schema.evolution"}))
+                                           "database.time_zone", "schema.evolution"}))
         << e.what();
   }
   // Tuning keys are accepted (and logged as ignored).
   const auto tuned = TableSinkConfig::fromDebeziumJdbcSink(
       debezium({{"connection.pool.max_size", "10"}, {"hibernate.c3p0.idle_test_period", "5"}}));
   EXPECT_FALSE(tuned.contains("connection.pool.max_size"));
+}
+
+// Issue 36, item 6: the Debezium sink's field filters, as its FieldFilterFactory matches them.
+TEST(DebeziumJdbcSinkConfig, FieldIncludeAndExcludeListsChooseTheColumns) {
+  auto mapperWith = [](std::map<std::string, std::string> extra) {
+    auto values = TableSinkConfig::fromDebeziumJdbcSink(debezium(std::move(extra)));
+    for (const auto side : {"key", "value"})
+      values[fmt::format("{}.converter.schemas.enable", side)] = "false";
+    const Config config(values);
+    return RecordMapper(TableSinkConfig::parse(config), config);
+  };
+  auto columns = [](RecordMapper& m, std::string_view topic) {
+    const SinkRecord r(topic, 0, 0, 1, R"({"id":1,"k2":"x"})", R"({"id":1,"a":1,"b":2,"c":3})");
+    std::vector<std::string> out;
+    for (const auto& c : m.map(r)->layout->columns) out.push_back(c.name);
+    return out;
+  };
+  auto include = mapperWith({{"field.include.list", "id, a, orders:b"}});
+  EXPECT_EQ(columns(include, "orders"), (std::vector<std::string>{"id", "a", "b"}));
+  EXPECT_EQ(columns(include, "other"), (std::vector<std::string>{"id", "a"}));
+  auto exclude = mapperWith({{"field.exclude.list", "orders:c,k2"}});
+  EXPECT_EQ(columns(exclude, "orders"), (std::vector<std::string>{"id", "a", "b"}))
+      << "a key field excluded too, without primary.key.fields";
+  EXPECT_EQ(columns(exclude, "other"), (std::vector<std::string>{"id", "a", "b", "c"}));
+  auto keyed = mapperWith({{"field.exclude.list", "k2"}, {"primary.key.fields", "id,k2"}});
+  EXPECT_EQ(columns(keyed, "orders"), (std::vector<std::string>{"id", "k2", "a", "b", "c"}))
+      << "primary.key.fields wins over the filter for the key";
+  EXPECT_THROW(mapperWith({{"field.include.list", "a"}, {"field.exclude.list", "b"}}),
+               ConfigException);
 }
 
 class DebeziumEnvelope : public ::testing::Test {

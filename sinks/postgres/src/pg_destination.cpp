@@ -17,7 +17,8 @@ PgDestination::PgDestination(const Config& config)
       session_(config_, [this] { forgetServerState(); }),
       offsets_(session_, config_.table.connector_name),
       mapper_(config_.table, config),
-      tables_(config_.table.table_name_format, TablePolicy(config_.table)),
+      tables_(config_.table.table_name_format, TablePolicy(config_.table),
+              config_.table.table_style),
       writer_(config_.db_timezone != "UTC"),
       stream_(config_, mapper_, tables_, writer_),
       batches_(config_, tables_, writer_) {}

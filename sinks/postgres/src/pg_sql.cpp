@@ -54,13 +54,22 @@ std::string offsetsTable() {
 
 }  // namespace
 
+namespace {
+
+std::string columnSpec(const PgSql::ColumnDef& column) {
+  return fmt::format("{} {}{}{}", quoteIdentifier(column.name), column.type,
+                     column.default_sql.empty() ? "" : " DEFAULT " + column.default_sql,
+                     column.not_null ? " NOT NULL" : "");
+}
+
+}  // namespace
+
 std::string PgSql::createTable(const TableId& table, std::span<const ColumnDef> columns,
                                std::span<const std::string> key) {
   std::string out = fmt::format("CREATE TABLE IF NOT EXISTS {} (", table.quoted());
   for (size_t i = 0; i < columns.size(); ++i) {
     if (i) out += ", ";
-    out += fmt::format("{} {}{}", quoteIdentifier(columns[i].name), columns[i].type,
-                       columns[i].not_null ? " NOT NULL" : "");
+    out += columnSpec(columns[i]);
   }
   if (!key.empty()) out += fmt::format(", PRIMARY KEY ({})", columnList(key));
   out += ")";
@@ -68,8 +77,10 @@ std::string PgSql::createTable(const TableId& table, std::span<const ColumnDef> 
 }
 
 std::string PgSql::addColumn(const TableId& table, const ColumnDef& column) {
-  return fmt::format("ALTER TABLE {} ADD COLUMN IF NOT EXISTS {} {}", table.quoted(),
-                     quoteIdentifier(column.name), column.type);
+  auto spec = column;
+  spec.not_null = column.not_null && !column.default_sql.empty();
+  return fmt::format("ALTER TABLE {} ADD COLUMN IF NOT EXISTS {}", table.quoted(),
+                     columnSpec(spec));
 }
 
 std::string PgSql::copyFrom(std::string_view target, std::span<const std::string> columns,

@@ -30,12 +30,14 @@ class PgSql {
     std::string name;
     std::string type;  // SQL type text, e.g. "bigint", "text[]"
     bool not_null = false;
+    std::string default_sql;  // a literal, e.g. "42", "'dflt'"; empty for no DEFAULT
   };
 
-  // CREATE TABLE IF NOT EXISTS t ("a" bigint NOT NULL, …, PRIMARY KEY ("a"))
+  // CREATE TABLE IF NOT EXISTS t ("a" bigint DEFAULT 1 NOT NULL, …, PRIMARY KEY ("a"))
   static std::string createTable(const TableId& table, std::span<const ColumnDef> columns,
                                  std::span<const std::string> key);
-  // ALTER TABLE t ADD COLUMN IF NOT EXISTS "c" type (always nullable: existing rows have none)
+  // ALTER TABLE t ADD COLUMN IF NOT EXISTS "c" type [DEFAULT x] [NOT NULL] (existing rows take
+  // the default; NOT NULL only with one)
   static std::string addColumn(const TableId& table, const ColumnDef& column);
 
   // COPY <target> ("a", "b") FROM STDIN [(FORMAT binary)]; `target` is already quoted.

@@ -29,8 +29,9 @@ class PgTableCache::Catalog final : public TablePolicy::Catalog {
     std::vector<PgSql::ColumnDef> columns;
     std::vector<std::string> key;
     for (const auto& c : layout.columns) {
-      columns.push_back(
-          {c.name, PgTypes::columnType(*c.schema), c.primary_key || !c.schema->optional});
+      columns.push_back({c.name, PgTypes::columnType(*c.schema, cache_.style_),
+                         c.primary_key || !c.schema->optional,
+                         PgTypes::defaultLiteral(*c.schema).value_or("")});
       if (c.primary_key) key.push_back(c.name);
     }
     spdlog::info("creating table {} ({} columns, primary key: {})", id.display(), columns.size(),
@@ -39,10 +40,14 @@ class PgTableCache::Catalog final : public TablePolicy::Catalog {
   }
   void addColumn(const std::string& table, const RecordMapper::Column& c) override {
     const auto id = cache_.tableId(table);
-    spdlog::info("adding column {} {} to table {}", c.name, PgTypes::columnType(*c.schema),
-                 id.display());
-    cache_.runDdl(connection_,
-                  PgSql::addColumn(id, {c.name, PgTypes::columnType(*c.schema), false}));
+    // Confluent's sink adds every column nullable; Debezium's makes a required field with a
+    // default NOT NULL (ksink adds a required field without one nullable, where Debezium fails).
+    const PgSql::ColumnDef column{
+        c.name, PgTypes::columnType(*c.schema, cache_.style_),
+        cache_.style_ == TableSinkConfig::TableStyle::kDebezium && !c.schema->optional,
+        PgTypes::defaultLiteral(*c.schema).value_or("")};
+    spdlog::info("adding column {} {} to table {}", c.name, column.type, id.display());
+    cache_.runDdl(connection_, PgSql::addColumn(id, column));
   }
   std::string display(const std::string& table) override { return cache_.tableId(table).display(); }
 

@@ -25,8 +25,9 @@ namespace ksink::postgres {
 
 class PgTableCache {
  public:
-  PgTableCache(std::string table_name_format, TablePolicy policy)
-      : table_name_format_(std::move(table_name_format)), policy_(policy) {}
+  PgTableCache(std::string table_name_format, TablePolicy policy,
+               TableSinkConfig::TableStyle style = TableSinkConfig::TableStyle::kConfluent)
+      : table_name_format_(std::move(table_name_format)), policy_(policy), style_(style) {}
 
   struct Resolved {
     const PgTable* table = nullptr;    // nullptr: a table to delete from that does not exist
@@ -66,6 +67,7 @@ class PgTableCache {
   class Catalog;
 
   TablePolicy policy_;
+  TableSinkConfig::TableStyle style_;                     // whose column types the DDL declares
   std::map<std::string, std::optional<PgTable>> tables_;  // by TableSinkConfig::tableName()
 };
 

@@ -4,10 +4,12 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 
 #include "ksink/pg/pg_type_oids.h"
 #include "ksink/schema.h"
+#include "ksink/table_sink_config.h"
 
 namespace ksink::postgres {
 
@@ -20,7 +22,21 @@ struct PgTypes : PgTypeOids {
   // MicroTimestamp, NanoTimestamp: wall-clock values), timestamptz (ZonedTimestamp), timetz
   // (ZonedTime), uuid, jsonb (Json), xml, text (Enum, EnumSet), bit varying (Bits) and numeric
   // (VariableScaleDecimal, also as an array's element).
-  static std::string columnType(const Schema& schema);
+  //
+  // With Debezium's tables (TableSinkConfig::TableStyle::kDebezium) the types the Debezium JDBC
+  // sink declares where they differ: decimal(38, scale) or decimal(min(precision, 38), scale)
+  // for a Decimal with connect.decimal.precision (scale 0 where Debezium writes
+  // decimal(38,-1), which rounds to tens), time(6), timestamp(6) (Connect's Timestamp too),
+  // timestamp(6) / time(6) with time zone (ZonedTimestamp / ZonedTime) and json; ksink keeps
+  // numeric for VariableScaleDecimal (Debezium's double precision loses digits) and jsonb for
+  // maps and structs (Debezium's hstore needs an extension, and structs it cannot write).
+  static std::string columnType(const Schema& schema, TableSinkConfig::TableStyle style =
+                                                          TableSinkConfig::TableStyle::kConfluent);
+
+  // The DEFAULT of a column for `schema`'s default value, as an SQL literal PostgreSQL takes for
+  // that column type; nullopt when the schema has none, or one of a type no literal is written
+  // for (arrays, maps, structs, Debezium's integer times).
+  static std::optional<std::string> defaultLiteral(const Schema& schema);
 
   // Whether values of `schema` bound for a column of `column_oid` are instants the server must
   // turn into wall time in the session's zone (db.timezone other than UTC: `timestamps_via_zone`)

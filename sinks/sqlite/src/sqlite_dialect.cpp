@@ -35,10 +35,34 @@ std::string keyCondition(const RecordMapper::Layout& layout) {
   return out;
 }
 
-// A DEFAULT clause for simple default values (what SQLite can hold literally).
+// A DEFAULT clause for a schema's default value, in the text the sink writes values of its type
+// as (decimals and Connect's times as text); none for other logical types and nested values.
 std::string defaultClause(const Schema& schema) {
-  if (!schema.default_value || schema.logical() != Schema::Logical::kNone) return "";
+  if (!schema.default_value) return "";
   const Value& v = *schema.default_value;
+  switch (schema.logical()) {
+    case Schema::Logical::kNone:
+      break;
+    case Schema::Logical::kDecimal:
+      return v.kind() == Value::Kind::kBytes
+                 ? " DEFAULT " +
+                       quoteLiteral(Value::decimalToString(v.asBytes(), schema.decimalScale()))
+                 : "";
+    case Schema::Logical::kDate:
+      return v.kind() == Value::Kind::kInt
+                 ? " DEFAULT " + quoteLiteral(Value::dateToString(v.asInt()))
+                 : "";
+    case Schema::Logical::kTime:
+      return v.kind() == Value::Kind::kInt
+                 ? " DEFAULT " + quoteLiteral(Value::timeToString(v.asInt()))
+                 : "";
+    case Schema::Logical::kTimestamp:
+      return v.kind() == Value::Kind::kInt
+                 ? " DEFAULT " + quoteLiteral(Value::timestampToString(v.asInt()))
+                 : "";
+    default:
+      return "";
+  }
   switch (v.kind()) {
     case Value::Kind::kBoolean:
       return v.asBoolean() ? " DEFAULT 1" : " DEFAULT 0";
@@ -134,9 +158,10 @@ std::string SqliteDialect::createTable(const RecordMapper::Layout& layout) {
 }
 
 std::string SqliteDialect::addColumn(std::string_view table, const RecordMapper::Column& column) {
-  // Always nullable: rows already in the table have no value for it.
-  return fmt::format("ALTER TABLE {} ADD COLUMN {} {}", quoteIdentifier(table),
-                     quoteIdentifier(column.name), columnType(*column.schema));
+  // Nullable, as Confluent's sink adds columns; rows already in the table take the default.
+  return fmt::format("ALTER TABLE {} ADD COLUMN {} {}{}", quoteIdentifier(table),
+                     quoteIdentifier(column.name), columnType(*column.schema),
+                     defaultClause(*column.schema));
 }
 
 std::string SqliteDialect::write(const RecordMapper::Layout& layout,

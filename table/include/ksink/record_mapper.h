@@ -137,7 +137,8 @@ class RecordMapper {
   Batch mapAll(std::span<const SinkRecord> records, SinkTaskContext* context, Mapped mapped);
   void absorb(Row& later, Row& earlier);
   const std::string& tableFor(std::string_view topic);
-  std::shared_ptr<const MappedLayout> layoutFor(const std::string& table, const SchemaAndValue& key,
+  std::shared_ptr<const MappedLayout> layoutFor(std::string_view topic, const std::string& table,
+                                                const SchemaAndValue& key,
                                                 const SchemaAndValue& value, bool is_delete);
 
   TableSinkConfig config_;

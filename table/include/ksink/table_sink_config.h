@@ -23,6 +23,13 @@ namespace ksink {
 struct TableSinkConfig {
   enum class InsertMode { kInsert, kUpsert, kUpdate };
   enum class PkMode { kNone, kKafka, kRecordKey, kRecordValue };
+  // Whose tables the sink makes (table.style): the Confluent JDBC sink's (the default), or the
+  // Debezium JDBC sink's — its column types (sink-specific, see the sinks' type mappings), its key
+  // columns in the order of the record's fields rather than of pk.fields, and, with its
+  // quote.identifiers=false (the default there), table and column names in lower case, as
+  // PostgreSQL folds Debezium's unquoted names (ksink still quotes them). The Debezium class sets
+  // it.
+  enum class TableStyle { kConfluent, kDebezium };
 
   // The column names pk.mode=kafka uses when pk.fields is empty.
   static constexpr std::string_view kTopicColumn = "__connect_topic";
@@ -43,9 +50,26 @@ struct TableSinkConfig {
   bool auto_create = false;
   bool auto_evolve = false;
   int32_t batch_size = 3000;  // most rows per destination transaction
+  TableStyle table_style = TableStyle::kConfluent;
+  bool fold_identifiers = false;  // Debezium style without quote.identifiers=true
+  // The Debezium JDBC sink's field.include.list / field.exclude.list: entries `field` (any topic)
+  // or `<topic>:<field>` (the record's topic after the transforms), matched exactly, on the
+  // value's fields, and on the key's when pk.fields is empty.
+  struct FieldFilter {
+    bool include = true;  // an include list; else an exclude list
+    std::vector<std::pair<std::string, std::string>> entries;  // (topic or "", field)
+    bool empty() const { return entries.empty(); }
+    bool topicSpecific() const;
+    bool keeps(std::string_view topic, std::string_view field) const;
+  };
+  FieldFilter field_filter;
 
-  // The table a record of `topic` goes to (`${topic}` replaced).
+  // The table a record of `topic` goes to (`${topic}` replaced), folded to lower case with
+  // fold_identifiers.
   std::string tableName(std::string_view topic) const;
+  // A table or column name as the sink creates it: in lower case (ASCII, as PostgreSQL folds an
+  // unquoted name) with fold_identifiers, else as it is.
+  std::string identifier(std::string_view name) const;
 
   // Throws ConfigException naming every bad key.
   static TableSinkConfig parse(const Config& config);

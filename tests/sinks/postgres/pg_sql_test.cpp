@@ -42,19 +42,26 @@ TEST(TableId, OnlyADotInTheFormatSeparatesTheSchema) {
             (TableId{std::nullopt, "kafka_orders"}));
 }
 
-TEST(PgSql, CreateTableDeclaresNotNullAndThePrimaryKey) {
-  const std::vector<PgSql::ColumnDef> columns{{"id", "bigint", true}, {"Name", "text", false}};
+TEST(PgSql, CreateTableDeclaresNotNullDefaultsAndThePrimaryKey) {
+  const std::vector<PgSql::ColumnDef> columns{
+      {"id", "bigint", true, ""}, {"Name", "text", false, ""}, {"n", "integer", true, "42"}};
   const std::vector<std::string> key{"id"};
-  EXPECT_EQ(
-      PgSql::createTable(kOrders, columns, key),
-      R"(CREATE TABLE IF NOT EXISTS "Orders" ("id" bigint NOT NULL, "Name" text, PRIMARY KEY ("id")))");
-  EXPECT_EQ(PgSql::createTable(kOrders, columns, {}),
+  EXPECT_EQ(PgSql::createTable(kOrders, columns, key),
+            R"(CREATE TABLE IF NOT EXISTS "Orders" ("id" bigint NOT NULL, "Name" text, )"
+            R"("n" integer DEFAULT 42 NOT NULL, PRIMARY KEY ("id")))");
+  EXPECT_EQ(PgSql::createTable(kOrders, std::span(columns).first(2), {}),
             R"(CREATE TABLE IF NOT EXISTS "Orders" ("id" bigint NOT NULL, "Name" text))");
 }
 
-TEST(PgSql, AddColumnIsAlwaysNullable) {
-  EXPECT_EQ(PgSql::addColumn(kQualified, {"note", "text", true}),
+TEST(PgSql, AnAddedColumnIsNotNullOnlyWithADefault) {
+  EXPECT_EQ(PgSql::addColumn(kQualified, {"note", "text", true, ""}),
             R"(ALTER TABLE "sales"."order""lines" ADD COLUMN IF NOT EXISTS "note" text)");
+  EXPECT_EQ(PgSql::addColumn(kQualified, {"tier", "integer", true, "1"}),
+            R"(ALTER TABLE "sales"."order""lines" ADD COLUMN IF NOT EXISTS "tier" integer )"
+            R"(DEFAULT 1 NOT NULL)");
+  EXPECT_EQ(PgSql::addColumn(kQualified, {"s", "text", false, "'it''s'"}),
+            R"(ALTER TABLE "sales"."order""lines" ADD COLUMN IF NOT EXISTS "s" text )"
+            R"(DEFAULT 'it''s')");
 }
 
 TEST(PgSql, CopyNamesTheColumnsAndTheFormat) {
@@ -189,6 +196,69 @@ TEST(PgTypes, DebeziumTypesGetTheSourceColumnTypes) {
   vsd->name = "io.debezium.data.VariableScaleDecimal";
   array.value_schema = vsd;
   EXPECT_EQ(PgTypes::columnType(array), "numeric[]");
+}
+
+// Issue 36: under the Debezium class, the Debezium JDBC sink's DDL types (from its 3.5.0 jars).
+TEST(PgTypes, DebeziumStyleDeclaresTheDebeziumSinksTypes) {
+  using T = Schema::Type;
+  constexpr auto kDebezium = TableSinkConfig::TableStyle::kDebezium;
+  auto of = [&](T type, std::string_view name, SchemaParameters parameters = {}) {
+    Schema s;
+    s.type = type;
+    s.name = std::string(name);
+    s.parameters = std::move(parameters);
+    return PgTypes::columnType(s, kDebezium);
+  };
+  EXPECT_EQ(of(T::kBytes, Schema::kDecimalName, {{"scale", "2"}}), "decimal(38,2)");
+  EXPECT_EQ(
+      of(T::kBytes, Schema::kDecimalName, {{"scale", "3"}, {"connect.decimal.precision", "10"}}),
+      "decimal(10,3)");
+  EXPECT_EQ(
+      of(T::kBytes, Schema::kDecimalName, {{"scale", "2"}, {"connect.decimal.precision", "50"}}),
+      "decimal(38,2)");
+  EXPECT_EQ(of(T::kBytes, Schema::kDecimalName, {{"scale", "0"}}), "decimal(38,0)")
+      << "not Debezium's decimal(38,-1), which rounds to tens";
+  EXPECT_EQ(of(T::kBytes, Schema::kDecimalName, {{"scale", "-3"}}), "decimal(38,0)");
+  EXPECT_EQ(of(T::kInt32, Schema::kTimeName), "time(6)");
+  EXPECT_EQ(of(T::kInt64, Schema::kTimestampName), "timestamp(6)");
+  EXPECT_EQ(of(T::kInt64, "io.debezium.time.MicroTimestamp"), "timestamp(6)");
+  EXPECT_EQ(of(T::kString, "io.debezium.time.ZonedTimestamp"), "timestamp(6) with time zone");
+  EXPECT_EQ(of(T::kString, "io.debezium.time.ZonedTime"), "time(6) with time zone");
+  EXPECT_EQ(of(T::kString, "io.debezium.data.Json"), "json");
+  EXPECT_EQ(of(T::kStruct, "io.debezium.data.VariableScaleDecimal"), "numeric");
+  EXPECT_EQ(of(T::kInt32, Schema::kDateName), "date");
+  EXPECT_EQ(of(T::kFloat32, ""), "real");
+  EXPECT_EQ(of(T::kMap, ""), "jsonb");
+}
+
+// Issue 36, item 3: a field's default in the DDL, as a literal of its column type.
+TEST(PgTypes, DefaultsAreLiteralsOfTheColumnType) {
+  using T = Schema::Type;
+  auto with = [](T type, Value v, std::string_view name = "", SchemaParameters p = {}) {
+    Schema s;
+    s.type = type;
+    s.name = std::string(name);
+    s.parameters = std::move(p);
+    s.default_value = std::make_shared<const Value>(std::move(v));
+    return PgTypes::defaultLiteral(s);
+  };
+  EXPECT_EQ(with(T::kInt32, Value::integer(42)), "42");
+  EXPECT_EQ(with(T::kInt64, Value::integer(-7)), "-7");
+  EXPECT_EQ(with(T::kFloat64, Value::floating(0.5)), "0.5");
+  EXPECT_EQ(with(T::kFloat32, Value::floating(static_cast<float>(0.1))), "0.1");
+  EXPECT_EQ(with(T::kBoolean, Value::boolean(true)), "true");
+  EXPECT_EQ(with(T::kString, Value::string("it's")), "'it''s'");
+  EXPECT_EQ(with(T::kBytes, Value::bytes("\x01\xab")), "'\\x01ab'");
+  EXPECT_EQ(with(T::kBytes, Value::bytes("\x04\xd2"), Schema::kDecimalName, {{"scale", "2"}}),
+            "12.34");
+  EXPECT_EQ(with(T::kBytes, Value::bytes("\x01"), Schema::kDecimalName, {{"scale", "8"}}), "1E-8");
+  EXPECT_EQ(with(T::kInt32, Value::integer(3), Schema::kDateName), "'1970-01-04'");
+  EXPECT_EQ(with(T::kInt32, Value::integer(3723004), Schema::kTimeName), "'01:02:03.004'");
+  EXPECT_EQ(with(T::kInt64, Value::integer(1700000000123), Schema::kTimestampName),
+            "'2023-11-14 22:13:20.123+00'");
+  EXPECT_EQ(with(T::kArray, Value::array({})), std::nullopt);
+  EXPECT_EQ(with(T::kInt64, Value::integer(5), "io.debezium.time.MicroTimestamp"), std::nullopt);
+  EXPECT_EQ(PgTypes::defaultLiteral(*Schema::of(T::kInt32)), std::nullopt);
 }
 
 TEST(PgTypes, OnlyInstantsAreConvertedViaTheSessionZone) {

@@ -364,6 +364,26 @@ TEST_F(SqliteSinkTest, AutoEvolveAddsNullableColumns) {
             (std::vector<std::vector<std::string>>{{"1", "NULL"}, {"2", "new"}}));
 }
 
+// Issue 36, item 3: a field's default reaches the column evolution adds, so the rows that were
+// there before it, and later records without the field, read the default (as under Connect).
+TEST_F(SqliteSinkTest, AutoEvolveAddsAFieldsDefaultWithItsColumn) {
+  FakeContext ctx;
+  auto task = start({{"auto.create", "true"},
+                     {"auto.evolve", "true"},
+                     {"value.converter.schemas.enable", "true"}},
+                    ctx);
+  const std::string v1 =
+      R"({"schema":{"type":"struct","fields":[{"field":"a","type":"int32"}]},"payload":{"a":1}})";
+  const std::string v2 = R"({"schema":{"type":"struct","fields":[{"field":"a","type":"int32"},)"
+                         R"({"field":"score","type":"int32","optional":true,"default":7},)"
+                         R"({"field":"tier","type":"string","optional":true,"default":"gold"}]},)"
+                         R"("payload":{"a":2,"score":3,"tier":null}})";
+  task->put(std::vector<SinkRecord>{rec(0, std::nullopt, v1)});
+  task->put(std::vector<SinkRecord>{rec(1, std::nullopt, v2), rec(2, std::nullopt, v1)});
+  EXPECT_EQ(query(R"(SELECT a, score, tier FROM "t" ORDER BY rowid)"),
+            (ksink::testing::Rows{{"1", "7", "gold"}, {"2", "3", "gold"}, {"1", "7", "gold"}}));
+}
+
 TEST_F(SqliteSinkTest, MissingColumnWithoutAutoEvolveFailsAndWritesNothing) {
   FakeContext ctx;
   auto task = start({{"auto.create", "true"}}, ctx);
