@@ -10,8 +10,11 @@
 
 namespace ksink::detail {
 
-// A SimpleDateFormat pattern with the letters y M d H m s S, quoted literal text ('…', '' for a
-// quote) and other non-letter characters as literals; every other pattern letter is refused.
+// A SimpleDateFormat pattern with the letters y M d H m s S, the zone letters X (ISO 8601), Z
+// (RFC 822) and z (general; formatted as the zone is always UTC: "Z", "+0000", "UTC"; parsed in
+// every form SimpleDateFormat reads for them, the offset applied), quoted literal text ('…', ''
+// for a quote) and other non-letter characters as literals; every other pattern letter is
+// refused.
 class DateFormat {
  public:
   // nullopt and `error` set for a letter outside the subset or an unterminated quote.

@@ -87,6 +87,50 @@ TEST(TimestampConverterTest, FieldOfAStructWithTheSameSchemaObjectEachTime) {
             obj({{"at", str("22:13")}}));
 }
 
+// Issue 36, item 6: the zone letters both ways, each expectation (and refusal) printed by
+// SimpleDateFormat in UTC (TimestampConverter's) on a JVM.
+TEST(TimestampConverterTest, ZoneLettersFormatAsUtcAndParseEveryOffsetForm) {
+  Records rs;
+  const auto ts = logical(Schema::kTimestampName, Type::kInt64);
+  auto convert = [&](const std::string& format, SchemaAndValue in, const char* target) {
+    auto chain = chainOf("TimestampConverter$Value", {{"target.type", target}, {"format", format}});
+    return applied(chain, rs.make(std::move(in))).value.value;
+  };
+  const std::vector<std::pair<std::string, std::string>> formatted{
+      {"yyyy-MM-dd HH:mm:ss.SSSXXX", "2023-11-14 22:13:20.123Z"},
+      {"yyyy-MM-dd'T'HH:mm:ssZ", "2023-11-14T22:13:20+0000"},
+      {"HH:mm X", "22:13 Z"},
+      {"HH:mm XX", "22:13 Z"},
+      {"HH:mm z", "22:13 UTC"},
+      {"HH:mm zzzz", "22:13 Coordinated Universal Time"}};
+  for (const auto& [format, text] : formatted)
+    EXPECT_EQ(convert(format, {ts, num(kMillis)}, "string"), str(text)) << format;
+  const std::vector<std::tuple<std::string, std::string, int64_t>> parsed{
+      {"yyyy-MM-dd HH:mm:ss.SSSXXX", "2024-03-05 10:20:30.123+02:00", 1709626830123},
+      {"yyyy-MM-dd HH:mm:ss.SSSXXX", "2024-12-31 23:59:59.999Z", 1735689599999},
+      {"yyyy-MM-dd'T'HH:mm:ssZ", "2024-03-05T10:20:30+0100", 1709630430000},
+      {"yyyy-MM-dd'T'HH:mm:ssZ", "2024-12-31T23:59:59-0800", 1735718399000},
+      {"yyyyMMddHHmmX", "202403051020Z", 1709634000000},
+      {"yyyyMMddHHmmX", "202412312359-03", 1735700340000},
+      {"yyyy-MM-dd HH:mm z", "2024-03-05 10:20 GMT+01:00", 1709630400000},
+      {"yyyy-MM-dd HH:mm z", "2024-03-05 10:20 UTC", 1709634000000},
+      {"yyyy-MM-dd HH:mm Z", "2024-03-05 10:20 GMT-05:30", 1709653800000},
+      {"yyyy-MM-dd HH:mmXX", "2024-03-05 10:20+0530", 1709614200000}};
+  for (const auto& [format, text, millis] : parsed)
+    EXPECT_EQ(convert(format, {prim(Type::kString), str(text)}, "Timestamp"), num(millis))
+        << format << " " << text;
+  for (const auto& [format, text] : std::vector<std::pair<std::string, std::string>>{
+           {"HH:mmXXX", "10:20+0100"},  // XXX needs the colon
+           {"HH:mmXX", "10:20+01"},     // XX the minutes
+           {"HH:mmZ", "10:20Z"},        // Z neither ISO's Z
+           {"HH:mmZ", "10:20+01:00"},   // nor a colon without GMT
+           {"HH:mmz", "10:20GMT+0100"}})
+    EXPECT_THROW(convert(format, {prim(Type::kString), str(text)}, "Timestamp"), ConversionError)
+        << format << " " << text;
+  EXPECT_EQ(convert("HH:mm z", {prim(Type::kString), str("10:20 GMT-5:30")}, "Timestamp"),
+            num(10 * 3600000 + 20 * 60000 + 330 * 60000));
+}
+
 TEST(TimestampConverterTest, BadInputsAndConfigurationsAreRefused) {
   Records rs;
   auto chain =
@@ -101,8 +145,11 @@ TEST(TimestampConverterTest, BadInputsAndConfigurationsAreRefused) {
             (Strings{"transforms.x.target.type"}));
   EXPECT_TRUE(
       hasOnly(problemsOf("TimestampConverter$Value",
-                         {{"target.type", "string"}, {"format", "yyyy-MM-dd'T'HH:mm:ssXXX"}}),
+                         {{"target.type", "string"}, {"format", "yyyy-MM-dd'T'HH:mm:ssXXXX"}}),
               "transforms.x.format: date format"));
+  EXPECT_TRUE(hasOnly(
+      problemsOf("TimestampConverter$Value", {{"target.type", "string"}, {"format", "EEE yyyy"}}),
+      "transforms.x.format: date format"));
   EXPECT_EQ(problemKeys("TimestampConverter$Value",
                         {{"target.type", "unix"}, {"unix.precision", "minutes"}}),
             (Strings{"transforms.x.unix.precision"}));
