@@ -3,8 +3,8 @@
 //
 //   c / r / u      → the `after` struct (+ __deleted=false in the rewrite modes)
 //   d              → per delete.tombstone.handling.mode: dropped (drop), a tombstone (tombstone,
-//                    the default), the `before` struct + __deleted=true (rewrite, rewrite-with-
-//                    tombstone)
+//                    the default, and delete-to-tombstone), the `before` struct + __deleted=true
+//                    (rewrite, rewrite-with-tombstone)
 //   tombstone      → kept only in rewrite-with-tombstone (the delete event already carries it)
 //   t              → dropped: a truncate has no row state; with the ksink key
 //                    truncate.handling.mode=truncate (which the Debezium JDBC sink class sets for
@@ -132,14 +132,15 @@ class ExtractNewRecordState final : public Transformation {
       using Importance = ConfigDef::Importance;
       ConfigDef d;
       d.define("delete.tombstone.handling.mode", Type::kString, "", Importance::kMedium,
-               "drop | tombstone (the default) | rewrite | rewrite-with-tombstone",
+               "drop | tombstone (the default) | rewrite | rewrite-with-tombstone | "
+               "delete-to-tombstone",
                [](std::string_view v) -> std::optional<std::string> {
                  if (v.empty() || v == "drop" || v == "tombstone" || v == "rewrite" ||
-                     v == "rewrite-with-tombstone")
+                     v == "rewrite-with-tombstone" || v == "delete-to-tombstone")
                    return std::nullopt;
                  return fmt::format(
                      "'{}' is not one of drop, tombstone, rewrite, "
-                     "rewrite-with-tombstone",
+                     "rewrite-with-tombstone, delete-to-tombstone",
                      v);
                })
           .define("drop.tombstones", Type::kBoolean, "true", Importance::kLow,
@@ -171,9 +172,11 @@ class ExtractNewRecordState final : public Transformation {
   void configure(const Config& config) override {
     if (const auto mode = config.getString("delete.tombstone.handling.mode"); !mode.empty()) {
       tombstones_ = mode == "rewrite-with-tombstone" ? Tombstones::kKeep : Tombstones::kDrop;
-      deletes_ = mode == "drop"        ? Deletes::kDrop
-                 : mode == "tombstone" ? Deletes::kTombstone
-                                       : Deletes::kRewrite;
+      // Debezium's tombstone keeps the row's schema on the null value and delete-to-tombstone
+      // (3.5) drops it; a ksink record's null value has no schema, so the two are one here.
+      deletes_ = mode == "drop"                                         ? Deletes::kDrop
+                 : mode == "tombstone" || mode == "delete-to-tombstone" ? Deletes::kTombstone
+                                                                        : Deletes::kRewrite;
     } else if (config.has("drop.tombstones") || config.has("delete.handling.mode")) {
       tombstones_ = config.getBoolean("drop.tombstones") ? Tombstones::kDrop : Tombstones::kKeep;
       const auto legacy = config.getString("delete.handling.mode");

@@ -96,6 +96,17 @@ TEST_F(ExtractNewRecordStateTest, ByDefaultADeleteBecomesATombstoneAndTheTombsto
   EXPECT_FALSE(run(std::nullopt));
 }
 
+// Issue 36, item 6: Debezium 3.5's delete-to-tombstone: deletes become tombstones, tombstones go.
+TEST_F(ExtractNewRecordStateTest, DeleteToTombstoneTurnsDeletesIntoTombstonesAndDropsTombstones) {
+  configure({{"delete.tombstone.handling.mode", "delete-to-tombstone"}});
+  const auto del = run(envelope("d", R"({"id":1,"status":"x"})", "null"));
+  ASSERT_TRUE(del);
+  EXPECT_TRUE(del->isTombstone());
+  EXPECT_EQ(del->key.value, Value::object({{"id", Value::integer(1)}}));
+  EXPECT_FALSE(run(std::nullopt));
+  EXPECT_TRUE(run(envelope("c", "null", R"({"id":1,"status":"x"})")));
+}
+
 TEST_F(ExtractNewRecordStateTest, DropModeDropsDeletesAndTombstones) {
   configure({{"delete.tombstone.handling.mode", "drop"}});
   EXPECT_FALSE(run(envelope("d", R"({"id":1,"status":"x"})", "null")));
