@@ -17,7 +17,8 @@
 # Idempotent: prints the URL if the worker is already running here. A workdir that already ran a
 # worker is restarted with its REST port and offsets (so the source resumes where it was); use a
 # fresh dir for a fresh one.
-# Env: KSINK_DEBEZIUM_HEAP (default "-Xms64m -Xmx384m"), KSINK_DEBEZIUM_LOG_LEVEL (root level in
+# Env: KSINK_CONNECT_PLUGIN (fetch.sh's connector: postgres, the default, or jdbc for the
+# Debezium JDBC sink on its own runtime), KSINK_DEBEZIUM_HEAP (default "-Xms64m -Xmx384m"), KSINK_DEBEZIUM_LOG_LEVEL (root level in
 # connect.log, default WARN; Debezium's own lines are always at INFO),
 # KSINK_DEBEZIUM_START_TIMEOUT (s, 90), KSINK_CONNECT_PLUGIN_PATH (further plugin.path
 # directories, e.g. fetch_connect_file.sh's for Connect's FileStreamSource),
@@ -54,7 +55,7 @@ props="$wd/connector.properties"
 name="$(connect_connector_properties "$props" "$@")"
 echo "$name" >"$wd/name"
 
-{ read -r libs; read -r plugins; } < <("$here/fetch.sh")
+{ read -r libs; read -r plugins; } < <("$here/fetch.sh" "${KSINK_CONNECT_PLUGIN:-postgres}")
 [[ -d $libs && -d $plugins ]] || { echo "debezium: fetch.sh printed no directories" >&2; exit 1; }
 
 if [[ ! -f "$wd/worker.properties" ]]; then

@@ -224,12 +224,29 @@ void RealKafka::produce(const std::string& topic, const std::vector<Message>& me
     const size_t key_len = m.key ? m.key->size() : 0;
     void* value = m.value ? const_cast<char*>(m.value->data()) : nullptr;
     const size_t value_len = m.value ? m.value->size() : 0;
+    const int64_t timestamp = m.timestamp.value_or(0);
     while (true) {
+      // librdkafka takes the headers (when it accepts the message): a new list per attempt.
+      rd_kafka_headers_t* headers = nullptr;
+      if (!m.headers.empty()) {
+        headers = rd_kafka_headers_new(m.headers.size());
+        for (const auto& [name, text] : m.headers)
+          rd_kafka_header_add(headers, name.data(), static_cast<ssize_t>(name.size()), text.data(),
+                              static_cast<ssize_t>(text.size()));
+      }
       const auto err =
-          rd_kafka_producev(rk, RD_KAFKA_V_TOPIC(topic.c_str()), RD_KAFKA_V_PARTITION(m.partition),
-                            RD_KAFKA_V_MSGFLAGS(RD_KAFKA_MSG_F_COPY), RD_KAFKA_V_KEY(key, key_len),
-                            RD_KAFKA_V_VALUE(value, value_len),
-                            RD_KAFKA_V_OPAQUE(&clients_->delivery_failures), RD_KAFKA_V_END);
+          headers ? rd_kafka_producev(
+                        rk, RD_KAFKA_V_TOPIC(topic.c_str()), RD_KAFKA_V_PARTITION(m.partition),
+                        RD_KAFKA_V_MSGFLAGS(RD_KAFKA_MSG_F_COPY), RD_KAFKA_V_KEY(key, key_len),
+                        RD_KAFKA_V_VALUE(value, value_len), RD_KAFKA_V_TIMESTAMP(timestamp),
+                        RD_KAFKA_V_HEADERS(headers),
+                        RD_KAFKA_V_OPAQUE(&clients_->delivery_failures), RD_KAFKA_V_END)
+                  : rd_kafka_producev(
+                        rk, RD_KAFKA_V_TOPIC(topic.c_str()), RD_KAFKA_V_PARTITION(m.partition),
+                        RD_KAFKA_V_MSGFLAGS(RD_KAFKA_MSG_F_COPY), RD_KAFKA_V_KEY(key, key_len),
+                        RD_KAFKA_V_VALUE(value, value_len), RD_KAFKA_V_TIMESTAMP(timestamp),
+                        RD_KAFKA_V_OPAQUE(&clients_->delivery_failures), RD_KAFKA_V_END);
+      if (err && headers) rd_kafka_headers_destroy(headers);
       if (err == RD_KAFKA_RESP_ERR__QUEUE_FULL) {
         rd_kafka_poll(rk, 50);
         continue;

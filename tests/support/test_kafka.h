@@ -57,6 +57,8 @@ class RealKafka {
     int partition;
     std::optional<std::string> key;
     std::optional<std::string> value;
+    std::vector<std::pair<std::string, std::string>> headers = {};
+    std::optional<int64_t> timestamp = std::nullopt;  // ms; nullopt: the producer's clock
   };
   void produce(const std::string& topic, const std::vector<Message>& messages);
   // `count` messages spread round-robin over `partitions`, value "<prefix><i>", key "k<i>".
