@@ -175,6 +175,46 @@ TEST_F(FileSourceProcessTest, ExactlyOnceThroughFourKillNinesNoGapNoDuplicate) {
   RecordProperty("records_and_markers_in_the_topic", std::to_string(produced()));
 }
 
+// Issue 36, item 7: a source that ran at least once (offsets in the worker's topic), then given an
+// offsets topic of its own for exactly once, as docs/exactly-once-sources.md suggests, resumes
+// where it was (KIP-618's fallback to the worker's topic), and its new offsets reach both topics.
+TEST_F(FileSourceProcessTest, MovedToAnOffsetsTopicOfItsOwnItResumesWhereItWas) {
+  auto append = [&](int from, int to) {
+    std::ofstream out(input_, std::ios::app);
+    for (int i = from; i < to; ++i) out << i << "\n";
+  };
+  append(0, 1000);
+  {
+    auto ksink = startKsink("at-least-once");
+    ASSERT_TRUE(waitUntil([&] { return produced() == 1000; }, 30s)) << ksink->log();
+    ASSERT_NO_FATAL_FAILURE(stopGracefully(*ksink));
+  }
+  append(1000, 1500);
+  const auto own = name_ + "-own-offsets";
+  auto ksink = startKsink(
+      "own-topic",
+      fmt::format("exactly.once.source.support=enabled\noffsets.storage.topic={}\n", own));
+  ASSERT_TRUE(waitUntil([&] { return committedCounts().size() == 1500; }, 60s, 250ms))
+      << committedCounts().size() << "\n"
+      << ksink->log();
+  ASSERT_NO_FATAL_FAILURE(stopGracefully(*ksink));
+  const auto seen = committedCounts();
+  for (int i = 0; i < 1500; ++i)
+    ASSERT_EQ(seen.count(i) ? seen.at(i) : 0, 1) << i << " (the file started over?)";
+  // The newest offset, in the connector's topic and copied to the worker's.
+  const auto size = static_cast<int64_t>(fs::file_size(input_));
+  auto newest = [&](const std::string& topic) {
+    std::optional<std::string> value;
+    for (int p = 0; p < 3; ++p)
+      for (const auto& r : test::readCommitted(RealKafka::shared().bootstrap(), topic, p, 30s))
+        if (r.key && r.key->find(name_) != std::string::npos) value = r.value;
+    return value;
+  };
+  const auto expected = fmt::format(R"({{"position":{}}})", size);
+  EXPECT_EQ(newest(own), expected);
+  EXPECT_EQ(newest(name_ + "-offsets"), expected);
+}
+
 // A process paused (SIGSTOP) with a transaction open, its task started elsewhere, then resumed: the
 // replacement fenced it, so it cannot commit, and it stops; nothing of it reaches the readers.
 TEST_F(FileSourceProcessTest, APausedProcessIsFencedByTheOneThatTookItsTask) {

@@ -17,7 +17,7 @@ namespace ksink {
 
 ExactlyOnceSourceTask::ExactlyOnceSourceTask(int id, SourceConnectorConfig settings, Config config,
                                              std::unique_ptr<detail::SourceTaskDriver> task,
-                                             std::shared_ptr<TopicOffsetStore> store,
+                                             std::shared_ptr<ConnectorOffsetStore> store,
                                              const Clock& clock)
     : id_(id),
       settings_(std::move(settings)),
@@ -134,6 +134,7 @@ void ExactlyOnceSourceTask::iteration() {
     // next boundary, which may be far off.
     producer_->poll(std::chrono::milliseconds(0));
     if (auto fatal = producer_->fatalError()) throw std::runtime_error(fencedMessage(*fatal));
+    store_->poll(std::chrono::milliseconds(0));  // copies to the worker's offsets topic
   }
   if (next_to_send_ < to_send_.size()) {
     sendRecords();
@@ -348,7 +349,7 @@ void ExactlyOnceSourceTask::commitTransaction(Calls& calls) {
             : "whether it committed is not known: a restarted task resumes after what did"));
   }
   transaction_open_ = false;
-  store_->remember(transaction_offsets_);
+  store_->committed(transaction_offsets_);
   transaction_offsets_.clear();
   producer_->poll(std::chrono::milliseconds(0));  // the records' metadata
   std::vector<Sent> committed;

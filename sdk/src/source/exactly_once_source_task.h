@@ -45,6 +45,7 @@
 #include <vector>
 
 #include "clock.h"
+#include "connector_offset_store.h"
 #include "kafka_producer.h"
 #include "ksink/config.h"
 #include "ksink/connector_status.h"
@@ -53,7 +54,6 @@
 #include "source_connector_config.h"
 #include "source_task_waker.h"
 #include "submitted_records.h"
-#include "topic_offset_store.h"
 #include "worker_task.h"
 
 namespace ksink {
@@ -62,7 +62,7 @@ class ExactlyOnceSourceTask final : public WorkerTask {
  public:
   ExactlyOnceSourceTask(int id, SourceConnectorConfig settings, Config config,
                         std::unique_ptr<detail::SourceTaskDriver> task,
-                        std::shared_ptr<TopicOffsetStore> store,
+                        std::shared_ptr<ConnectorOffsetStore> store,
                         const Clock& clock = Clock::steady());
   ~ExactlyOnceSourceTask() override;
 
@@ -121,7 +121,7 @@ class ExactlyOnceSourceTask final : public WorkerTask {
   const SourceConnectorConfig settings_;
   const Config config_;
   std::unique_ptr<detail::SourceTaskDriver> task_;
-  std::shared_ptr<TopicOffsetStore> store_;
+  std::shared_ptr<ConnectorOffsetStore> store_;
   const Clock& clock_;
 
   // The task thread's.

@@ -10,10 +10,16 @@ std::shared_ptr<OffsetBackingStore> openOffsetStore(const SourceConnectorConfig&
   return openTopicOffsetStore(settings);
 }
 
-std::shared_ptr<TopicOffsetStore> openTopicOffsetStore(const SourceConnectorConfig& settings) {
-  return std::make_shared<TopicOffsetStore>(settings.client_properties, settings.offsets_topic,
-                                            settings.offsets_topic_partitions,
-                                            settings.offsets_topic_replication_factor);
+std::shared_ptr<ConnectorOffsetStore> openTopicOffsetStore(const SourceConnectorConfig& settings) {
+  auto topic = [&](const std::string& name) {
+    return std::make_shared<TopicOffsetStore>(settings.client_properties, name,
+                                              settings.offsets_topic_partitions,
+                                              settings.offsets_topic_replication_factor);
+  };
+  return std::make_shared<ConnectorOffsetStore>(
+      topic(settings.offsets_topic), settings.offsets_topic == settings.worker_offsets_topic
+                                         ? nullptr
+                                         : topic(settings.worker_offsets_topic));
 }
 
 }  // namespace ksink

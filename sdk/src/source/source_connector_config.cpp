@@ -173,7 +173,7 @@ SourceConnectorConfig SourceConnectorConfig::parse(const Config& raw,
   out.offsets_topic_replication_factor =
       static_cast<int>(detail::parseLong(value("offset.storage.replication.factor")).value_or(3));
   out.offsets_file = std::string(detail::trim(value("offset.storage.file.filename")));
-  out.offsets_topic = value("offset.storage.topic");
+  out.worker_offsets_topic = out.offsets_topic = value("offset.storage.topic");
   if (auto own = std::string(detail::trim(value("offsets.storage.topic"))); !own.empty())
     out.offsets_topic = own;
   out.exactly_once = value("exactly.once.source.support") == "enabled";

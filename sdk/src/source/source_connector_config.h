@@ -29,8 +29,12 @@ struct SourceConnectorConfig {
   std::map<std::string, std::string> producer_properties;
 
   // Where the connector's offsets are kept: the standalone file if one is named, else the topic.
-  std::string offsets_file;   // offset.storage.file.filename
-  std::string offsets_topic;  // offset.storage.topic
+  std::string offsets_file;  // offset.storage.file.filename
+  // The connector's offsets.storage.topic if it names one, else the worker's
+  // offset.storage.topic, which then is read where the connector's has no entry
+  // (ConnectorOffsetStore).
+  std::string offsets_topic;
+  std::string worker_offsets_topic;  // offset.storage.topic
   int offsets_topic_partitions = 25;
   int offsets_topic_replication_factor = 3;  // -1: the broker's default
   // The topics the task creates as it first writes to them (KIP-158); nullopt: none.

@@ -155,11 +155,14 @@ void TopicOffsetStore::readToEnd() {
     ++records;
     if (m->key) {
       std::string key(static_cast<const char*>(m->key), m->key_len);
-      if (m->payload)
+      if (m->payload) {
+        reset_.erase(key);
         entries_.insert_or_assign(std::move(key),
                                   std::string(static_cast<const char*>(m->payload), m->len));
-      else
-        entries_.erase(key);  // a tombstone: the offset was reset
+      } else {  // a tombstone: the offset was reset
+        entries_.erase(key);
+        reset_.insert(std::move(key));
+      }
     }
   }
   rd_kafka_consumer_close(rk.get());
@@ -205,10 +208,13 @@ void TopicOffsetStore::onDelivery(uint64_t token, const std::optional<std::strin
 
 void TopicOffsetStore::remember(const OffsetEntries& entries) {
   for (const auto& [key, value] : entries) {
-    if (value)
+    if (value) {
+      reset_.erase(key);
       entries_.insert_or_assign(key, *value);
-    else
+    } else {
       entries_.erase(key);
+      reset_.insert(key);
+    }
   }
 }
 

@@ -10,6 +10,7 @@
 
 #include <map>
 #include <memory>
+#include <set>
 #include <string>
 
 #include "kafka_producer.h"
@@ -32,6 +33,9 @@ class TopicOffsetStore final : public OffsetBackingStore {
   std::vector<std::string> keys() const override;
 
   const std::string& topic() const { return topic_; }
+  // Whether the last entry read or written for `key` was a tombstone (the offset was reset), as
+  // opposed to the key never having been stored.
+  bool wasReset(std::string_view key) const { return reset_.contains(key); }
   // Entries an exactly-once task wrote itself, in the transaction of its records, once that
   // committed: visible to get() from now on.
   void remember(const OffsetEntries& entries);
@@ -52,6 +56,7 @@ class TopicOffsetStore final : public OffsetBackingStore {
   const int replication_factor_;
   const std::chrono::milliseconds read_timeout_;
   std::map<std::string, std::string, std::less<>> entries_;
+  std::set<std::string, std::less<>> reset_;
   std::map<uint64_t, Write> writes_;
   uint64_t next_write_ = 0;
   std::unique_ptr<KafkaProducer> producer_;
