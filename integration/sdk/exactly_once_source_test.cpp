@@ -42,6 +42,15 @@ struct Script {
   std::string produce_to;  // records go here instead of the topic
   std::optional<SourceMap> resumed_from;
   std::vector<std::string> calls;  // "commit", "commitRecord <seq> <kafka offset|none>"
+  // poll() takes this long before it returns its batch.
+  std::chrono::milliseconds poll_time{0};
+  // commitRecord() reads the task's own offset through its OffsetStorageReader (as a task may);
+  // the call for the record of sequence number wait_at first releases a paused poll() and waits
+  // this long.
+  bool read_offsets_in_commit_record = false;
+  int64_t wait_at = -1;
+  std::chrono::milliseconds wait{0};
+  int offset_reads = 0;
 };
 
 class SequenceSource final : public SourceTask {
@@ -57,6 +66,7 @@ class SequenceSource final : public SourceTask {
   }
 
   std::vector<SourceRecord> poll() override {
+    std::this_thread::sleep_for(script_->poll_time);
     std::unique_lock lock(script_->mutex);
     if (script_->pause_at >= 0 && next_ >= script_->pause_at && !script_->released) {
       script_->paused = true;
@@ -92,6 +102,19 @@ class SequenceSource final : public SourceTask {
 
   void commitRecord(const SourceRecord& record,
                     const std::optional<RecordMetadata>& metadata) override {
+    if (script_->read_offsets_in_commit_record) {
+      if (record.sourceOffset()->at(0).second.asInt() == script_->wait_at) {
+        {
+          std::lock_guard lock(script_->mutex);
+          script_->released = true;
+          script_->changed.notify_all();
+        }
+        std::this_thread::sleep_for(script_->wait);
+      }
+      context().offsetStorageReader().offset(partition());
+      std::lock_guard lock(script_->mutex);
+      ++script_->offset_reads;
+    }
     std::lock_guard lock(script_->mutex);
     script_->calls.push_back(
         fmt::format("commitRecord {} {}", record.sourceOffset()->at(0).second.asInt(),
@@ -345,6 +368,33 @@ TEST_F(ExactlyOnceSourceTest, AnIntervalTransactionCommitsWhilePollWaitsForData)
   w->stop();
   ASSERT_TRUE(run.waitFinished(20s));
   EXPECT_EQ(run.errorMessage(), "");
+}
+
+// Issue 36, item 8: with interval boundaries the committer thread makes a transaction's
+// commitRecord() calls while the task thread may end the next transaction; a task that reads its
+// OffsetStorageReader in commitRecord() (the worker's lock) must not deadlock the two. After the
+// second batch poll() waits until the committer ends its transaction; that commit's first
+// commitRecord() lets poll() go on and takes longer than an interval, so the task thread ends the
+// next transaction while the committer's calls are still being made.
+TEST_F(ExactlyOnceSourceTest, ATaskReadingItsOffsetsInCommitRecordKeepsIntervalCommitsGoing) {
+  script->limit = 50;
+  script->batch = 5;
+  script->pause_at = 10;
+  script->poll_time = 20ms;
+  script->read_offsets_in_commit_record = true;
+  script->wait_at = 5;
+  script->wait = 800ms;
+  auto w =
+      worker({{"transaction.boundary", "interval"}, {"transaction.boundary.interval.ms", "200"}});
+  test::BackgroundRun run([&] { w->run(); });
+  ASSERT_TRUE(waitUntil([&] { return storedOffset() == R"({"seq":49})"; }, 20s, 200ms))
+      << "stuck at " << storedOffset().value_or("<none>");
+  w->stop();
+  ASSERT_TRUE(run.waitFinished(20s));
+  EXPECT_EQ(run.errorMessage(), "");
+  EXPECT_EQ(committedValues(), sequence(0, 50));
+  std::lock_guard lock(script->mutex);
+  EXPECT_EQ(script->offset_reads, 50);
 }
 
 TEST_F(ExactlyOnceSourceTest, AReplacedTaskIsFencedAndCannotCommitWhatItSentAfterwards) {

@@ -281,12 +281,19 @@ void ExactlyOnceSourceTask::endTransaction(detail::TransactionRequest how,
   if (how == detail::TransactionRequest::kAbort) abortTransaction(aborted);
   commitTransaction(committed);
   if (aborted.records.empty() && committed.records.empty() && !committed.commit) return;
-  // In order with any other commit's calls, without the worker's lock.
-  std::unique_lock calls(calls_mutex_);
+  // The calls come in the order of the commits, and without the worker's lock: a task may take it
+  // in them (reading its OffsetStorageReader), so no thread waits for its turn holding it — the
+  // task thread waiting here with it while the committer's calls waited for it was a deadlock.
+  const uint64_t turn = next_calls_turn_++;
   lock.unlock();
-  makeCalls(aborted);
-  makeCalls(committed);
-  calls.unlock();
+  {
+    std::unique_lock calls(calls_mutex_);
+    calls_turn_changed_.wait(calls, [&] { return calls_turn_ == turn; });
+    makeCalls(aborted);
+    makeCalls(committed);
+    ++calls_turn_;
+  }
+  calls_turn_changed_.notify_all();
   lock.lock();
 }
 

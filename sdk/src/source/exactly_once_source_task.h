@@ -35,6 +35,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <condition_variable>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -134,8 +135,14 @@ class ExactlyOnceSourceTask final : public WorkerTask {
   // producer's calls), what follows up to counters_, and the store. Never held while the task's
   // code runs.
   std::mutex mutex_;
-  std::mutex calls_mutex_;  // one commit's calls to the task after another's
-  bool in_poll_ = false;    // the task thread is in the task's poll()
+  // One commit's calls to the task after another's, in the order of the commits: each takes a
+  // turn (next_calls_turn_, under mutex_) and makes its calls when calls_turn_ (under
+  // calls_mutex_) reaches it.
+  std::mutex calls_mutex_;
+  std::condition_variable calls_turn_changed_;
+  uint64_t next_calls_turn_ = 0;
+  uint64_t calls_turn_ = 0;
+  bool in_poll_ = false;  // the task thread is in the task's poll()
   std::exception_ptr committer_failure_;
   Clock::time_point last_commit_{};
   bool transaction_open_ = false;
