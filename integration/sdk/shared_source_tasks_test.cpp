@@ -5,7 +5,8 @@
 //     within the session timeout, and every row reaches Kafka exactly once;
 //   - with static membership (consumer.group.instance.id) a process killed and restarted gets its
 //     task back at once, not after the session timeout;
-//   - a process started with tasks.max=5 while one with 3 runs fences the old split first;
+//   - a process started with tasks.max=5 while two with 1 run (one idle) fences the old split
+//     first, and the idle one, given tasks after the change, starts none;
 //   - tasks.max 3 → 5 → 1 → 3 across restarts: no row twice, none missing (the tasks topic grows
 //     with tasks.max, and the ids past a lowered tasks.max are fenced).
 #include <SQLiteCpp/Database.h>
@@ -222,19 +223,37 @@ TEST_F(SharedSourceTasksTest, AKilledProcessBackUnderItsInstanceIdGetsItsTasksBa
   ASSERT_NO_FATAL_FAILURE(stopGracefully(*b_again));
 }
 
-// A rolling reconfiguration: a process with tasks.max=5 joins while one with the old 3 still runs
-// (the tables split differently): the new one fences every task id first, so the old process's
-// tasks can commit nothing more and it stops; no row twice.
+// A rolling reconfiguration: a process with tasks.max=5 joins while two with the old 1 still run
+// (the tables split differently), one running the task, one idle (the group has more members
+// than the topic partitions): the new one fences every task id first, so the running old
+// tasks can commit nothing more and their process stops; the idle old process, given tasks by the
+// rebalance after the change, starts none of the old split and stops too (issue 36, item 9: it had
+// nothing fenced and would start one with a fresh producer epoch); no row twice.
 TEST_F(SharedSourceTasksTest, AProcessWithAnotherTasksMaxFencesTheOldSplitBeforeItRuns) {
   startWriter();
-  auto old_split = start("old", 3);
-  ASSERT_TRUE(waitUntil([&] { return tasksOf(*old_split).size() == 3; }, 60s)) << old_split->log();
-  std::this_thread::sleep_for(1s);
+  auto old_split = start("old", 1);
+  ASSERT_TRUE(waitUntil([&] { return tasksOf(*old_split).size() == 1; }, 60s)) << old_split->log();
+  // Joins a group whose one partition is taken: it gets no task.
+  auto old_idle = start("old-idle", 1);
+  ASSERT_TRUE(waitUntil(
+      [&] { return old_idle->log().find("sharing 1 task(s)") != std::string::npos; }, 30s))
+      << old_idle->log();
+  std::this_thread::sleep_for(2s);
+  if (!tasksOf(*old_idle).empty())
+    GTEST_FAIL() << "the idle process got tasks\n" << old_idle->log();
   auto new_split = start("new", 5);
   const auto exit_status = old_split->wait(60s);
   ASSERT_TRUE(exit_status) << "the old split still runs\n" << old_split->log();
   EXPECT_NE(*exit_status, 0);
   EXPECT_NE(old_split->log().find("fenced"), std::string::npos) << old_split->log();
+  const auto idle_status = old_idle->wait(60s);
+  ASSERT_TRUE(idle_status) << "the idle old process still runs\n" << old_idle->log();
+  EXPECT_NE(*idle_status, 0);
+  EXPECT_NE(old_idle->log().find("another process changed tasks.max to 5"), std::string::npos)
+      << old_idle->log();
+  EXPECT_EQ(old_idle->log().find("running task"), std::string::npos)
+      << "it started a task of the old split\n"
+      << old_idle->log();
   // (the old process may die of the fencing before the new one logged it)
   EXPECT_TRUE(waitUntil(
       [&] { return new_split->log().find("fenced the producers of task 0") != std::string::npos; },

@@ -45,6 +45,12 @@ void SourceTaskGroup::cancel() {
   for (auto& [id, running] : running_) running->task->cancel();
 }
 
+std::optional<int> SourceTaskGroup::recordedTasksMax(TopicOffsetStore& record) const {
+  if (const auto stored = record.get(kTasksMaxKey))
+    return static_cast<int>(detail::parseLong(*stored).value_or(0));
+  return std::nullopt;
+}
+
 void SourceTaskGroup::prepareTopic() {
   // The topic, compacted, holds one record: the tasks.max the group's tasks last ran with.
   TopicOffsetStore record(settings_.client_properties, settings_.task_group,
@@ -53,9 +59,21 @@ void SourceTaskGroup::prepareTopic() {
   KafkaProducer admin(settings_.client_properties, [](uint64_t, const auto&, const auto&) {});
   const int tasks_max = settings_.worker.tasks_max;
   const int partitions = ensurePartitions(admin.handle(), settings_.task_group, tasks_max);
-  std::optional<int> previous;
-  if (const auto stored = record.get(kTasksMaxKey))
-    previous = static_cast<int>(detail::parseLong(*stored).value_or(0));
+  const auto previous = recordedTasksMax(record);
+  if (previous != tasks_max) {
+    // Recorded before the fencing: a process of the old split that is given a task from now on
+    // finds the change and does not start it (onPartitionsAssigned), so no task of the old split
+    // can begin after the fencing with a producer epoch nothing fences.
+    std::optional<std::optional<std::string>> written;
+    record.write({{std::string(kTasksMaxKey), std::to_string(tasks_max)}},
+                 [&](const std::optional<std::string>& error) { written = error; });
+    const auto until = clock_.now() + settings_.transaction_timeout;
+    while (!written && clock_.now() < until) record.poll(kMembershipPoll);
+    if (!written || *written)
+      throw std::runtime_error(fmt::format("the tasks topic {}: tasks.max not recorded: {}",
+                                           settings_.task_group,
+                                           written ? **written : std::string("timed out")));
+  }
   if (settings_.exactly_once) {
     // A task of another tasks.max may still run somewhere (a process not yet restarted with this
     // configuration): it shares the work out differently, so any of its ids may now read what
@@ -80,16 +98,22 @@ void SourceTaskGroup::prepareTopic() {
         "(duplicates; exactly.once.source.support=enabled fences them instead)",
         settings_.worker.name, *previous, tasks_max);
   }
-  if (previous == tasks_max) return;
-  std::optional<std::optional<std::string>> written;
-  record.write({{std::string(kTasksMaxKey), std::to_string(tasks_max)}},
-               [&](const std::optional<std::string>& error) { written = error; });
-  const auto until = clock_.now() + settings_.transaction_timeout;
-  while (!written && clock_.now() < until) record.poll(kMembershipPoll);
-  if (!written || *written)
-    throw std::runtime_error(fmt::format("the tasks topic {}: tasks.max not recorded: {}",
-                                         settings_.task_group,
-                                         written ? **written : std::string("timed out")));
+}
+
+bool SourceTaskGroup::stillCurrent() {
+  TopicOffsetStore record(settings_.client_properties, settings_.task_group,
+                          settings_.worker.tasks_max, settings_.offsets_topic_replication_factor);
+  record.start();
+  const auto recorded = recordedTasksMax(record);
+  if (!recorded || *recorded == settings_.worker.tasks_max) return true;
+  std::lock_guard lock(mutex_);
+  if (!failure_)
+    failure_ = std::make_exception_ptr(std::runtime_error(fmt::format(
+        "source connector {}: another process changed tasks.max to {} (recorded in {}); this one "
+        "runs {} and starts no task of that old split of the work: restart it with the new "
+        "configuration",
+        settings_.worker.name, *recorded, settings_.task_group, settings_.worker.tasks_max)));
+  return false;
 }
 
 void SourceTaskGroup::run() {
@@ -138,6 +162,8 @@ void SourceTaskGroup::rethrowFailure() {
 }
 
 OffsetMap SourceTaskGroup::onPartitionsAssigned(const std::vector<TopicPartition>& partitions) {
+  // A process of another configuration may have changed tasks.max since this one started.
+  if (!partitions.empty() && !stopping_ && !stillCurrent()) return {};
   for (const auto& tp : partitions) {
     if (tp.partition >= settings_.worker.tasks_max) continue;  // an id no longer in use
     if (!stopping_) startTask(tp.partition);

@@ -22,7 +22,11 @@
 // work) fences, under exactly-once, every transactional id of either before its tasks start, so
 // a task of the old configuration can commit nothing more; with the same tasks.max it fences the
 // ids past it that the topic has partitions for (a topic never shrinks). At least once, a
-// changed tasks.max is warned about: until every process runs it, two splits may overlap.
+// changed tasks.max is warned about: until every process runs it, two splits may overlap. The new
+// value is recorded before the fencing, and a process checks the record whenever the group gives
+// it tasks: one still on the old tasks.max (it started before the change, and had nothing to fence
+// then) starts none, and stops with why, instead of starting a task of the old split with a
+// producer epoch no one fences.
 //
 // A task that fails fails the group (run() rethrows, after stopping the others), as a task of a
 // connector run without a group fails its Worker; so does the member itself failing for good
@@ -34,12 +38,14 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
 
 #include "kafka_consumer.h"
 #include "source_connector_config.h"
+#include "topic_offset_store.h"
 #include "worker_task.h"
 
 namespace ksink {
@@ -70,6 +76,10 @@ class SourceTaskGroup final : public WorkerTask, private RebalanceListener {
   // The tasks topic with tasks.max partitions at least; under exactly-once, fences the ids past
   // tasks.max that it has partitions for.
   void prepareTopic();
+  std::optional<int> recordedTasksMax(TopicOffsetStore& record) const;
+  // Whether the tasks topic still records this process's tasks.max; if not (another process
+  // changed it) the group fails with why, and no task is started.
+  bool stillCurrent();
   OffsetMap onPartitionsAssigned(const std::vector<TopicPartition>& partitions) override;
   void afterAssigned(const std::vector<TopicPartition>&) override {}
   void onPartitionsRevoked(const std::vector<TopicPartition>& partitions, bool lost) override;
