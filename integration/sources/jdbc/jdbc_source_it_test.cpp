@@ -12,15 +12,21 @@
 //   - the PostgreSQL cursor's batch read ahead survives the other statements a task runs between
 //     two batches (PgSourceDatabase on its own).
 #include <SQLiteCpp/Database.h>
+#include <arpa/inet.h>
 #include <fmt/format.h>
 #include <gtest/gtest.h>
+#include <httplib.h>
+#include <netinet/in.h>
 #include <signal.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 #include <atomic>
 #include <fstream>
 #include <map>
 #include <random>
 #include <regex>
+#include <sstream>
 #include <thread>
 
 #include "child_process.h"
@@ -686,6 +692,143 @@ TEST_F(SqliteJdbcSourceTest, ATableRoundTripsIntoAnotherSqliteFileValueForValue)
                           table));
   };
   EXPECT_EQ(rows(file_, "src"), rows(copy, "copy"));
+}
+
+// --- A database that stops answering ----------------------------------------------------------
+
+// The pids of `parent`'s children (a postmaster's backends and helpers).
+std::vector<pid_t> childrenOf(pid_t parent) {
+  std::vector<pid_t> out;
+  for (const auto& entry : fs::directory_iterator("/proc")) {
+    const auto name = entry.path().filename().string();
+    if (name.find_first_not_of("0123456789") != std::string::npos) continue;
+    std::ifstream stat(entry.path() / "stat");
+    std::string line;
+    std::getline(stat, line);
+    // pid (comm) state ppid …: comm may hold spaces, so read after its closing parenthesis.
+    const auto close = line.rfind(')');
+    if (close == std::string::npos) continue;
+    std::istringstream rest(line.substr(close + 2));
+    char state;
+    pid_t ppid = 0;
+    rest >> state >> ppid;
+    if (ppid == parent) out.push_back(std::stoi(name));
+  }
+  return out;
+}
+
+// A PostgreSQL server of the test's own, to freeze: its postmaster and every backend SIGSTOPped,
+// so connections stay open and acknowledged but nothing answers (and a cancel request too).
+class FrozenPostgres {
+ public:
+  FrozenPostgres() : server_(freshDir("ksink-pg-frozen")) { url_ = server_.start(); }
+  ~FrozenPostgres() { thaw(); }
+  const std::string& url() const { return url_; }
+  void freeze() {
+    std::ifstream pidfile(server_.workdir() / "data" / "postmaster.pid");
+    pid_t postmaster = 0;
+    pidfile >> postmaster;
+    ASSERT_GT(postmaster, 0);
+    frozen_ = childrenOf(postmaster);
+    frozen_.push_back(postmaster);
+    for (pid_t pid : frozen_) ::kill(pid, SIGSTOP);
+  }
+  void thaw() {
+    for (pid_t pid : frozen_) ::kill(pid, SIGCONT);
+    frozen_.clear();
+  }
+
+ private:
+  PostgresServerProcess server_;
+  std::string url_;
+  std::vector<pid_t> frozen_;
+};
+
+int freePort() {
+  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  ::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr);
+  socklen_t len = sizeof addr;
+  ::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len);
+  ::close(fd);
+  return ntohs(addr.sin_port);
+}
+
+// Issue 36, item 10: SIGTERM while the database stopped answering (a table source waiting in a
+// query, a sink in a write): the process ends within task.shutdown.graceful.timeout.ms, its stuck
+// tasks abandoned, and /status answers meanwhile. The source's wakeup() used to cancel the query
+// with libpq's PQcancel, which waits for the server without a timeout, under the worker's lock.
+TEST(JdbcSourceStopTest, AStopEndsWithinTheGracefulTimeoutWhileTheDatabaseDoesNotAnswer) {
+  FrozenPostgres pg;
+  PgTestSchema db(pg.url(), "public");
+  db.exec(
+      "CREATE TABLE items (id serial PRIMARY KEY, v text); "
+      "INSERT INTO items (v) SELECT 'x' FROM generate_series(1, 20)");
+  const auto dir = freshDir("jdbc-frozen");
+  const auto name = uniqueName("frozen");
+  const auto in = name + "-in";
+  RealKafka::shared().createTopic(name + "-items", 1);
+  RealKafka::shared().createTopic(in, 1);
+  auto produce = [&](int from, int to) {
+    std::vector<RealKafka::Message> messages;
+    for (int i = from; i < to; ++i)
+      messages.push_back({0, std::nullopt, fmt::format(R"({{"id":{}}})", i)});
+    RealKafka::shared().produce(in, messages);
+  };
+  produce(0, 20);
+  const int port = freePort();
+  const auto worker = dir / "worker.properties";
+  std::ofstream(worker) << fmt::format(
+      "bootstrap.servers={}\noffset.storage.topic={}-offsets\noffset.storage.replication.factor=1\n"
+      "offset.flush.interval.ms=300\ntask.shutdown.graceful.timeout.ms=5000\n"
+      "listeners=http://127.0.0.1:{}\n",
+      RealKafka::shared().bootstrap(), name, port);
+  const auto source = dir / "source.properties";
+  std::ofstream(source) << connector(
+      name + "-source", pg.url(),
+      fmt::format("mode=incrementing\nincrementing.column.name=id\ntable.whitelist=items\n"
+                  "topic.prefix={}-\n",
+                  name));
+  const auto sink = dir / "sink.properties";
+  std::ofstream(sink) << fmt::format(
+      "name={}-sink\nconnector.class=io.confluent.connect.jdbc.JdbcSinkConnector\ntopics={}\n"
+      "connection.url={}\nauto.create=true\nvalue.converter.schemas.enable=false\n",
+      name, in, pg.url());
+  ChildProcess ksink({KSINK_BIN, "run", worker.string(), source.string(), sink.string()},
+                     dir / "ksink.log");
+  const auto sunk = [&](int64_t rows) {
+    return db.scalar(fmt::format("SELECT count(*) FROM \"{}\"", in)) == std::to_string(rows);
+  };
+  ASSERT_TRUE(waitUntil(
+      [&] {
+        try {
+          return records(name + "-items").size() == 20 && sunk(20);
+        } catch (const std::exception&) {
+          return false;  // the sink's table not there yet
+        }
+      },
+      60s))
+      << ksink.log();
+
+  ASSERT_NO_FATAL_FAILURE(pg.freeze());
+  produce(20, 30);
+  std::this_thread::sleep_for(1s);  // the source's next poll and the sink's next write hang
+  const auto stopping = std::chrono::steady_clock::now();
+  ksink.signal(SIGTERM);
+  httplib::Client status("127.0.0.1", port);
+  status.set_read_timeout(3s);
+  const auto res = status.Get("/status");
+  EXPECT_TRUE(res && res->status == 200) << "/status did not answer during the stop";
+  const auto exited = ksink.wait(15s);
+  const auto took = std::chrono::steady_clock::now() - stopping;
+  pg.thaw();
+  ASSERT_TRUE(exited) << "still running 15 s after SIGTERM\n" << ksink.log();
+  EXPECT_LT(took, 8s) << "the graceful timeout is 5 s";
+  RecordProperty(
+      "stop_ms",
+      static_cast<int>(std::chrono::duration_cast<std::chrono::milliseconds>(took).count()));
 }
 
 }  // namespace

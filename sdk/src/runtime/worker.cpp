@@ -244,9 +244,17 @@ void Worker::Impl::awaitFirstAssignment(RunState& state) {
 }
 
 void Worker::Impl::stop() {
-  std::lock_guard lock(mutex_);
-  if (!stop_deadline_) stop_deadline_ = clock_.now() + settings_.shutdown_graceful_timeout;
-  for (auto& task : tasks_) task->stop(*stop_deadline_);
+  std::vector<std::shared_ptr<WorkerTask>> tasks;
+  Clock::time_point deadline;
+  {
+    std::lock_guard lock(mutex_);
+    if (!stop_deadline_) stop_deadline_ = clock_.now() + settings_.shutdown_graceful_timeout;
+    deadline = *stop_deadline_;
+    tasks = tasks_;
+  }
+  // Without the lock: a task's stop wakes its code (a source's wakeup() may reach a database
+  // that stopped answering), and status() or the wait for the deadline must not wait on it.
+  for (auto& task : tasks) task->stop(deadline);
 }
 
 ConnectorStatus Worker::Impl::status() {

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <stdexcept>
+#include <thread>
 
 #include "column_values.h"
 #include "ksink/db/sql_identifier.h"
@@ -164,7 +165,7 @@ PgConnection& PgSourceDatabase::connection() {
   }
   {
     std::lock_guard lock(cancel_mutex_);
-    cancel_ = c.cancelHandle();
+    cancel_ = std::shared_ptr<PGcancel>(c.cancelHandle());
   }
   connection_.emplace(std::move(c));
   return *connection_;
@@ -178,10 +179,21 @@ void PgSourceDatabase::drop() {
 }
 
 void PgSourceDatabase::cancel() {
-  std::lock_guard lock(cancel_mutex_);
-  if (!cancel_) return;
-  char reason[256];
-  PQcancel(cancel_.get(), reason, sizeof reason);
+  std::shared_ptr<PGcancel> handle;
+  {
+    std::lock_guard lock(cancel_mutex_);
+    handle = cancel_;
+  }
+  if (!handle || cancelling_->exchange(true)) return;  // one cancel in flight at a time
+  // libpq's PQcancel connects to the server and waits for its answer without a timeout (before
+  // PostgreSQL 17's PQcancelPoll): a server that stopped answering, or a host that drops
+  // packets, would hold the caller — a stop, with whatever it holds — as long. So it runs on a
+  // thread of its own, which keeps the handle alive; the stop goes on, bounded by its deadline.
+  std::thread([handle = std::move(handle), done = cancelling_] {
+    char reason[256];
+    PQcancel(handle.get(), reason, sizeof reason);
+    done->store(false);
+  }).detach();
 }
 
 std::vector<TableRef> PgSourceDatabase::listTables(const std::vector<std::string>& types,

@@ -7,6 +7,7 @@
 // statement that is running.
 #pragma once
 
+#include <atomic>
 #include <chrono>
 #include <memory>
 #include <mutex>
@@ -50,8 +51,9 @@ class PgSourceDatabase final : public SourceDatabase {
   std::string db_timezone_;
   std::chrono::milliseconds read_timeout_;
   std::optional<postgres::PgConnection> connection_;
-  std::mutex cancel_mutex_;  // guards cancel_, which wakeup() reads from another thread
-  postgres::PgCancelPtr cancel_;
+  std::mutex cancel_mutex_;           // guards cancel_, which wakeup() reads from another thread
+  std::shared_ptr<PGcancel> cancel_;  // shared with a cancel in flight
+  std::shared_ptr<std::atomic<bool>> cancelling_ = std::make_shared<std::atomic<bool>>(false);
   bool cursor_open_ = false;
   // The open cursor, whose next batch may be on its way (read ahead): any other statement takes
   // it off the connection first, for the cursor to return later.
