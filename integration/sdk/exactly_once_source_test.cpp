@@ -443,6 +443,24 @@ TEST_F(ExactlyOnceSourceTest, AReplacedTaskIsFencedAndCannotCommitWhatItSentAfte
       << "the zombie's task hears of its first transaction only";
 }
 
+// Issue 36, item 16: an offsets topic made by hand that deletes by age (cleanup.policy=delete)
+// would lose the offsets when its retention passed, and the source would start over: refused at
+// start, in either mode, as Connect refuses it; nothing produced.
+TEST_F(ExactlyOnceSourceTest, AnOffsetsTopicThatIsNotCompactedIsRefused) {
+  RealKafka::shared().createTopic(offsets_topic, 1, {{"cleanup.policy", "delete"}});
+  for (const auto* mode : {"enabled", "disabled"}) {
+    SCOPED_TRACE(mode);
+    auto w = worker({{"exactly.once.source.support", mode}});
+    test::BackgroundRun run([&] { w->run(); });
+    ASSERT_TRUE(run.waitFinished(30s));
+    EXPECT_NE(run.errorMessage().find("has cleanup.policy=delete: it must be compact"),
+              std::string::npos)
+        << run.errorMessage();
+    EXPECT_NE(run.errorMessage().find("offset.storage.topic"), std::string::npos);
+  }
+  EXPECT_EQ(RealKafka::shared().endOffset({topic, 0}), 0);
+}
+
 TEST_F(ExactlyOnceSourceTest, ATaskMayNotWriteToItsOwnOffsetsTopic) {
   script->produce_to = offsets_topic;
   auto w = worker();

@@ -98,4 +98,45 @@ int ensurePartitions(rd_kafka_t* rk, const std::string& topic, int at_least,
   return at_least;
 }
 
+std::optional<std::string> topicConfig(rd_kafka_t* rk, const std::string& topic,
+                                       const std::string& name, std::chrono::milliseconds timeout) {
+  // A topic's configs come from the controller: a cluster that names none of its brokers so
+  // (librdkafka's embedded mock) would keep the request waiting out its timeout.
+  const int32_t controller = rd_kafka_controllerid(rk, rdkafkaTimeoutMs(timeout));
+  const rd_kafka_metadata_t* md = nullptr;
+  bool reachable = false;
+  if (controller >= 0 && !rd_kafka_metadata(rk, 0, nullptr, &md, rdkafkaTimeoutMs(timeout))) {
+    for (int i = 0; i < md->broker_cnt && !reachable; ++i)
+      reachable = md->brokers[i].id == controller;
+    rd_kafka_metadata_destroy(md);
+  }
+  if (!reachable) return std::nullopt;
+  rd_kafka_ConfigResource_t* resource =
+      rd_kafka_ConfigResource_new(RD_KAFKA_RESOURCE_TOPIC, topic.c_str());
+  QueueHandle queue(rd_kafka_queue_new(rk));
+  char err[512];
+  rd_kafka_AdminOptions_t* options =
+      rd_kafka_AdminOptions_new(rk, RD_KAFKA_ADMIN_OP_DESCRIBECONFIGS);
+  rd_kafka_AdminOptions_set_request_timeout(options, rdkafkaTimeoutMs(timeout), err, sizeof err);
+  rd_kafka_DescribeConfigs(rk, &resource, 1, options, queue.get());
+  EventHandle event(rd_kafka_queue_poll(queue.get(), rdkafkaTimeoutMs(timeout) + 5000));
+  rd_kafka_AdminOptions_destroy(options);
+  rd_kafka_ConfigResource_destroy(resource);
+  if (!event)
+    throw std::runtime_error(fmt::format("topic {}: no answer to DescribeConfigs", topic));
+  if (rd_kafka_event_error(event.get())) return std::nullopt;
+  size_t n = 0;
+  const auto** resources = rd_kafka_DescribeConfigs_result_resources(
+      rd_kafka_event_DescribeConfigs_result(event.get()), &n);
+  for (size_t i = 0; i < n; ++i) {
+    if (rd_kafka_ConfigResource_error(resources[i])) return std::nullopt;
+    size_t count = 0;
+    const auto** entries = rd_kafka_ConfigResource_configs(resources[i], &count);
+    for (size_t j = 0; j < count; ++j)
+      if (name == rd_kafka_ConfigEntry_name(entries[j]) && rd_kafka_ConfigEntry_value(entries[j]))
+        return std::string(rd_kafka_ConfigEntry_value(entries[j]));
+  }
+  return std::nullopt;
+}
+
 }  // namespace ksink

@@ -1,11 +1,13 @@
 // ensureTopic: creates a topic unless it exists — what the dead-letter queue and a source
-// connector's offsets topic need of the Admin API; ensurePartitions: grows a topic's partitions.
+// connector's offsets topic need of the Admin API; ensurePartitions: grows a topic's partitions;
+// topicConfig: one of a topic's configs as the broker applies it.
 #pragma once
 
 #include <librdkafka/rdkafka.h>
 
 #include <chrono>
 #include <map>
+#include <optional>
 #include <string>
 
 namespace ksink {
@@ -23,5 +25,12 @@ bool ensureTopic(rd_kafka_t* rk, const std::string& topic, int partitions, int r
 // reason when the topic is missing or cannot grow.
 int ensurePartitions(rd_kafka_t* rk, const std::string& topic, int at_least,
                      std::chrono::milliseconds timeout = std::chrono::seconds(15));
+
+// The value the broker applies for the topic's config `name` (set on the topic, or the broker's
+// default); nullopt when the broker does not say (no DescribeConfigs permission, the embedded
+// mock cluster). Throws std::runtime_error when the broker cannot be asked in time.
+std::optional<std::string> topicConfig(
+    rd_kafka_t* rk, const std::string& topic, const std::string& name,
+    std::chrono::milliseconds timeout = std::chrono::seconds(15));
 
 }  // namespace ksink

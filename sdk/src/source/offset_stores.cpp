@@ -11,15 +11,17 @@ std::shared_ptr<OffsetBackingStore> openOffsetStore(const SourceConnectorConfig&
 }
 
 std::shared_ptr<ConnectorOffsetStore> openTopicOffsetStore(const SourceConnectorConfig& settings) {
-  auto topic = [&](const std::string& name) {
-    return std::make_shared<TopicOffsetStore>(settings.client_properties, name,
-                                              settings.offsets_topic_partitions,
-                                              settings.offsets_topic_replication_factor);
+  auto topic = [&](const std::string& name, const char* key) {
+    return std::make_shared<TopicOffsetStore>(
+        settings.client_properties, name, settings.offsets_topic_partitions,
+        settings.offsets_topic_replication_factor, TopicOffsetStore::Role{"offsets topic", key});
   };
+  if (settings.offsets_topic == settings.worker_offsets_topic)
+    return std::make_shared<ConnectorOffsetStore>(
+        topic(settings.offsets_topic, "offset.storage.topic"), nullptr);
   return std::make_shared<ConnectorOffsetStore>(
-      topic(settings.offsets_topic), settings.offsets_topic == settings.worker_offsets_topic
-                                         ? nullptr
-                                         : topic(settings.worker_offsets_topic));
+      topic(settings.offsets_topic, "offsets.storage.topic"),
+      topic(settings.worker_offsets_topic, "offset.storage.topic"));
 }
 
 }  // namespace ksink

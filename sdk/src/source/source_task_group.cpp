@@ -19,6 +19,8 @@ constexpr std::chrono::milliseconds kMembershipPoll{100};
 constexpr std::chrono::milliseconds kStopSlack{500};
 // The tasks topic's record of the tasks.max the group runs with.
 constexpr std::string_view kTasksMaxKey = "tasks.max";
+// The tasks topic is named after group.id (and the connector).
+const TopicOffsetStore::Role kTasksTopic{"tasks topic", "group.id"};
 
 }  // namespace
 
@@ -54,7 +56,8 @@ std::optional<int> SourceTaskGroup::recordedTasksMax(TopicOffsetStore& record) c
 void SourceTaskGroup::prepareTopic() {
   // The topic, compacted, holds one record: the tasks.max the group's tasks last ran with.
   TopicOffsetStore record(settings_.client_properties, settings_.task_group,
-                          settings_.worker.tasks_max, settings_.offsets_topic_replication_factor);
+                          settings_.worker.tasks_max, settings_.offsets_topic_replication_factor,
+                          kTasksTopic);
   record.start();
   KafkaProducer admin(settings_.client_properties, [](uint64_t, const auto&, const auto&) {});
   const int tasks_max = settings_.worker.tasks_max;
@@ -102,7 +105,8 @@ void SourceTaskGroup::prepareTopic() {
 
 bool SourceTaskGroup::stillCurrent() {
   TopicOffsetStore record(settings_.client_properties, settings_.task_group,
-                          settings_.worker.tasks_max, settings_.offsets_topic_replication_factor);
+                          settings_.worker.tasks_max, settings_.offsets_topic_replication_factor,
+                          kTasksTopic);
   record.start();
   const auto recorded = recordedTasksMax(record);
   if (!recorded || *recorded == settings_.worker.tasks_max) return true;

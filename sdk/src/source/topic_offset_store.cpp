@@ -33,9 +33,10 @@ KafkaHandle makeClient(rd_kafka_type_t type, const std::map<std::string, std::st
 
 TopicOffsetStore::TopicOffsetStore(std::map<std::string, std::string> client_properties,
                                    std::string topic, int partitions, int replication_factor,
-                                   std::chrono::milliseconds read_timeout)
+                                   Role role, std::chrono::milliseconds read_timeout)
     : client_properties_(std::move(client_properties)),
       topic_(std::move(topic)),
+      role_(std::move(role)),
       partitions_(partitions),
       replication_factor_(replication_factor),
       read_timeout_(read_timeout) {}
@@ -60,13 +61,31 @@ void TopicOffsetStore::start() {
   try {
     if (ensureTopic(producer_->handle(), topic_, partitions_, replication_factor_,
                     {{"cleanup.policy", "compact"}}))
-      spdlog::info("created the offsets topic {} ({} partitions)", topic_, partitions_);
+      spdlog::info("created the {} {} ({} partitions)", role_.name, topic_, partitions_);
   } catch (const std::exception& e) {
-    throw std::runtime_error(fmt::format(
-        "the offsets topic (offset.storage.topic={}) is missing and could not be created: {}",
-        topic_, e.what()));
+    throw std::runtime_error(fmt::format("the {} ({}={}) is missing and could not be created: {}",
+                                         role_.name, role_.key, topic_, e.what()));
   }
+  checkCompacted();
   readToEnd();
+}
+
+void TopicOffsetStore::checkCompacted() {
+  const auto policy = topicConfig(producer_->handle(), topic_, "cleanup.policy");
+  if (!policy) {  // as Connect: it cannot tell, so it goes on
+    spdlog::warn(
+        "the {} {}: its cleanup.policy cannot be read (DescribeConfigs refused?); it must "
+        "be compact",
+        role_.name, topic_);
+    return;
+  }
+  if (*policy != "compact")
+    throw std::runtime_error(fmt::format(
+        "the {} {} ({}) has cleanup.policy={}: it must be compact (only), as Kafka Connect "
+        "requires, or the broker deletes the entries by age and the connector loses what they "
+        "record (a source would start over). Set cleanup.policy=compact on the topic, or name "
+        "another in {}",
+        role_.name, topic_, role_.key, *policy, role_.key));
 }
 
 void TopicOffsetStore::readToEnd() {
@@ -95,7 +114,7 @@ void TopicOffsetStore::readToEnd() {
     }
     if (count == 0) {
       if (left().count() <= 0)
-        throw std::runtime_error(fmt::format("offsets topic {}: no metadata within {} ms", topic_,
+        throw std::runtime_error(fmt::format("{} {}: no metadata within {} ms", role_.name, topic_,
                                              read_timeout_.count()));
       std::this_thread::sleep_for(std::chrono::milliseconds(100));
     }
@@ -107,7 +126,7 @@ void TopicOffsetStore::readToEnd() {
     while ((err = rd_kafka_query_watermark_offsets(rk.get(), topic_.c_str(), p, &low, &high,
                                                    rdkafkaTimeoutMs(left()))) != 0) {
       if (left().count() <= 0)
-        throw std::runtime_error(fmt::format("offsets topic {}-{}: end offset unknown: {}", topic_,
+        throw std::runtime_error(fmt::format("{} {}-{}: end offset unknown: {}", role_.name, topic_,
                                              p, rd_kafka_err2str(err)));
       std::this_thread::sleep_for(std::chrono::milliseconds(100));
     }
@@ -120,7 +139,7 @@ void TopicOffsetStore::readToEnd() {
     rd_kafka_topic_partition_list_add(assignment.get(), topic_.c_str(), p)->offset =
         RD_KAFKA_OFFSET_BEGINNING;
   if (auto err = rd_kafka_assign(rk.get(), assignment.get()))
-    throw std::runtime_error(fmt::format("offsets topic {}: {}", topic_, rd_kafka_err2str(err)));
+    throw std::runtime_error(fmt::format("{} {}: {}", role_.name, topic_, rd_kafka_err2str(err)));
   size_t records = 0;
   // Done when each partition's position reached its end, or the consumer said it is there: a
   // transaction marker, an aborted or a compacted-away record may hold the last offsets, so no
@@ -138,7 +157,7 @@ void TopicOffsetStore::readToEnd() {
   };
   while (!reached()) {
     if (left().count() <= 0)
-      throw std::runtime_error(fmt::format("offsets topic {}: not read to its end within {} ms",
+      throw std::runtime_error(fmt::format("{} {}: not read to its end within {} ms", role_.name,
                                            topic_, read_timeout_.count()));
     MessagePtr m(rd_kafka_consumer_poll(rk.get(), 100));
     if (!m) continue;
@@ -149,7 +168,7 @@ void TopicOffsetStore::readToEnd() {
       continue;
     }
     if (m->err) {
-      spdlog::warn("offsets topic {}: {}", topic_, rd_kafka_message_errstr(m.get()));
+      spdlog::warn("{} {}: {}", role_.name, topic_, rd_kafka_message_errstr(m.get()));
       continue;
     }
     ++records;
@@ -166,7 +185,8 @@ void TopicOffsetStore::readToEnd() {
     }
   }
   rd_kafka_consumer_close(rk.get());
-  spdlog::info("offsets topic {}: read {} record(s), {} entries", topic_, records, entries_.size());
+  spdlog::info("{} {}: read {} record(s), {} entries", role_.name, topic_, records,
+               entries_.size());
 }
 
 void TopicOffsetStore::write(const OffsetEntries& entries, Done done) {

@@ -4,7 +4,9 @@
 // — so Connect and ksink read and write the same topic.
 //
 // start() creates the topic if it is missing (compacted, with the configured partitions and
-// replication factor), then reads it to its end. Writes go through an idempotent acks=all
+// replication factor) and refuses one that is not compacted (cleanup.policy=compact only, as
+// Connect requires of its offsets topics: a topic that deletes by age would lose the offsets and
+// the source would start over), then reads it to its end. Writes go through an idempotent acks=all
 // producer; an entry is visible to get() once Kafka acknowledged it.
 #pragma once
 
@@ -18,11 +20,18 @@
 
 namespace ksink {
 
+// What a TopicOffsetStore's topic is for, in messages: its name and the key that names it.
+struct OffsetTopicRole {
+  std::string name = "offsets topic";
+  std::string key = "offset.storage.topic";
+};
+
 class TopicOffsetStore final : public OffsetBackingStore {
  public:
+  using Role = OffsetTopicRole;
   // `client_properties`: bootstrap.servers and the security keys.
   TopicOffsetStore(std::map<std::string, std::string> client_properties, std::string topic,
-                   int partitions, int replication_factor,
+                   int partitions, int replication_factor, Role role = {},
                    std::chrono::milliseconds read_timeout = std::chrono::seconds(60));
   ~TopicOffsetStore() override;
 
@@ -47,11 +56,13 @@ class TopicOffsetStore final : public OffsetBackingStore {
     std::optional<std::string> error;
     Done done;
   };
+  void checkCompacted();
   void readToEnd();
   void onDelivery(uint64_t token, const std::optional<std::string>& error);
 
   const std::map<std::string, std::string> client_properties_;
   const std::string topic_;
+  const Role role_;
   const int partitions_;
   const int replication_factor_;
   const std::chrono::milliseconds read_timeout_;
