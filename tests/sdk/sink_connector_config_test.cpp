@@ -4,7 +4,10 @@
 
 #include <set>
 
+#include "errors_config.h"
+#include "ksink/detail/error_handling.h"
 #include "ksink/transformation_chain.h"
+#include "source_connector_config.h"
 
 namespace ksink {
 namespace {
@@ -193,6 +196,39 @@ TEST(SinkConnectorConfig, TransformsAndPredicatesAreRefusedForASinkThatDoesNotAp
   auto empty = base();
   empty["transforms"] = " ";
   EXPECT_TRUE(rejectedKeys(empty).empty());
+}
+
+}  // namespace
+}  // namespace ksink
+
+namespace ksink {
+namespace {
+
+// Issue 36, item 11: errors.* read once, as Connect reads them, wherever they are read: the
+// sink's settings, a source connector's and the source task adapter (errors.log.enable=True was
+// true in the first two and false in the third).
+TEST(ErrorHandlingTest, OneReadingOfTheErrorKeysBooleansInAnyCase) {
+  using detail::ErrorHandling;
+  for (const char* yes : {"true", "True", "TRUE", " true "}) {
+    const auto h = ErrorHandling::parse({{"errors.tolerance", "all"},
+                                         {"errors.log.enable", yes},
+                                         {"errors.log.include.messages", yes}});
+    EXPECT_TRUE(h.tolerate_all && h.log_errors && h.log_include_messages) << yes;
+  }
+  const auto none = ErrorHandling::parse({{"errors.log.enable", "False"}});
+  EXPECT_FALSE(none.tolerate_all || none.log_errors || none.log_include_messages);
+  const std::map<std::string, std::string> values{{"name", "c"},
+                                                  {"bootstrap.servers", "localhost:9092"},
+                                                  {"topics", "t"},
+                                                  {"errors.tolerance", "all"},
+                                                  {"errors.log.enable", "True"},
+                                                  {"errors.log.include.messages", "TRUE"}};
+  const auto sink = ErrorsConfig::parse(Config(values));
+  EXPECT_TRUE(sink.tolerate_all && sink.log_enable && sink.log_include_messages);
+  auto source_values = values;
+  source_values.erase("topics");
+  const auto source = SourceConnectorConfig::parse(Config(source_values));
+  EXPECT_TRUE(source.tolerate_all && source.log_errors && source.log_include_messages);
 }
 
 }  // namespace

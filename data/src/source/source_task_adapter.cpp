@@ -9,6 +9,7 @@
 
 #include "connect_json_writer.h"
 #include "ksink/conversion_unavailable.h"
+#include "ksink/detail/error_handling.h"
 #include "ksink/detail/json_string.h"
 #include "transforms/java_float.h"
 
@@ -141,9 +142,10 @@ void SourceTaskAdapter::start(const Config& config, const detail::OffsetEntryRea
   offset_converter_ = offsetConverter();
   reader_converter_ = offsetConverter();
   chain_ = TransformationChain(config);
-  tolerate_all_ = config.get("errors.tolerance").value_or("none") == "all";
-  log_errors_ = config.get("errors.log.enable").value_or("false") == "true";
-  log_include_messages_ = config.get("errors.log.include.messages").value_or("false") == "true";
+  const auto handling = detail::ErrorHandling::parse(config.values());
+  tolerate_all_ = handling.tolerate_all;
+  log_errors_ = handling.log_errors;
+  log_include_messages_ = handling.log_include_messages;
   if (config.get("exactly.once.source.support").value_or("disabled") == "enabled" &&
       config.get("transaction.boundary").value_or("poll") == "connector")
     transactions_ = std::make_unique<WorkerTransactionContext>();

@@ -1,6 +1,7 @@
 #include "errors_config.h"
 
 #include "ksink/detail/config_parse.h"
+#include "ksink/detail/error_handling.h"
 #include "worker_config.h"
 
 namespace ksink {
@@ -36,9 +37,10 @@ ErrorsConfig ErrorsConfig::parse(const Config& raw) {
   def.include(raw.definitions());
   const Config config(raw.values(), def);
   ErrorsConfig out;
-  out.tolerate_all = config.get("errors.tolerance").value_or("none") == "all";
-  out.log_enable = config.getBoolean("errors.log.enable");
-  out.log_include_messages = config.getBoolean("errors.log.include.messages");
+  const auto handling = detail::ErrorHandling::parse(config.values());
+  out.tolerate_all = handling.tolerate_all;
+  out.log_enable = handling.log_errors;
+  out.log_include_messages = handling.log_include_messages;
   out.dlq_topic = config.getString("errors.deadletterqueue.topic.name");
   out.dlq_replication_factor = config.getInt("errors.deadletterqueue.topic.replication.factor");
   out.dlq_context_headers = config.getBoolean("errors.deadletterqueue.context.headers.enable");

@@ -4,6 +4,7 @@
 #include <librdkafka/rdkafka.h>
 
 #include "ksink/detail/config_parse.h"
+#include "ksink/detail/error_handling.h"
 #include "rdkafka_handles.h"
 
 namespace ksink {
@@ -164,10 +165,10 @@ SourceConnectorConfig SourceConnectorConfig::parse(const Config& raw,
 
   SourceConnectorConfig out;
   out.worker = WorkerConfig::parse(config);
-  out.tolerate_all = value("errors.tolerance") == "all";
-  out.log_errors = detail::parseBoolean(value("errors.log.enable")).value_or(false);
-  out.log_include_messages =
-      detail::parseBoolean(value("errors.log.include.messages")).value_or(false);
+  const auto handling = detail::ErrorHandling::parse(config.values());
+  out.tolerate_all = handling.tolerate_all;
+  out.log_errors = handling.log_errors;
+  out.log_include_messages = handling.log_include_messages;
   out.offsets_topic_partitions =
       static_cast<int>(detail::parseLong(value("offset.storage.partitions")).value_or(25));
   out.offsets_topic_replication_factor =
