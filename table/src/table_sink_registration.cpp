@@ -14,8 +14,8 @@ void TableSinkRegistration::registerIn(ConnectorRegistry& registry) const {
     auto url = config.find("connection.url");
     return url != config.end() && opens(url->second);
   };
-  registry.claim("io.confluent.connect.jdbc.JdbcSinkConnector", name, claim);
-  registry.claim("io.debezium.connector.jdbc.JdbcSinkConnector", debezium, claim);
+  registry.claim("io.confluent.connect.jdbc.JdbcSinkConnector", name, claim, url_forms);
+  registry.claim("io.debezium.connector.jdbc.JdbcSinkConnector", debezium, claim, url_forms);
 }
 
 }  // namespace ksink

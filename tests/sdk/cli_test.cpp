@@ -74,6 +74,32 @@ TEST_F(CliTest, RunRejectsAnUnknownSinkListingTheKnownOnes) {
   EXPECT_NE(r.output.find("jsonl-file"), std::string::npos) << r.output;
 }
 
+// Issue 36, item 12: a JDBC class ksink serves for other databases says so, not "unknown", and
+// does not echo the URL (it may hold a password).
+TEST_F(CliTest, AJdbcClassWithADatabaseNotServedSaysWhichAreServed) {
+  for (const char* cls : {"io.confluent.connect.jdbc.JdbcSinkConnector",
+                          "io.debezium.connector.jdbc.JdbcSinkConnector",
+                          "io.confluent.connect.jdbc.JdbcSourceConnector"}) {
+    SCOPED_TRACE(cls);
+    auto c =
+        connector(fmt::format("name=x\nconnector.class={}\ntopics=a\ntopic.prefix=p-\n"
+                              "connection.url=jdbc:mysql://db:3306/shop?user=app&password=s3cret\n",
+                              cls));
+    auto r = runKsink("validate " + files(c), KSINK_BIN);
+    EXPECT_EQ(r.exit_code, 2);
+    EXPECT_NE(r.output.find(fmt::format("connection.url: {} is served here for ", cls)),
+              std::string::npos)
+        << r.output;
+    EXPECT_NE(r.output.find("PostgreSQL (jdbc:postgresql://"), std::string::npos) << r.output;
+    EXPECT_NE(r.output.find("SQLite (jdbc:sqlite:"), std::string::npos) << r.output;
+    EXPECT_NE(r.output.find("a connection.url of 'jdbc:mysql:…' is none of them"),
+              std::string::npos)
+        << r.output;
+    EXPECT_EQ(r.output.find("unknown connector"), std::string::npos) << r.output;
+    EXPECT_EQ(r.output.find("s3cret"), std::string::npos) << r.output;
+  }
+}
+
 TEST_F(CliTest, ValidatePrintsEveryProblemAtOnce) {
   auto c = connector(
       "connector.class=jsonl-file\ntopics=a\ntasks.max=0\n"

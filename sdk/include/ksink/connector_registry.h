@@ -88,8 +88,13 @@ class ConnectorRegistry {
   void addSource(SourceEntry entry, const std::vector<std::string>& aliases = {});
   // `name` (a class several connectors may serve, such as Confluent's JdbcSinkConnector or
   // JdbcSourceConnector) resolves to the connector `target` (a sink or a source) for the
-  // configurations `claim` accepts. Claims are tried in the order added.
-  void claim(std::string name, std::string target, Claim claim);
+  // configurations `claim` accepts. Claims are tried in the order added. `serves` says which
+  // configurations those are, for the message when none accepts one (e.g. "PostgreSQL:
+  // connection.url jdbc:postgresql://… or postgresql://…").
+  void claim(std::string name, std::string target, Claim claim, std::string serves = "");
+  // What the claims of class `name` serve (their `serves`, else their target), in claim order;
+  // empty when no connector claims it.
+  std::vector<std::string> claimsOf(std::string_view name) const;
 
   // The sink named `name` (a name, an alias, or a claimed class for `config`); nullptr if none.
   const SinkEntry* find(std::string_view name,
@@ -105,6 +110,7 @@ class ConnectorRegistry {
     std::string name;
     std::string target;
     Claim claim;
+    std::string serves;
   };
   // `name` through the claims (the first whose target is of the kind in `targets` and that accepts
   // `config`), then the aliases.

@@ -71,6 +71,13 @@ void addProblems(std::vector<ConfigProblem>& problems, const std::vector<ConfigP
 // Worker properties first, the connector's on top (Connect standalone keeps them apart; one
 // merged view is what a task sees here). `worker` is readWorker()'s: its references resolved,
 // its config.providers kept, which resolve the connector file's.
+// A URL's scheme ("jdbc:mysql:", "postgresql:"), never the rest, which may hold a password.
+std::string urlScheme(std::string_view url) {
+  const auto jdbc = url.starts_with("jdbc:") ? 5 : 0;
+  const auto colon = url.find(':', jdbc);
+  return colon == std::string_view::npos ? "…" : std::string(url.substr(0, colon + 1)) + "…";
+}
+
 Connector loadConnector(const std::map<std::string, std::string>& worker, const std::string& file) {
   auto values = worker;
   const auto own = ConfigProviders::fromWorker(worker).resolve(Config::readProperties(file));
@@ -82,6 +89,16 @@ Connector loadConnector(const std::map<std::string, std::string>& worker, const 
   out.sink = registry.find(cls, values);
   if (!out.sink) out.source = registry.findSource(cls, values);
   if (!out.sink && !out.source) {
+    if (const auto served = registry.claimsOf(cls); !served.empty()) {
+      // A class ksink serves for some configurations only (the JDBC classes, by database).
+      const auto url = values.contains("connection.url") ? values.at("connection.url") : "";
+      throw ConfigException(
+          {{"connection.url",
+            fmt::format("{} is served here for {}; {} is none of them", cls,
+                        fmt::join(served, "; "),
+                        url.empty() ? "an empty connection.url"
+                                    : fmt::format("a connection.url of '{}'", urlScheme(url)))}});
+    }
     throw ConfigException(
         {{"connector.class",
           fmt::format("{} (known connectors: {})",

@@ -23,8 +23,16 @@ void ConnectorRegistry::addSource(SourceEntry entry, const std::vector<std::stri
   sources_.insert_or_assign(std::move(name), std::move(entry));
 }
 
-void ConnectorRegistry::claim(std::string name, std::string target, Claim claim) {
-  claims_.push_back({std::move(name), std::move(target), std::move(claim)});
+void ConnectorRegistry::claim(std::string name, std::string target, Claim claim,
+                              std::string serves) {
+  claims_.push_back({std::move(name), std::move(target), std::move(claim), std::move(serves)});
+}
+
+std::vector<std::string> ConnectorRegistry::claimsOf(std::string_view name) const {
+  std::vector<std::string> out;
+  for (const auto& c : claims_)
+    if (c.name == name) out.push_back(c.serves.empty() ? c.target : c.serves);
+  return out;
 }
 
 template <typename Entries>

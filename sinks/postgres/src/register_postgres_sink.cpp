@@ -13,6 +13,8 @@ void registerPostgresSink(ConnectorRegistry& registry) {
       ", exactly once (COPY; insert, upsert, update; Confluent JDBC sink configuration)");
   sink.alter_offsets = postgres::alterPostgresOffsets;
   sink.opens_url = postgres::PgConnectionUrl::accepts;
+  sink.url_forms =
+      "PostgreSQL (jdbc:postgresql://…, postgresql://… or postgres://…, a libpq conninfo)";
   sink.registerIn(registry);
 }
 

@@ -14,6 +14,7 @@ void registerSqliteSink(ConnectorRegistry& registry) {
       " in a local file, exactly once (insert, upsert, update; Confluent JDBC sink configuration)");
   sink.aliases = {"SqliteSink"};
   sink.opens_url = sqlite::isSqliteUrl;
+  sink.url_forms = "SQLite (jdbc:sqlite:… or sqlite:…)";
   sink.alter_offsets = sqlite::alterSqliteOffsets;
   sink.registerIn(registry);
 }

@@ -43,12 +43,17 @@ void registerJdbcSources(ConnectorRegistry& registry) {
   addSourceConnector(
       registry, {"sqlite-source", factory, jdbc::JdbcSourceConfig::configDef(),
                  "SQLite tables into Kafka, as Confluent's JDBC source reads them", capabilities});
-  registry.claim(kJdbcSourceClass, "sqlite-source",
-                 [](const auto& config) { return sqlite::isSqliteUrl(urlOf(config)); });
-  registry.claim(kJdbcSourceClass, "postgres-source", [](const auto& config) {
-    const auto url = urlOf(config);
-    return !sqlite::isSqliteUrl(url) && jdbc::JdbcSourceTask::opensPostgres(url);
-  });
+  registry.claim(
+      kJdbcSourceClass, "sqlite-source",
+      [](const auto& config) { return sqlite::isSqliteUrl(urlOf(config)); },
+      "SQLite (jdbc:sqlite:… or sqlite:…)");
+  registry.claim(
+      kJdbcSourceClass, "postgres-source",
+      [](const auto& config) {
+        const auto url = urlOf(config);
+        return !sqlite::isSqliteUrl(url) && jdbc::JdbcSourceTask::opensPostgres(url);
+      },
+      "PostgreSQL (jdbc:postgresql://…, postgresql://… or postgres://…, a libpq conninfo)");
 }
 
 }  // namespace ksink

@@ -26,8 +26,10 @@ struct TableSinkRegistration {
   std::string tables;       // what it writes, e.g. "PostgreSQL tables"
   std::string description;  // the rest of the Confluent entry's description, after `tables`
   std::function<void(const Config&, const std::optional<OffsetMap>&)> alter_offsets;
-  // Whether the sink can open this connection.url (the JDBC sink classes' claim).
+  // Whether the sink can open this connection.url (the JDBC sink classes' claim), and which URLs
+  // those are, for the message when none opens one (e.g. "PostgreSQL (jdbc:postgresql://…)").
   std::function<bool(std::string_view url)> opens_url;
+  std::string url_forms;
   std::vector<std::string> aliases;  // of the Confluent entry
 
   // A registration of `Task` (its factory and Task::configDef()); the caller sets the rest.
