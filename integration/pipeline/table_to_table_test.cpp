@@ -86,7 +86,9 @@ class TableToTableTest : public ::testing::Test {
         "name={}-source\nconnector.class=io.confluent.connect.jdbc.JdbcSourceConnector\n"
         "connection.url={}\nmode=incrementing\nincrementing.column.name=id\n"
         "table.whitelist=orders\nschema.pattern={}\ntopic.prefix={}-\npoll.interval.ms=100\n"
-        "batch.max.rows=200\nexactly.once.support=required\n",
+        "batch.max.rows=200\nexactly.once.support=required\n"
+        // Reconnects for ~10 s while the server restarts (3 s down, then its start).
+        "connection.attempts=20\nconnection.backoff.ms=500\n",
         name_, schema_->url(), schema_->name(), name_);
     return std::make_unique<ChildProcess>(
         std::vector<std::string>{KSINK_BIN, "run", worker.string(), connector.string()},

@@ -831,5 +831,57 @@ TEST(JdbcSourceStopTest, AStopEndsWithinTheGracefulTimeoutWhileTheDatabaseDoesNo
       static_cast<int>(std::chrono::duration_cast<std::chrono::milliseconds>(took).count()));
 }
 
+// Issue 36, item 19: a wrong password (or a server away) is tried again connection.attempts times,
+// connection.backoff.ms apart, as Confluent's JDBC source bounds it; /status shows why meanwhile
+// (RUNNING, the last error), and then the task fails with the reason. It looked healthy before: one
+// warning, then a retry every table.poll.interval.ms (60 s), /status RUNNING without an error.
+TEST(JdbcSourceConnectTest, AWrongPasswordIsRetriedBoundedAndShownInStatusThenFailsTheTask) {
+  PostgresServerProcess server(freshDir("ksink-pg-scram"), {"KSINK_PG_AUTH=scram"});
+  const auto url = server.start();
+  std::string password;
+  std::ifstream(server.workdir() / "password") >> password;
+  ASSERT_FALSE(password.empty());
+  const auto dir = freshDir("jdbc-wrong-password");
+  const auto name = uniqueName("wrong-pw");
+  const int port = freePort();
+  const auto worker = dir / "worker.properties";
+  std::ofstream(worker) << fmt::format(
+      "bootstrap.servers={}\noffset.storage.topic={}-offsets\noffset.storage.replication.factor=1\n"
+      "listeners=http://127.0.0.1:{}\n",
+      RealKafka::shared().bootstrap(), name, port);
+  const auto source = dir / "source.properties";
+  std::ofstream(source) << connector(
+      name, url,
+      fmt::format("mode=bulk\ntopic.prefix={}-\nconnection.password={}-wrong\n"
+                  "connection.attempts=3\nconnection.backoff.ms=1500\n",
+                  name, password));
+  ChildProcess ksink({KSINK_BIN, "run", worker.string(), source.string()}, dir / "ksink.log");
+  const auto started = std::chrono::steady_clock::now();
+  httplib::Client status("127.0.0.1", port);
+  status.set_read_timeout(2s);
+  std::string shown;
+  ASSERT_TRUE(waitUntil(
+      [&] {
+        const auto res = status.Get("/status");
+        if (!res || res->status != 200) return false;
+        shown = res->body;
+        return shown.find("password authentication failed") != std::string::npos;
+      },
+      10s, 100ms))
+      << "/status: " << shown << "\n"
+      << ksink.log();
+  EXPECT_NE(shown.find(R"("state":"RUNNING")"), std::string::npos) << shown;
+  EXPECT_NE(shown.find("attempt 1 of 3"), std::string::npos) << shown;
+  const auto exited = ksink.wait(30s);
+  const auto took = std::chrono::steady_clock::now() - started;
+  ASSERT_TRUE(exited) << ksink.log();
+  EXPECT_NE(*exited, 0);
+  EXPECT_NE(ksink.log().find("cannot connect to the database: 3 failed attempts in a row"),
+            std::string::npos)
+      << ksink.log();
+  EXPECT_GE(took, 3s) << "two waits of connection.backoff.ms";
+  EXPECT_LT(took, 20s);
+}
+
 }  // namespace
 }  // namespace ksink::it

@@ -162,6 +162,7 @@ void ExactlyOnceSourceTask::iteration() {
     to_send_ = task_->poll();
   } catch (const RetriableError& e) {
     spdlog::warn("source task {}: poll() failed, retrying: {}", name(), e.what());
+    publish(nullptr, fmt::format("poll() failed, retrying: {}", e.what()));
     poll_not_before_ = clock_.now() + WorkerSourceTask::kPollRetryBackoff;
     return;
   }

@@ -123,6 +123,8 @@ void WorkerSourceTask::iteration() {
     } catch (const RetriableError& e) {
       spdlog::warn("source task {}-{}: poll() failed, retrying: {}", settings_.worker.name, id_,
                    e.what());
+      // Still RUNNING, but /status shows why nothing comes.
+      publish(nullptr, fmt::format("poll() failed, retrying: {}", e.what()));
       poll_not_before_ = clock_.now() + kPollRetryBackoff;
       return;
     }

@@ -22,10 +22,6 @@ struct Ignored {
 
 // Tuning keys: what ksink does in their place.
 constexpr Ignored kIgnored[] = {
-    {"connection.attempts",
-     "a connection lost while running is retried by the worker's backoff; a server unreachable "
-     "at start is retried the same way"},
-    {"connection.backoff.ms", "the worker's backoff paces reconnections"},
     {"query.retry.attempts",
      "a lost connection or a query the database asks to retry is retried until the task stops; "
      "any other failure fails the task"},
@@ -105,6 +101,13 @@ ConfigDef makeDef() {
               topicPrefixProblem)
       .define("poll.interval.ms", Type::kLong, "5000", Importance::kHigh,
               "How often each table is queried for new rows", ConfigDef::atLeast(1))
+      .define("connection.attempts", Type::kInt, "3", Importance::kLow,
+              "How many times in a row connecting to the database may fail (unreachable, or "
+              "refused: a wrong password) before the task fails",
+              ConfigDef::atLeast(1))
+      .define("connection.backoff.ms", Type::kLong, "10000", Importance::kLow,
+              "How long to wait after a failed connection attempt before the next",
+              ConfigDef::atLeast(0))
       .define("batch.max.rows", Type::kInt, "100", Importance::kLow,
               "The most rows one poll returns (rows are fetched from the database this many at "
               "a time)",
@@ -213,6 +216,8 @@ JdbcSourceConfig JdbcSourceConfig::parse(const Config& config) {
   out.query_suffix = c.getString("query.suffix");
   out.topic_prefix = c.getString("topic.prefix");
   out.poll_interval = std::chrono::milliseconds(c.getLong("poll.interval.ms"));
+  out.connection_attempts = c.getInt("connection.attempts");
+  out.connection_backoff = std::chrono::milliseconds(c.getLong("connection.backoff.ms"));
   out.batch_max_rows = c.getInt("batch.max.rows");
   out.table_poll_interval = std::chrono::milliseconds(c.getLong("table.poll.interval.ms"));
   out.timestamp_delay = std::chrono::milliseconds(c.getLong("timestamp.delay.interval.ms"));

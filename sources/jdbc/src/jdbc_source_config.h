@@ -32,6 +32,10 @@ struct JdbcSourceConfig {
   std::string query_suffix;
   std::string topic_prefix;
   std::chrono::milliseconds poll_interval{5000};
+  // Failed connection attempts in a row before the task fails (connection.attempts), and the wait
+  // after each (connection.backoff.ms), as Confluent's JDBC source bounds them.
+  int connection_attempts = 3;
+  std::chrono::milliseconds connection_backoff{10000};
   int batch_max_rows = 100;
   std::chrono::milliseconds table_poll_interval{60000};
   std::chrono::milliseconds timestamp_delay{0};

@@ -145,10 +145,12 @@ std::unique_ptr<TableQuerier> JdbcSourceTask::makeQuerier(const std::optional<Ta
 }
 
 void JdbcSourceTask::refreshTables(Clock::time_point now) {
-  next_table_poll_ = now + config_.table_poll_interval;
   std::map<std::string, TableRef> wanted;
   for (auto& t : db_->listTables(config_.table_types, config_.schema_pattern))
     if (listed(t) && mine(t)) wanted.emplace(t.fqn(), std::move(t));
+  // Listed: the next listing in table.poll.interval.ms (a failed one is tried again sooner).
+  next_table_poll_ = now + config_.table_poll_interval;
+  connect_failures_ = 0;
   for (auto it = queriers_.begin(); it != queriers_.end();) {
     if (wanted.contains(it->first)) {
       ++it;
@@ -178,6 +180,10 @@ void JdbcSourceTask::refreshTables(Clock::time_point now) {
 
 std::vector<SourceRecord> JdbcSourceTask::poll() {
   const auto now = Clock::now();
+  if (now < next_connect_) {  // after a failed connection attempt: connection.backoff.ms
+    waitUntil(next_connect_);
+    return {};
+  }
   try {
     if (config_.queryMode()) {
       if (config_.task_id == 0 && queriers_.empty())
@@ -207,7 +213,9 @@ std::vector<SourceRecord> JdbcSourceTask::poll() {
       return {};
     }
     try {
-      return chosen->poll(*db_, now);
+      auto records = chosen->poll(*db_, now);
+      connect_failures_ = 0;
+      return records;
     } catch (const DbError& e) {
       // A table dropped (or renamed) since it was listed: let it go, as a new listing would.
       if (e.kind() == DbFailure::kFatal && !config_.queryMode() && !woken() &&
@@ -220,6 +228,19 @@ std::vector<SourceRecord> JdbcSourceTask::poll() {
     // after its last record.
     for (auto& [name, q] : queriers_) q->reset();
     if (woken()) return {};  // a query the stop cancelled
+    if (e.connecting()) {
+      // The server away, or refusing this connection (a wrong password): tried again after
+      // connection.backoff.ms, at most connection.attempts times in a row, as Confluent's JDBC
+      // source bounds it; then the task fails with why, instead of looking healthy.
+      if (++connect_failures_ >= config_.connection_attempts)
+        throw std::runtime_error(
+            fmt::format("cannot connect to the database: {} failed attempts in a row, {} ms apart "
+                        "(connection.attempts, connection.backoff.ms); the last: {}",
+                        connect_failures_, config_.connection_backoff.count(), e.what()));
+      next_connect_ = Clock::now() + config_.connection_backoff;
+      throw RetriableError(fmt::format("cannot connect to the database (attempt {} of {}): {}",
+                                       connect_failures_, config_.connection_attempts, e.what()));
+    }
     if (e.kind() == DbFailure::kRetriable) throw RetriableError(e.what());
     throw;
   }

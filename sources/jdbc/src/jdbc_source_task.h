@@ -62,6 +62,10 @@ class JdbcSourceTask final : public SourceTask {
   std::map<std::string, std::unique_ptr<TableQuerier>> queriers_;  // by qualified name
   std::string current_;                                            // the querier being read
   Clock::time_point next_table_poll_{};
+  // Failed connection attempts in a row, and when the next may be made (connection.attempts,
+  // connection.backoff.ms).
+  int connect_failures_ = 0;
+  Clock::time_point next_connect_{};
   std::mutex mutex_;
   std::condition_variable woken_;
   bool wake_ = false;

@@ -137,8 +137,15 @@ PgSourceDatabase::~PgSourceDatabase() = default;
 
 template <typename F>
 auto PgSourceDatabase::run(F&& work) -> decltype(work(std::declval<PgConnection&>())) {
+  PgConnection* open = nullptr;
   try {
-    auto& c = connection();
+    open = &connection();
+  } catch (const PgError& e) {
+    drop();
+    throw DbError(e.kind(), fmt::format("PostgreSQL: {}", e.what()), /*connecting=*/true);
+  }
+  try {
+    auto& c = *open;
     if (reading_ && c.resultsPending()) reading_->settleReadAhead(c);
     return work(c);
   } catch (const PgError& e) {

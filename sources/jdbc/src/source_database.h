@@ -25,11 +25,15 @@ namespace ksink::jdbc {
 
 class DbError : public std::runtime_error {
  public:
-  DbError(DbFailure kind, const std::string& what) : std::runtime_error(what), kind_(kind) {}
+  DbError(DbFailure kind, const std::string& what, bool connecting = false)
+      : std::runtime_error(what), kind_(kind), connecting_(connecting) {}
   DbFailure kind() const { return kind_; }
+  // Whether it is a failure to connect (the server away, or refusing: a wrong password).
+  bool connecting() const { return connecting_; }
 
  private:
   DbFailure kind_;
+  bool connecting_;
 };
 
 struct TableRef {
