@@ -2,9 +2,9 @@
 //
 // Built from a map or a .properties file (Java's format: `key=value` or `key: value`, `#`/`!`
 // comments, `\` line continuation). Getters of a key declared in the ConfigDef the Config was built
-// with fall back to the declared default; a Config built with a ConfigDef has been validated against
-// it, so its typed getters cannot fail for declared keys. Immutable after construction; safe to
-// share between threads.
+// with fall back to the declared default; a Config built with a ConfigDef has been validated
+// against it, so its typed getters cannot fail for declared keys. Immutable after construction;
+// safe to share between threads.
 #pragma once
 
 #include <cstdint>

@@ -5,13 +5,13 @@
 // (and of a redelivery of the same batch). A sink that keeps any of them past put() must copy it.
 #pragma once
 
+#include <fmt/format.h>
+
 #include <cstdint>
 #include <optional>
 #include <span>
 #include <string_view>
 #include <vector>
-
-#include <fmt/format.h>
 
 #include "ksink/topic_partition.h"
 

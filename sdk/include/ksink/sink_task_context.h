@@ -54,10 +54,10 @@ class SinkTaskContext {
   // counting each retry in the total-retries metric. Returns once a run succeeds. When the time is
   // up, rethrows the last failure: the record is then a bad record (reportBadRecord /
   // errantRecordReporter(), which applies errors.tolerance). When the task is stopping it throws a
-  // ConversionInterrupted (a RetriableError) at once, which is no fault of the record: RecordMapper lets it leave
-  // put(), so the batch is not committed. RecordMapper::map(records, context) does all this for the
-  // sinks built on it.
-  // The default (a context without a worker) retries nothing: it rethrows `failure`.
+  // ConversionInterrupted (a RetriableError) at once, which is no fault of the record: RecordMapper
+  // lets it leave put(), so the batch is not committed. RecordMapper::map(records, context) does
+  // all this for the sinks built on it. The default (a context without a worker) retries nothing:
+  // it rethrows `failure`.
   virtual void retryConversion(std::exception_ptr failure, const std::function<void()>& convert) {
     (void)convert;
     std::rethrow_exception(failure);

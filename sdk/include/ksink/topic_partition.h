@@ -1,15 +1,15 @@
 // TopicPartition and OffsetMap: the coordinates every other part of the API speaks in.
 //
-// Offsets in an OffsetMap follow Kafka's convention: the *next* offset to read (last processed + 1).
-// Plain value types; safe to copy between threads.
+// Offsets in an OffsetMap follow Kafka's convention: the *next* offset to read (last processed +
+// 1). Plain value types; safe to copy between threads.
 #pragma once
+
+#include <fmt/format.h>
 
 #include <cstdint>
 #include <functional>
 #include <map>
 #include <string>
-
-#include <fmt/format.h>
 
 namespace ksink {
 

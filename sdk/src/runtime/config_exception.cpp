@@ -6,8 +6,9 @@ namespace ksink {
 namespace {
 
 std::string describe(const std::vector<ConfigProblem>& problems) {
-  std::string out = problems.size() == 1 ? "invalid configuration: "
-                                         : fmt::format("{} configuration problems: ", problems.size());
+  std::string out = problems.size() == 1
+                        ? "invalid configuration: "
+                        : fmt::format("{} configuration problems: ", problems.size());
   for (size_t i = 0; i < problems.size(); ++i) {
     if (i > 0) out += "; ";
     out += fmt::format("{}: {}", problems[i].key, problems[i].reason);

@@ -26,6 +26,7 @@ ExactlyOnceSourceTask::ExactlyOnceSourceTask(int id, SourceConnectorConfig setti
       store_(std::move(store)),
       clock_(clock),
       topic_creation_(settings_.topic_creation),
+      calls_(*task_, name()),
       waker_(*task_) {}
 
 ExactlyOnceSourceTask::~ExactlyOnceSourceTask() = default;
@@ -281,37 +282,11 @@ void ExactlyOnceSourceTask::endTransaction(detail::TransactionRequest how,
   Calls aborted, committed;
   if (how == detail::TransactionRequest::kAbort) abortTransaction(aborted);
   commitTransaction(committed);
-  if (aborted.records.empty() && committed.records.empty() && !committed.commit) return;
-  // The calls come in the order of the commits, and without the worker's lock: a task may take it
-  // in them (reading its OffsetStorageReader), so no thread waits for its turn holding it — the
-  // task thread waiting here with it while the committer's calls waited for it was a deadlock.
-  const uint64_t turn = next_calls_turn_++;
+  if (aborted.empty() && committed.empty()) return;
+  const uint64_t turn = calls_.takeTurn();
   lock.unlock();
-  {
-    std::unique_lock calls(calls_mutex_);
-    calls_turn_changed_.wait(calls, [&] { return calls_turn_ == turn; });
-    makeCalls(aborted);
-    makeCalls(committed);
-    ++calls_turn_;
-  }
-  calls_turn_changed_.notify_all();
+  calls_.make(turn, {&aborted, &committed});
   lock.lock();
-}
-
-void ExactlyOnceSourceTask::makeCalls(const Calls& calls) {
-  for (const auto& [record_id, metadata] : calls.records) {
-    try {
-      task_->commitRecord(record_id, metadata);
-    } catch (const std::exception& e) {
-      spdlog::warn("source task {}: commitRecord() threw: {}", name(), e.what());
-    }
-  }
-  if (!calls.commit) return;
-  try {
-    task_->commit();
-  } catch (const std::exception& e) {
-    spdlog::warn("source task {}: commit() threw: {}", name(), e.what());
-  }
 }
 
 void ExactlyOnceSourceTask::abortTransaction(Calls& calls) {

@@ -35,7 +35,6 @@
 
 #include <atomic>
 #include <chrono>
-#include <condition_variable>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -53,6 +52,7 @@
 #include "ksink/detail/source_task_driver.h"
 #include "published_status.h"
 #include "source_connector_config.h"
+#include "source_task_calls.h"
 #include "source_task_waker.h"
 #include "submitted_records.h"
 #include "worker_task.h"
@@ -89,11 +89,7 @@ class ExactlyOnceSourceTask final : public WorkerTask {
     int64_t offset = -1;
     int64_t timestamp = -1;
   };
-  // What a commit or an abort owes the task, made after the worker's lock is released.
-  struct Calls {
-    std::vector<std::pair<uint64_t, std::optional<RecordMetadata>>> records;
-    bool commit = false;
-  };
+  using Calls = SourceTaskCalls::Due;  // what a commit or an abort owes the task
 
   void iteration();
   void sendRecords();
@@ -102,7 +98,6 @@ class ExactlyOnceSourceTask final : public WorkerTask {
   void endTransaction(detail::TransactionRequest how, std::unique_lock<std::mutex>& lock);
   void commitTransaction(Calls& calls);  // with mutex_ held
   void abortTransaction(Calls& calls);   // with mutex_ held
-  void makeCalls(const Calls& calls);
   // The committer thread's loop (interval boundaries): commits a due transaction while the task's
   // poll() waits.
   void serveCommits();
@@ -135,14 +130,8 @@ class ExactlyOnceSourceTask final : public WorkerTask {
   // producer's calls), what follows up to counters_, and the store. Never held while the task's
   // code runs.
   std::mutex mutex_;
-  // One commit's calls to the task after another's, in the order of the commits: each takes a
-  // turn (next_calls_turn_, under mutex_) and makes its calls when calls_turn_ (under
-  // calls_mutex_) reaches it.
-  std::mutex calls_mutex_;
-  std::condition_variable calls_turn_changed_;
-  uint64_t next_calls_turn_ = 0;
-  uint64_t calls_turn_ = 0;
-  bool in_poll_ = false;  // the task thread is in the task's poll()
+  SourceTaskCalls calls_;  // its turns taken under mutex_
+  bool in_poll_ = false;   // the task thread is in the task's poll()
   std::exception_ptr committer_failure_;
   Clock::time_point last_commit_{};
   bool transaction_open_ = false;

@@ -32,7 +32,8 @@ WorkerSourceTask::WorkerSourceTask(int id, SourceConnectorConfig settings, Confi
       commits_(*store_, clock, settings_.worker.offset_flush_interval,
                settings_.worker.offset_flush_timeout),
       topic_creation_(settings_.topic_creation),
-      waker_(*task_) {}
+      waker_(*task_),
+      calls_(*task_, fmt::format("{}-{}", settings_.worker.name, id_)) {}
 
 WorkerSourceTask::~WorkerSourceTask() = default;
 
@@ -88,17 +89,17 @@ void WorkerSourceTask::serve() {
   while (!service_stopping_) {
     producer_->poll(kIdleWait);  // acknowledgements, into deliveries_
     Committed committed;
-    bool commit_due = false;
+    uint64_t turn = 0;
     {
       std::lock_guard lock(mutex_);
       applyDeliveries(committed);
       harvest();
       commits_.tick();
       store_->poll(std::chrono::milliseconds(0));
-      commit_due = commits_.takeCommitted();
+      committed.commit = commits_.takeCommitted();
+      turn = calls_.takeTurn();
     }
-    callCommitRecord(committed);
-    if (commit_due) callCommit();
+    calls_.make(turn, {&committed});
     publish();
   }
 }
@@ -155,6 +156,7 @@ void WorkerSourceTask::createTopics() {
 void WorkerSourceTask::sendRecords() {
   while (next_to_send_ < to_send_.size() && !stopping_) {
     Committed dropped;
+    uint64_t turn = 0;
     {
       // Held from send() to the record's registration: its acknowledgement is applied under it.
       std::lock_guard lock(mutex_);
@@ -167,15 +169,16 @@ void WorkerSourceTask::sendRecords() {
             ++counters_.total_records_skipped;
           }
           submitted_.ack(submitted_.submit(*r.offset_key, std::move(r.offset_value)));
-          dropped.emplace_back(r.id, std::nullopt);
+          dropped.records.emplace_back(r.id, std::nullopt);
           continue;
         }
         const uint64_t token = in_flight_base_ + in_flight_.size();
         if (producer_->send(*r.record, token) == KafkaProducer::Send::kQueueFull) break;
         in_flight_.push_back({submitted_.submit(*r.offset_key, std::move(r.offset_value)), r.id});
       }
+      turn = calls_.takeTurn();
     }
-    callCommitRecord(dropped);
+    calls_.make(turn, {&dropped});
     // The byte budget is spent: the service thread serves acknowledgements meanwhile.
     if (next_to_send_ < to_send_.size()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
   }
@@ -190,7 +193,7 @@ void WorkerSourceTask::applyDeliveries(Committed& committed) {
     if (!d.error) {
       ++counters_.source_record_write_total;
       submitted_.ack(sent.handle);
-      committed.emplace_back(sent.record_id, std::move(d.metadata));
+      committed.records.emplace_back(sent.record_id, std::move(d.metadata));
       continue;
     }
     if (producer_closing_) continue;  // purged by a cancel: nothing more is committed anyway
@@ -209,31 +212,12 @@ void WorkerSourceTask::applyDeliveries(Committed& committed) {
       spdlog::error("source task {}-{}: a record for {} was not written and is skipped: {}",
                     settings_.worker.name, id_, d.metadata.topic, *d.error);
     submitted_.ack(sent.handle);
-    committed.emplace_back(sent.record_id, std::nullopt);
+    committed.records.emplace_back(sent.record_id, std::nullopt);
   }
   deliveries_.clear();
   while (!in_flight_.empty() && in_flight_.front().done) {
     in_flight_.pop_front();
     ++in_flight_base_;
-  }
-}
-
-void WorkerSourceTask::callCommitRecord(const Committed& committed) {
-  for (const auto& [record_id, metadata] : committed) {
-    try {
-      task_->commitRecord(record_id, metadata);
-    } catch (const std::exception& e) {
-      spdlog::warn("source task {}-{}: commitRecord() threw: {}", settings_.worker.name, id_,
-                   e.what());
-    }
-  }
-}
-
-void WorkerSourceTask::callCommit() {
-  try {
-    task_->commit();
-  } catch (const std::exception& e) {
-    spdlog::warn("source task {}-{}: commit() threw: {}", settings_.worker.name, id_, e.what());
   }
 }
 
@@ -245,7 +229,6 @@ void WorkerSourceTask::harvest() {
 std::exception_ptr WorkerSourceTask::finish(std::exception_ptr failure) {
   if (stop_deadline_ns_ == 0) stop(clock_.now() + settings_.worker.shutdown_graceful_timeout);
   const Clock::time_point deadline{Clock::duration(stop_deadline_ns_.load())};
-  bool commit_due = false;
   if (waker_.hasStarted() && producer_) {
     if (cancelled_) {
       producer_closing_ = true;
@@ -270,15 +253,14 @@ std::exception_ptr WorkerSourceTask::finish(std::exception_ptr failure) {
               "source task {}-{}: the final offset commit did not complete; {} "
               "offset(s) not stored",
               settings_.worker.name, id_, commits_.uncommitted());
-        commit_due = commits_.takeCommitted();
+        committed.commit = commits_.takeCommitted();
         counters_.offset_commit_seq_no = commits_.counters().seq_no;
         counters_.offset_commit_completion_total = commits_.counters().completions;
         counters_.offset_commit_failure_total = commits_.counters().failures;
       }
-      callCommitRecord(committed);
+      calls_.make(committed);
     }
   }
-  if (commit_due) callCommit();
   if (waker_.hasStarted()) {
     waker_.stopping();
     try {

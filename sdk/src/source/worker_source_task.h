@@ -41,6 +41,7 @@
 #include "published_status.h"
 #include "source_commit_cycle.h"
 #include "source_connector_config.h"
+#include "source_task_calls.h"
 #include "source_task_waker.h"
 #include "submitted_records.h"
 #include "worker_task.h"
@@ -77,7 +78,7 @@ class WorkerSourceTask final : public WorkerTask {
     std::optional<std::string> error;
     RecordMetadata metadata;
   };
-  using Committed = std::vector<std::pair<uint64_t, std::optional<RecordMetadata>>>;
+  using Committed = SourceTaskCalls::Due;
 
   void iteration();
   // Creates the topics of to_send_ the task writes to for the first time (KIP-158), outside the
@@ -90,9 +91,7 @@ class WorkerSourceTask final : public WorkerTask {
   // With mutex_ held: the acknowledgements collected by the producer's callback; adds the
   // commitRecord() calls to make (after releasing the lock) to `committed`.
   void applyDeliveries(Committed& committed);
-  void callCommitRecord(const Committed& committed);
-  void callCommit();  // the task's commit(), its exception logged
-  void harvest();     // with mutex_ held
+  void harvest();  // with mutex_ held
   std::exception_ptr finish(std::exception_ptr failure);
   void wakeTask();
   // Copies the counters for status(); with a state, sets it (and the error, if any).
@@ -126,6 +125,7 @@ class WorkerSourceTask final : public WorkerTask {
   Clock::time_point poll_not_before_{};
 
   SourceTaskWaker waker_;
+  SourceTaskCalls calls_;  // its turns taken under mutex_
 
   std::atomic<bool> stopping_{false};
   std::atomic<bool> cancelled_{false};
