@@ -5,6 +5,7 @@
 #include <string>
 
 #include "ksink/converter.h"
+#include "transforms/java_date.h"
 #include "transforms/java_float.h"
 
 namespace ksink {
@@ -16,11 +17,21 @@ class StringConverter final : public Converter {
     return {Schema::of(Schema::Type::kString, true), Value::string(std::string(*data))};
   }
   // Connect's StringConverter writes the value's text (Java's toString): strings as they are,
-  // integers in decimal, booleans as true/false, floating point as Java writes it; nullopt for a
-  // null. Bytes, arrays, maps and structs have no text Connect users rely on: refused.
+  // integers in decimal, booleans as true/false, floating point as Java writes it, a Decimal as
+  // BigDecimal writes it ("1E-8"), a Date, Time or Timestamp as java.util.Date writes it in UTC
+  // ("Sat Jan 08 00:00:00 UTC 2022"); nullopt for a null. Other bytes, arrays, maps and structs
+  // have no text Connect users rely on: refused.
   std::optional<std::string> fromConnectData(std::string_view,
                                              const SchemaAndValue& data) override {
     const Value& v = data.value;
+    const auto logical = data.schema ? data.schema->connectLogical() : Schema::Logical::kNone;
+    if (logical == Schema::Logical::kDecimal && v.kind() == Value::Kind::kBytes)
+      return Value::decimalToJavaString(v.asBytes(), data.schema->decimalScale());
+    if (v.kind() == Value::Kind::kInt && logical == Schema::Logical::kDate)
+      return detail::javaDateToString(v.asInt() * 86400000);
+    if (v.kind() == Value::Kind::kInt &&
+        (logical == Schema::Logical::kTime || logical == Schema::Logical::kTimestamp))
+      return detail::javaDateToString(v.asInt());
     switch (v.kind()) {
       case Value::Kind::kNull:
         return std::nullopt;

@@ -5,9 +5,11 @@
 #include <algorithm>
 #include <array>
 #include <bit>
+#include <charconv>
 #include <cstdio>
 #include <cstdlib>
 #include <limits>
+#include <system_error>
 
 #include "connect_json_writer.h"
 #include "ksink/civil_date.h"
@@ -92,15 +94,28 @@ std::string Value::decimalToJavaString(std::string_view unscaled, int32_t scale)
 }
 
 std::optional<std::string> Value::decimalFromString(std::string_view text, int32_t scale) {
-  if (scale < 0 || scale > kMaxDecimalScale || text.size() > kMaxDecimalDigits + 2)
+  if (scale > kMaxDecimalScale || scale < -kMaxDecimalScale || text.size() > kMaxDecimalDigits + 8)
     return std::nullopt;
   bool negative = false;
   if (!text.empty() && (text[0] == '-' || text[0] == '+')) {
     negative = text[0] == '-';
     text.remove_prefix(1);
   }
+  // Java's BigDecimal text too: an exponent, as Connect writes small and negative-scale decimals
+  // ("1E-8", "5E+3", "-1.5E-7").
+  int64_t exponent = 0;
+  if (const auto e = text.find_first_of("eE"); e != std::string_view::npos) {
+    auto exp_text = text.substr(e + 1);
+    if (!exp_text.empty() && exp_text[0] == '+') exp_text.remove_prefix(1);
+    const auto [end, ec] =
+        std::from_chars(exp_text.data(), exp_text.data() + exp_text.size(), exponent);
+    if (ec != std::errc() || end != exp_text.data() + exp_text.size() || exp_text.empty() ||
+        exponent > kMaxDecimalScale || exponent < -kMaxDecimalScale)
+      return std::nullopt;
+    text = text.substr(0, e);
+  }
   std::string digits;
-  int32_t fraction = -1;
+  int64_t fraction = -1;
   for (const char c : text) {
     if (c == '.' && fraction < 0) {
       fraction = 0;
@@ -113,14 +128,18 @@ std::optional<std::string> Value::decimalFromString(std::string_view text, int32
   }
   if (digits.empty()) return std::nullopt;
   if (fraction < 0) fraction = 0;
+  // The number is digits × 10^-(fraction - exponent): its own scale.
+  int64_t own_scale = fraction - exponent;
   // Drop trailing zeros beyond the scale ("1.50" at scale 1); refuse real extra precision.
-  while (fraction > scale && digits.back() == '0') {
+  while (own_scale > scale && digits.size() > 1 && digits.back() == '0') {
     digits.pop_back();
-    --fraction;
+    --own_scale;
   }
-  if (fraction > scale || digits.size() + static_cast<size_t>(scale - fraction) > kMaxDecimalDigits)
+  if (own_scale > scale && digits == "0") own_scale = scale;
+  if (own_scale > scale ||
+      digits.size() + static_cast<size_t>(scale - own_scale) > kMaxDecimalDigits)
     return std::nullopt;
-  digits.append(static_cast<size_t>(scale - fraction), '0');
+  digits.append(static_cast<size_t>(scale - own_scale), '0');
   // Decimal digits → big-endian magnitude.
   std::vector<uint8_t> mag{0};
   for (const char c : digits) {

@@ -278,8 +278,25 @@ TEST(ValueTest, DecimalTextRoundTrips) {
   EXPECT_EQ(Value::decimalToString("\x30\x39", 0), "12345");
   EXPECT_EQ(Value::decimalToString("\xcf\xc7", 2), "-123.45");
   EXPECT_FALSE(Value::decimalFromString("1.234", 2));
-  EXPECT_FALSE(Value::decimalFromString("1e5", 2));
   EXPECT_EQ(Value::decimalFromString("1.50", 1), Value::decimalFromString("1.5", 1));
+}
+
+// Connect's JsonConverter with decimal.format=NUMERIC writes BigDecimal.toString(): its exponent
+// forms read back as the same decimal (issue 36, item 4: every numeric text path is Java's).
+TEST(ValueTest, JavasExponentFormOfADecimalReadsBack) {
+  const std::vector<std::tuple<std::string, int32_t, std::string>> cases{
+      {"1E-8", 8, "0.00000001"},     {"5E+3", -3, "5000"},     {"0E+3", -3, "0"},
+      {"-1.5E-7", 8, "-0.00000015"}, {"1.23E+5", 0, "123000"}, {"1e5", 2, "100000.00"},
+      {"1.0E-7", 8, "0.00000010"}};
+  for (const auto& [text, scale, plain] : cases) {
+    const auto bytes = Value::decimalFromString(text, scale);
+    ASSERT_TRUE(bytes) << text;
+    EXPECT_EQ(Value::decimalToString(*bytes, scale), plain) << text;
+    EXPECT_EQ(Value::decimalFromString(Value::decimalToJavaString(*bytes, scale), scale), bytes)
+        << text;
+  }
+  for (const char* bad : {"1E-9", "1E", "E5", "1E+x", "1.2.3E1"})
+    EXPECT_FALSE(Value::decimalFromString(bad, 8)) << bad;
 }
 
 // A decimal's scale and length are work out of proportion to the record's bytes (scale 2e9 is

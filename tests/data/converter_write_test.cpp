@@ -163,6 +163,35 @@ TEST(StringConverterWriteTest, WritesTextLikeConnectAndRefusesStructures) {
   EXPECT_THROW(c.fromConnectData("t", {nullptr, Value::object({})}), ConversionError);
 }
 
+// Issue 36, item 4: each expectation printed by Connect 4.1.1's StringConverter on a JVM in UTC.
+TEST(StringConverterWriteTest, WritesDecimalsAndTimesAsJavaWritesThem) {
+  StringConverter c;
+  auto logical = [](std::string_view name, Schema::Type type, std::string scale = "") {
+    auto s = std::make_shared<Schema>();
+    s->type = type;
+    s->name = std::string(name);
+    if (!scale.empty()) s->parameters["scale"] = scale;
+    return s;
+  };
+  EXPECT_EQ(c.fromConnectData("t", {logical(Schema::kDecimalName, Schema::Type::kBytes, "8"),
+                                    Value::bytes(std::string("\x01", 1))}),
+            "1E-8");
+  EXPECT_EQ(c.fromConnectData("t", {logical(Schema::kDecimalName, Schema::Type::kBytes, "2"),
+                                    Value::bytes(std::string("\x04\xd2", 2))}),
+            "12.34");
+  EXPECT_EQ(c.fromConnectData(
+                "t", {logical(Schema::kDateName, Schema::Type::kInt32), Value::integer(19000)}),
+            "Sat Jan 08 00:00:00 UTC 2022");
+  EXPECT_EQ(c.fromConnectData("t", {logical(Schema::kTimestampName, Schema::Type::kInt64),
+                                    Value::integer(1700000000123)}),
+            "Tue Nov 14 22:13:20 UTC 2023");
+  EXPECT_EQ(c.fromConnectData(
+                "t", {logical(Schema::kTimeName, Schema::Type::kInt32), Value::integer(45296789)}),
+            "Thu Jan 01 12:34:56 UTC 1970");
+  EXPECT_EQ(c.fromConnectData("t", {Schema::of(Schema::Type::kFloat64), Value::floating(1e-5)}),
+            "1.0E-5");
+}
+
 TEST(ByteArrayConverterWriteTest, WritesBytesAsTheyAreAndRefusesAnotherSchema) {
   ByteArrayConverter c;
   EXPECT_EQ(c.fromConnectData("t", {nullptr, Value::bytes(std::string("\0\x01", 2))}),

@@ -84,9 +84,9 @@ class Value {
   // (digits − 1 − scale) is at least −6, else one digit, the rest as a fraction and the
   // exponent: "1E-8" (1 at scale 8), "5E+3" (5 at scale −3), "0.000001", "-1.5E-7".
   static std::string decimalToJavaString(std::string_view unscaled, int32_t scale);
-  // The unscaled bytes of a decimal number's text at `scale` ("1.5" at scale 2 → 150); nullopt
-  // when `text` is not a plain decimal number, has more fractional digits than `scale`, or is
-  // beyond the bounds.
+  // The unscaled bytes of a decimal number's text at `scale` ("1.5" at scale 2 → 150; Java's
+  // exponent form too: "1E-8" at scale 8 → 1, "5E+3" at scale -3 → 5); nullopt when `text` is not
+  // a decimal number, is more precise than `scale`, or is beyond the bounds.
   static std::optional<std::string> decimalFromString(std::string_view text, int32_t scale);
   static std::string dateToString(int64_t days);               // "2024-02-29"
   static std::string timeToString(int64_t millis_of_day);      // "13:45:07.250"
