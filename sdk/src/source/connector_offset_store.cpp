@@ -2,6 +2,8 @@
 
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
+
 namespace ksink {
 
 ConnectorOffsetStore::ConnectorOffsetStore(std::shared_ptr<TopicOffsetStore> primary,
@@ -71,6 +73,15 @@ void ConnectorOffsetStore::copy(const OffsetEntries& entries) {
           "worker's, {} ({}); a connector moved back to it would resume from older offsets",
           topic, *error);
   });
+}
+
+void ConnectorOffsetStore::drain(std::chrono::milliseconds timeout) {
+  const auto until = std::chrono::steady_clock::now() + timeout;
+  primary_->drain(timeout);
+  if (fallback_)
+    fallback_->drain(std::max(std::chrono::duration_cast<std::chrono::milliseconds>(
+                                  until - std::chrono::steady_clock::now()),
+                              std::chrono::milliseconds(0)));
 }
 
 void ConnectorOffsetStore::poll(std::chrono::milliseconds timeout) {

@@ -35,6 +35,7 @@ class ConnectorOffsetStore final : public OffsetBackingStore {
   void start() override;
   void write(const OffsetEntries& entries, Done done) override;
   void poll(std::chrono::milliseconds timeout) override;
+  void drain(std::chrono::milliseconds timeout) override;
   std::optional<std::string> get(std::string_view key) const override;
   std::vector<std::string> keys() const override;
 

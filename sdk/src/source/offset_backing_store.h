@@ -31,6 +31,9 @@ class OffsetBackingStore : public detail::OffsetEntryReader {
   virtual void write(const OffsetEntries& entries, Done done) = 0;
   // Serves write completions, waiting up to `timeout` for one.
   virtual void poll(std::chrono::milliseconds timeout) = 0;
+  // Serves completions until no write is in flight, or `timeout` passed (at a task's end: what it
+  // wrote last, copies included, is not left in a producer's queue).
+  virtual void drain(std::chrono::milliseconds /*timeout*/) {}
 };
 
 }  // namespace ksink

@@ -242,6 +242,12 @@ void TopicOffsetStore::poll(std::chrono::milliseconds timeout) {
   if (producer_) producer_->poll(timeout);
 }
 
+void TopicOffsetStore::drain(std::chrono::milliseconds timeout) {
+  const auto until = std::chrono::steady_clock::now() + timeout;
+  while (!writes_.empty() && std::chrono::steady_clock::now() < until)
+    poll(std::chrono::milliseconds(10));
+}
+
 std::optional<std::string> TopicOffsetStore::get(std::string_view key) const {
   auto it = entries_.find(key);
   if (it == entries_.end()) return std::nullopt;

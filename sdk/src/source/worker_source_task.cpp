@@ -253,6 +253,7 @@ std::exception_ptr WorkerSourceTask::finish(std::exception_ptr failure) {
               "source task {}-{}: the final offset commit did not complete; {} "
               "offset(s) not stored",
               settings_.worker.name, id_, commits_.uncommitted());
+        store_->drain(clock_.timeoutUntil(commit_until));  // copies to the worker's topic too
         committed.commit = commits_.takeCommitted();
         counters_.offset_commit_seq_no = commits_.counters().seq_no;
         counters_.offset_commit_completion_total = commits_.counters().completions;
