@@ -82,7 +82,8 @@ TaskKind sourceKind(const Config& config, detail::SourceDriverFactory factory,
   auto settings = SourceConnectorConfig::parse(config);
   checkCapabilities(settings, config, capabilities);
   auto make = [settings, config, factory = std::move(factory)](
-                  int id, const Clock& clock) -> std::shared_ptr<WorkerTask> {
+                  int id, const Clock& clock,
+                  std::function<void()> before_start = {}) -> std::shared_ptr<WorkerTask> {
     auto task = factory();
     if (!task) throw std::runtime_error("the task factory returned no task");
     // Which of the connector's tasks this is, for a source that shares its work out
@@ -91,9 +92,9 @@ TaskKind sourceKind(const Config& config, detail::SourceDriverFactory factory,
     values[std::string(kSourceTaskIdKey)] = std::to_string(id);
     Config task_config(std::move(values), config.definitions());
     if (settings.exactly_once)
-      return std::make_shared<ExactlyOnceSourceTask>(id, settings, std::move(task_config),
-                                                     std::move(task),
-                                                     openTopicOffsetStore(settings), clock);
+      return std::make_shared<ExactlyOnceSourceTask>(
+          id, settings, std::move(task_config), std::move(task), openTopicOffsetStore(settings),
+          clock, std::move(before_start));
     return std::make_shared<WorkerSourceTask>(id, settings, std::move(task_config), std::move(task),
                                               openOffsetStore(settings), clock);
   };
@@ -102,7 +103,11 @@ TaskKind sourceKind(const Config& config, detail::SourceDriverFactory factory,
   return {"source", false,
           [settings, make = std::move(make)](int, const Clock& clock) {
             return std::make_shared<SourceTaskGroup>(
-                settings, [make, &clock](int id) { return make(id, clock); }, clock);
+                settings,
+                [make, &clock](int id, std::function<void()> before_start) {
+                  return make(id, clock, std::move(before_start));
+                },
+                clock);
           },
           1};
 }

@@ -18,13 +18,14 @@ namespace ksink {
 ExactlyOnceSourceTask::ExactlyOnceSourceTask(int id, SourceConnectorConfig settings, Config config,
                                              std::unique_ptr<detail::SourceTaskDriver> task,
                                              std::shared_ptr<ConnectorOffsetStore> store,
-                                             const Clock& clock)
+                                             const Clock& clock, std::function<void()> before_start)
     : id_(id),
       settings_(std::move(settings)),
       config_(std::move(config)),
       task_(std::move(task)),
       store_(std::move(store)),
       clock_(clock),
+      before_start_(std::move(before_start)),
       topic_creation_(settings_.topic_creation),
       calls_(*task_, name()),
       waker_(*task_) {}
@@ -101,6 +102,7 @@ void ExactlyOnceSourceTask::run() {
     // Fences the task's older producers (zombies) and ends what they left open, before the
     // offsets topic is read: its committed offsets are then final.
     if (initTransactions()) {
+      if (before_start_) before_start_();
       store_->start();
     }
     if (!stopping_) {
@@ -396,6 +398,9 @@ std::exception_ptr ExactlyOnceSourceTask::finish(std::exception_ptr failure) {
                     describeFailure(std::current_exception()));
       if (!failure) failure = std::current_exception();
     }
+    // The copies of the last offsets to the worker's topic, within the stop's deadline.
+    const Clock::time_point deadline{Clock::duration(stop_deadline_ns_.load())};
+    store_->drain(clock_.timeoutUntil(deadline));
   }
   lock.unlock();
   if (waker_.hasStarted()) {

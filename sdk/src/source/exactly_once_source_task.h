@@ -35,6 +35,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -64,7 +65,8 @@ class ExactlyOnceSourceTask final : public WorkerTask {
   ExactlyOnceSourceTask(int id, SourceConnectorConfig settings, Config config,
                         std::unique_ptr<detail::SourceTaskDriver> task,
                         std::shared_ptr<ConnectorOffsetStore> store,
-                        const Clock& clock = Clock::steady());
+                        const Clock& clock = Clock::steady(),
+                        std::function<void()> before_start = {});
   ~ExactlyOnceSourceTask() override;
 
   void run() override;
@@ -119,6 +121,9 @@ class ExactlyOnceSourceTask final : public WorkerTask {
   std::unique_ptr<detail::SourceTaskDriver> task_;
   std::shared_ptr<ConnectorOffsetStore> store_;
   const Clock& clock_;
+  // Run after the fencing round, before the offsets are read and the task starts; throws to fail
+  // the task (a group's check that its split of the work is still the current one).
+  const std::function<void()> before_start_;
 
   // The task thread's.
   std::vector<detail::PolledRecord> to_send_;

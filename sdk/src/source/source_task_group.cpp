@@ -103,20 +103,33 @@ void SourceTaskGroup::prepareTopic() {
   }
 }
 
-bool SourceTaskGroup::stillCurrent() {
+std::optional<std::string> SourceTaskGroup::staleness() {
   TopicOffsetStore record(settings_.client_properties, settings_.task_group,
                           settings_.worker.tasks_max, settings_.offsets_topic_replication_factor,
                           kTasksTopic);
   record.start();
   const auto recorded = recordedTasksMax(record);
-  if (!recorded || *recorded == settings_.worker.tasks_max) return true;
+  if (!recorded || *recorded == settings_.worker.tasks_max) return std::nullopt;
+  return fmt::format(
+      "source connector {}: another process changed tasks.max to {} (recorded in {}); this one "
+      "runs {} and starts no task of that old split of the work: restart it with the new "
+      "configuration",
+      settings_.worker.name, *recorded, settings_.task_group, settings_.worker.tasks_max);
+}
+
+bool SourceTaskGroup::stillCurrent() {
+  std::optional<std::string> stale;
+  try {
+    stale = staleness();
+  } catch (const std::exception& e) {
+    // Not known now (the broker away): an exactly-once task checks again before it starts.
+    spdlog::warn("source connector {}: the tasks topic {} could not be read: {}",
+                 settings_.worker.name, settings_.task_group, e.what());
+    return true;
+  }
+  if (!stale) return true;
   std::lock_guard lock(mutex_);
-  if (!failure_)
-    failure_ = std::make_exception_ptr(std::runtime_error(fmt::format(
-        "source connector {}: another process changed tasks.max to {} (recorded in {}); this one "
-        "runs {} and starts no task of that old split of the work: restart it with the new "
-        "configuration",
-        settings_.worker.name, *recorded, settings_.task_group, settings_.worker.tasks_max)));
+  if (!failure_) failure_ = std::make_exception_ptr(std::runtime_error(*stale));
   return false;
 }
 
@@ -201,7 +214,12 @@ void SourceTaskGroup::startTask(int id) {
     running_.erase(it);
   }
   auto running = std::make_shared<Running>();
-  running->task = make_(id);
+  // An exactly-once task checks the record once more after its producer's fencing round, before
+  // it starts: a change recorded before then (the changing process records, then fences) is seen
+  // there, and one recorded after it fences this task's producer.
+  running->task = make_(id, [this] {
+    if (auto stale = staleness()) throw std::runtime_error(*stale);
+  });
   running->thread = std::thread([r = running] {
     try {
       r->task->run();

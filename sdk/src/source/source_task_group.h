@@ -52,7 +52,10 @@ namespace ksink {
 
 class SourceTaskGroup final : public WorkerTask, private RebalanceListener {
  public:
-  using MakeTask = std::function<std::shared_ptr<WorkerTask>(int id)>;
+  // The task `id`; an exactly-once task runs `before_start` after its producer's fencing round
+  // and before the task starts (it throws to fail the task).
+  using MakeTask =
+      std::function<std::shared_ptr<WorkerTask>(int id, std::function<void()> before_start)>;
   SourceTaskGroup(SourceConnectorConfig settings, MakeTask make,
                   const Clock& clock = Clock::steady());
   ~SourceTaskGroup() override;
@@ -77,8 +80,11 @@ class SourceTaskGroup final : public WorkerTask, private RebalanceListener {
   // tasks.max that it has partitions for.
   void prepareTopic();
   std::optional<int> recordedTasksMax(TopicOffsetStore& record) const;
-  // Whether the tasks topic still records this process's tasks.max; if not (another process
-  // changed it) the group fails with why, and no task is started.
+  // Why this process may no longer run tasks: another process recorded another tasks.max in the
+  // tasks topic; nullopt while it has not. Throws when the topic cannot be read.
+  std::optional<std::string> staleness();
+  // staleness(), in the rebalance callback: stale, the group fails with why and no task starts;
+  // an unreadable topic is warned about and the tasks start (the exactly-once ones check again).
   bool stillCurrent();
   OffsetMap onPartitionsAssigned(const std::vector<TopicPartition>& partitions) override;
   void afterAssigned(const std::vector<TopicPartition>&) override {}
