@@ -5,27 +5,30 @@
 namespace ksink {
 
 void SourceTaskCalls::make(uint64_t turn, const std::vector<const Due*>& due) {
-  {
-    std::unique_lock lock(mutex_);
-    turn_changed_.wait(lock, [&] { return turn_ == turn; });
-    for (const Due* d : due) {
-      for (const auto& [record_id, metadata] : d->records) {
-        try {
-          task_.commitRecord(record_id, metadata);
-        } catch (const std::exception& e) {
-          spdlog::warn("source task {}: commitRecord() threw: {}", name_, e.what());
-        }
-      }
-      if (!d->commit) continue;
-      try {
-        task_.commit();
-      } catch (const std::exception& e) {
-        spdlog::warn("source task {}: commit() threw: {}", name_, e.what());
-      }
+  std::unique_lock lock(mutex_);
+  turn_changed_.wait(lock, [&] { return turn_ == turn; });
+  // The next turn comes whatever the task's code does.
+  struct NextTurn {
+    SourceTaskCalls& calls;
+    ~NextTurn() {
+      ++calls.turn_;
+      calls.turn_changed_.notify_all();
     }
-    ++turn_;
+  } next{*this};
+  auto call = [&](const char* what, auto&& f) {
+    try {
+      f();
+    } catch (const std::exception& e) {
+      spdlog::warn("source task {}: {} threw: {}", name_, what, e.what());
+    } catch (...) {
+      spdlog::warn("source task {}: {} threw a non-standard exception", name_, what);
+    }
+  };
+  for (const Due* d : due) {
+    for (const auto& [record_id, metadata] : d->records)
+      call("commitRecord()", [&] { task_.commitRecord(record_id, metadata); });
+    if (d->commit) call("commit()", [&] { task_.commit(); });
   }
-  turn_changed_.notify_all();
 }
 
 }  // namespace ksink
