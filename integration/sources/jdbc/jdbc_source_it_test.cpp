@@ -817,15 +817,19 @@ TEST(JdbcSourceStopTest, AStopEndsWithinTheGracefulTimeoutWhileTheDatabaseDoesNo
   std::this_thread::sleep_for(1s);  // the source's next poll and the sink's next write hang
   const auto stopping = std::chrono::steady_clock::now();
   ksink.signal(SIGTERM);
+  // Asked once the stop is under way (the tasks being woken), not before.
+  ASSERT_TRUE(
+      waitUntil([&] { return ksink.log().find("stopping gracefully") != std::string::npos; }, 5s));
+  std::this_thread::sleep_for(500ms);
   httplib::Client status("127.0.0.1", port);
   status.set_read_timeout(3s);
   const auto res = status.Get("/status");
   EXPECT_TRUE(res && res->status == 200) << "/status did not answer during the stop";
-  const auto exited = ksink.wait(15s);
+  const auto exited = ksink.wait(20s);
   const auto took = std::chrono::steady_clock::now() - stopping;
   pg.thaw();
-  ASSERT_TRUE(exited) << "still running 15 s after SIGTERM\n" << ksink.log();
-  EXPECT_LT(took, 8s) << "the graceful timeout is 5 s";
+  ASSERT_TRUE(exited) << "still running 20 s after SIGTERM\n" << ksink.log();
+  EXPECT_LT(took, 12s) << "the graceful timeout is 5 s (and a task abandoned then is let go)";
   RecordProperty(
       "stop_ms",
       static_cast<int>(std::chrono::duration_cast<std::chrono::milliseconds>(took).count()));

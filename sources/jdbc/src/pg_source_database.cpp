@@ -172,7 +172,7 @@ PgConnection& PgSourceDatabase::connection() {
   }
   {
     std::lock_guard lock(cancel_mutex_);
-    cancel_ = std::shared_ptr<PGcancel>(c.cancelHandle());
+    cancel_ = CancelHandle{std::shared_ptr<PGcancel>(c.cancelHandle())};
   }
   connection_.emplace(std::move(c));
   return *connection_;
@@ -186,21 +186,27 @@ void PgSourceDatabase::drop() {
 }
 
 void PgSourceDatabase::cancel() {
-  std::shared_ptr<PGcancel> handle;
+  std::optional<CancelHandle> cancel;
   {
     std::lock_guard lock(cancel_mutex_);
-    handle = cancel_;
+    cancel = cancel_;
   }
-  if (!handle || cancelling_->exchange(true)) return;  // one cancel in flight at a time
+  // One cancel of a connection in flight at a time.
+  if (!cancel || cancel->in_flight->exchange(true)) return;
   // libpq's PQcancel connects to the server and waits for its answer without a timeout (before
   // PostgreSQL 17's PQcancelPoll): a server that stopped answering, or a host that drops
   // packets, would hold the caller — a stop, with whatever it holds — as long. So it runs on a
   // thread of its own, which keeps the handle alive; the stop goes on, bounded by its deadline.
-  std::thread([handle = std::move(handle), done = cancelling_] {
-    char reason[256];
-    PQcancel(handle.get(), reason, sizeof reason);
-    done->store(false);
-  }).detach();
+  try {
+    std::thread([cancel = *cancel] {
+      char reason[256];
+      PQcancel(cancel.handle.get(), reason, sizeof reason);
+      cancel.in_flight->store(false);
+    }).detach();
+  } catch (const std::exception& e) {  // no thread: the stop's deadline still bounds it
+    cancel->in_flight->store(false);
+    spdlog::warn("PostgreSQL: the running query could not be cancelled: {}", e.what());
+  }
 }
 
 std::vector<TableRef> PgSourceDatabase::listTables(const std::vector<std::string>& types,

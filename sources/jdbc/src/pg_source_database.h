@@ -3,8 +3,8 @@
 // (DateStyle ISO, TimeZone UTC, extra_float_digits 3, bytea_output hex). A query runs as a
 // server-side cursor in a read-only transaction (DECLARE … NO SCROLL CURSOR, FETCH FORWARD n), so
 // a table of any size streams batch by batch; the transaction ends with the cursor. Every wait
-// for the server is bounded by `read_timeout` (the connection's watchdog), and cancel() stops a
-// statement that is running.
+// for the server is bounded by `read_timeout` (the connection's watchdog), and cancel() asks the
+// server to stop a statement that is running — returning at once, before the server answers.
 #pragma once
 
 #include <atomic>
@@ -51,9 +51,14 @@ class PgSourceDatabase final : public SourceDatabase {
   std::string db_timezone_;
   std::chrono::milliseconds read_timeout_;
   std::optional<postgres::PgConnection> connection_;
-  std::mutex cancel_mutex_;           // guards cancel_, which wakeup() reads from another thread
-  std::shared_ptr<PGcancel> cancel_;  // shared with a cancel in flight
-  std::shared_ptr<std::atomic<bool>> cancelling_ = std::make_shared<std::atomic<bool>>(false);
+  // The open connection's cancel handle, with whether a cancel of it is in flight (shared with
+  // that cancel's thread). Guarded by cancel_mutex_: wakeup() reads it from another thread.
+  struct CancelHandle {
+    std::shared_ptr<PGcancel> handle;
+    std::shared_ptr<std::atomic<bool>> in_flight = std::make_shared<std::atomic<bool>>(false);
+  };
+  std::mutex cancel_mutex_;
+  std::optional<CancelHandle> cancel_;
   bool cursor_open_ = false;
   // The open cursor, whose next batch may be on its way (read ahead): any other statement takes
   // it off the connection first, for the cursor to return later.
