@@ -1,5 +1,6 @@
 // RecordMapper's operations on a batch's rows as a whole: a truncate wipes the rows of its table
 // before it, and upserts and updates keep one row per (table, primary key) between deletes.
+#include <algorithm>
 #include <functional>
 #include <optional>
 #include <string>
@@ -100,7 +101,12 @@ void RecordMapper::reduceByKey(std::vector<Row>& rows) {
     Row& earlier = rows[it->second];
     if (row.is_delete || !earlier.is_delete) {
       // A delete replaces whatever came before it; a write absorbs the earlier write's columns.
-      if (!row.is_delete) absorb(row, earlier);
+      if (row.is_delete) {
+        row.absorbed = std::move(earlier.absorbed);
+        row.absorbed.push_back(earlier.record);
+      } else {
+        absorb(row, earlier);
+      }
       keep[it->second] = 0;
     }
     // else a write after a delete: both stay, in order (the row starts again from nothing).
@@ -110,15 +116,17 @@ void RecordMapper::reduceByKey(std::vector<Row>& rows) {
 }
 
 void RecordMapper::absorb(Row& later, Row& earlier) {
+  later.absorbed.insert(later.absorbed.begin(), earlier.absorbed.begin(), earlier.absorbed.end());
+  later.absorbed.insert(
+      later.absorbed.begin() + static_cast<std::ptrdiff_t>(earlier.absorbed.size()),
+      earlier.record);
   const Layout& mine = *later.layout;
   const Layout& theirs = *earlier.layout;
   if (&mine == &theirs) return;
+  if (merged_layouts_.size() >= kCacheLimit && !merged_layouts_.contains({&theirs, &mine}))
+    merged_layouts_.clear();
   auto& merged = merged_layouts_[{&theirs, &mine}];
   if (!merged.layout) {
-    if (merged_layouts_.size() >= kCacheLimit) {
-      merged_layouts_.clear();
-      return absorb(later, earlier);
-    }
     // The earlier row's columns in its order (so a table created from the merged row has the
     // columns the first row would have created), each from the later row where it has one,
     // then the later row's other columns.
@@ -149,7 +157,16 @@ void RecordMapper::absorb(Row& later, Row& earlier) {
       }
     merged.earlier = earlier.layout;
     merged.later = later.layout;
-    merged.layout = lacks ? std::move(layout) : later.layout;
+    // A chain of writes of one key that each lack the same column merges into the earlier
+    // (already merged) layout itself, not a new one per write.
+    const bool as_earlier =
+        layout->columns.size() == theirs.columns.size() &&
+        std::equal(layout->columns.begin(), layout->columns.end(), theirs.columns.begin(),
+                   [](const Column& a, const Column& b) {
+                     return a.name == b.name && a.schema == b.schema &&
+                            a.primary_key == b.primary_key;
+                   });
+    merged.layout = !lacks ? later.layout : as_earlier ? earlier.layout : std::move(layout);
   }
   if (merged.layout == later.layout) return;  // the later row has every column already
   std::vector<Value> values;

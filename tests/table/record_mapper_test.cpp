@@ -200,6 +200,26 @@ TEST(RecordMapperTest, AWriteAfterADeleteOfItsKeyStaysBehindItWithItsOwnColumns)
   EXPECT_EQ(batch.rows[1].values[1], Value::string("h2"));
 }
 
+TEST(RecordMapperTest, AChainOfWritesLackingTheSameColumnSharesOneMergedLayout) {
+  auto m = mapper({{"insert.mode", "upsert"}, {"pk.mode", "record_key"}, {"pk.fields", "id"}});
+  const std::vector<SinkRecord> records = {
+      record(1, "1", R"({"a":1,"b":2})"), record(2, "1", R"({"a":3})"),
+      record(3, "1", R"({"a":4})"), record(4, "1", R"({"a":5})")};
+  const auto batch = m.map(std::span(records));
+  ASSERT_EQ(batch.rows.size(), 1u);
+  EXPECT_EQ(batch.rows[0].values,
+            (std::vector<Value>{Value::integer(1), Value::integer(5), Value::integer(2)}));
+  // The records it stands for, each reported should the row be rejected.
+  std::vector<int64_t> offsets;
+  batch.rows[0].forEachRecord([&](const SinkRecord& r) { offsets.push_back(r.offset()); });
+  EXPECT_EQ(offsets, (std::vector<int64_t>{1, 2, 3, 4}));
+  const std::vector<SinkRecord> again = {record(5, "2", R"({"a":1,"b":2})"),
+                                         record(6, "2", R"({"a":3})"),
+                                         record(7, "2", R"({"a":4})")};
+  EXPECT_EQ(m.map(std::span(again)).rows[0].layout, batch.rows[0].layout)
+      << "one merged layout, not one per write";
+}
+
 TEST(RecordMapperTest, RowsOfTheSameTwoShapesShareTheirMergedLayout) {
   auto m = mapper({{"insert.mode", "upsert"}, {"pk.mode", "record_key"}, {"pk.fields", "id"}});
   const std::vector<SinkRecord> records = {

@@ -57,8 +57,9 @@ std::vector<const PgBatchWriter::Row*> PgBatchWriter::prepare(PgConnection& conn
       known = batch_tables_.emplace(layout, resolved.table).first;
     }
     if (auto m = missing.find(layout); m != missing.end()) {
-      scope.reportBadRecord(*row.record, TablePolicy::missingColumns(
-                                             tables_.tableId(layout->table).display(), m->second));
+      const auto refused =
+          TablePolicy::missingColumns(tables_.tableId(layout->table).display(), m->second);
+      row.forEachRecord([&](const SinkRecord& r) { scope.reportBadRecord(r, refused); });
       continue;
     }
     if (!known->second) continue;  // a delete from a table that does not exist: nothing to do
@@ -145,7 +146,7 @@ void PgBatchWriter::isolate(PgConnection& connection, std::span<const Row* const
     if (e.kind() != PgError::Kind::kBadData) throw;
     connection.exec(PgSql::rollbackToSavepoint(kIsolate));
     if (rows.size() == 1) {
-      scope.reportBadRecord(*rows.front()->record, e);
+      rows.front()->forEachRecord([&](const SinkRecord& r) { scope.reportBadRecord(r, e); });
       return;
     }
   }

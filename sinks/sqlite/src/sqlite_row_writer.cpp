@@ -120,16 +120,18 @@ std::optional<std::string> SqliteRowWriter::bindRow(SQLite::Statement& st, const
 // One row through the single-row statement; a constraint or type violation is reported.
 void SqliteRowWriter::writeRow(Plan& plan, const RecordMapper::Row& row, BatchScope& scope) {
   if (plan.refused) {
-    scope.reportBadRecord(*row.record, *plan.refused);
+    row.forEachRecord([&](const SinkRecord& r) { scope.reportBadRecord(r, *plan.refused); });
     return;
   }
   if (!plan.statement) return;
   auto& st = *plan.statement;
   if (auto misfit = bindRow(st, plan, row, 1)) {
-    scope.reportBadRecord(*row.record, ConversionError(*misfit));
+    const ConversionError error(*misfit);
+    row.forEachRecord([&](const SinkRecord& r) { scope.reportBadRecord(r, error); });
     return;
   }
-  if (auto bad = step(st)) scope.reportBadRecord(*row.record, *bad);
+  if (auto bad = step(st))
+    row.forEachRecord([&](const SinkRecord& r) { scope.reportBadRecord(r, *bad); });
 }
 
 // One chunk of plan.multi_rows rows from [at, end) through the multi-row statement; rows that do
@@ -144,7 +146,8 @@ size_t SqliteRowWriter::writeRows(Plan& plan, const std::vector<RecordMapper::Ro
   size_t next = at;
   for (; next < end && chunk_.size() < plan.multi_rows; ++next) {
     if (auto misfit = bindRow(st, plan, rows[next], chunk_.size() * width + 1)) {
-      scope.reportBadRecord(*rows[next].record, ConversionError(*misfit));
+      const ConversionError error(*misfit);
+      rows[next].forEachRecord([&](const SinkRecord& r) { scope.reportBadRecord(r, error); });
       continue;
     }
     chunk_.push_back(next);

@@ -64,7 +64,16 @@ class RecordMapper {
 
   struct Row {
     const SinkRecord* record = nullptr;  // valid as long as the records passed to map()
-    bool is_delete = false;              // a tombstone with delete.enabled: only key columns
+    // Earlier records of its key whose columns it absorbed (reduceByKey), in order: a row the
+    // destination rejects is reported as each of them too, since any of their values may be the
+    // one at fault and none of them was written.
+    std::vector<const SinkRecord*> absorbed;
+    template <class F>
+    void forEachRecord(F&& f) const {
+      for (const SinkRecord* r : absorbed) f(*r);
+      f(*record);
+    }
+    bool is_delete = false;  // a tombstone with delete.enabled: only key columns
     // Empty the table (ConnectRecord::truncate): the layout names the table and has no columns.
     // A batch keeps no row of that table before its truncate (they would be wiped anyway), so a
     // sink may truncate first and then write the batch's rows.

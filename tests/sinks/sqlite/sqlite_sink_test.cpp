@@ -477,6 +477,25 @@ TEST_F(SqliteSinkTest, BadRecordsGoToTheReporterAndTheRestIsCommitted) {
   EXPECT_EQ(storedOffset(), 5) << "bad records are covered: they are not read again";
 }
 
+// A row that absorbed an earlier record of its key (upsert) and is rejected is reported as both:
+// the bad value may be either's, and neither was written.
+TEST_F(SqliteSinkTest, ARejectedMergedRowReportsEveryRecordItStandsFor) {
+  execute(R"(CREATE TABLE "t" (id TEXT PRIMARY KEY, a INTEGER, b INTEGER NOT NULL))");
+  RecordingReporter reporter;
+  FakeContext ctx;
+  ctx.reporter = &reporter;
+  auto task =
+      start({{"insert.mode", "upsert"}, {"pk.mode", "record_key"}, {"pk.fields", "id"}}, ctx);
+  task->put(std::vector<SinkRecord>{rec(0, "1", R"({"a":1,"b":"text"})"), rec(1, "1", R"({"a":2})"),
+                                    rec(2, "2", R"({"a":3,"b":4})")});
+  EXPECT_EQ(query(R"(SELECT id, a, b FROM "t" ORDER BY id)"),
+            (ksink::testing::Rows{{"2", "3", "4"}}));
+  std::set<int64_t> offsets;
+  for (const auto& [o, why] : reporter.reported) offsets.insert(o);
+  EXPECT_EQ(offsets, (std::set<int64_t>{0, 1}));
+  EXPECT_EQ(storedOffset(), 3);
+}
+
 // The transaction that skips a reported record commits only once the dead-letter queue has it.
 TEST_F(SqliteSinkTest, ABatchSkippingRecordsTheDlqDidNotAcknowledgeIsNotCommitted) {
   execute(R"(CREATE TABLE "t" (a INTEGER NOT NULL))");
