@@ -106,7 +106,7 @@ std::optional<std::string> Value::decimalFromString(std::string_view text, int32
   int64_t exponent = 0;
   if (const auto e = text.find_first_of("eE"); e != std::string_view::npos) {
     auto exp_text = text.substr(e + 1);
-    if (!exp_text.empty() && exp_text[0] == '+') exp_text.remove_prefix(1);
+    if (exp_text.size() > 1 && exp_text[0] == '+' && exp_text[1] != '-') exp_text.remove_prefix(1);
     const auto [end, ec] =
         std::from_chars(exp_text.data(), exp_text.data() + exp_text.size(), exponent);
     if (ec != std::errc() || end != exp_text.data() + exp_text.size() || exp_text.empty() ||

@@ -295,7 +295,7 @@ TEST(ValueTest, JavasExponentFormOfADecimalReadsBack) {
     EXPECT_EQ(Value::decimalFromString(Value::decimalToJavaString(*bytes, scale), scale), bytes)
         << text;
   }
-  for (const char* bad : {"1E-9", "1E", "E5", "1E+x", "1.2.3E1"})
+  for (const char* bad : {"1E-9", "1E", "E5", "1E+x", "1.2.3E1", "1E+-8", "1E+"})
     EXPECT_FALSE(Value::decimalFromString(bad, 8)) << bad;
 }
 

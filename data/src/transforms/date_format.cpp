@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <array>
+#include <cctype>
 #include <charconv>
 #include <ctime>
 
@@ -153,6 +154,7 @@ std::optional<int64_t> numericOffset(std::string_view text, size_t& pos, bool mi
     if (!mm) return std::nullopt;
     mins = *mm;
   }
+  if (*hours > 23 || mins > 59) return std::nullopt;  // as Java refuses them
   pos = at;
   return sign * (*hours * 60 + mins);
 }
@@ -166,8 +168,14 @@ std::optional<int64_t> parseZone(std::string_view text, size_t& pos, char letter
     if (pos < text.size() && text[pos] == 'Z') return ++pos, 0;
     return numericOffset(text, pos, count >= 2, count == 3);
   }
+  auto named = [&](std::string_view name) {  // in any case, as Java matches zone names
+    if (text.size() < pos + name.size()) return false;
+    for (size_t i = 0; i < name.size(); ++i)
+      if (std::toupper(static_cast<unsigned char>(text[pos + i])) != name[i]) return false;
+    return true;
+  };
   for (const std::string_view name : {"GMT", "UTC"})
-    if (text.substr(pos, name.size()) == name) {
+    if (named(name)) {
       pos += name.size();
       if (pos >= text.size() || (text[pos] != '+' && text[pos] != '-')) return 0;
       const int64_t sign = text[pos] == '-' ? -1 : 1;
@@ -179,7 +187,7 @@ std::optional<int64_t> parseZone(std::string_view text, size_t& pos, char letter
       for (size_t i = start; i < at; ++i) hours = hours * 10 + (text[i] - '0');
       ++at;
       const auto minutes = digits(text, at, 2);
-      if (!minutes) return std::nullopt;
+      if (!minutes || hours > 23 || *minutes > 59) return std::nullopt;
       pos = at;
       return sign * (hours * 60 + *minutes);
     }

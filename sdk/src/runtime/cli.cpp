@@ -68,16 +68,18 @@ void addProblems(std::vector<ConfigProblem>& problems, const std::vector<ConfigP
       problems.push_back(p);
 }
 
+// A URL's scheme ("jdbc:mysql:…", "postgresql:…"), never the rest, which may hold a password;
+// "…" for text that is not a URL (whose first colon may follow a user name).
+std::string urlScheme(std::string_view url) {
+  const size_t jdbc = url.starts_with("jdbc:") ? 5 : 0;
+  const auto colon = url.find(':', jdbc);
+  if (colon == std::string_view::npos || (jdbc == 0 && url.find("://") != colon)) return "…";
+  return std::string(url.substr(0, colon + 1)) + "…";
+}
+
 // Worker properties first, the connector's on top (Connect standalone keeps them apart; one
 // merged view is what a task sees here). `worker` is readWorker()'s: its references resolved,
 // its config.providers kept, which resolve the connector file's.
-// A URL's scheme ("jdbc:mysql:", "postgresql:"), never the rest, which may hold a password.
-std::string urlScheme(std::string_view url) {
-  const auto jdbc = url.starts_with("jdbc:") ? 5 : 0;
-  const auto colon = url.find(':', jdbc);
-  return colon == std::string_view::npos ? "…" : std::string(url.substr(0, colon + 1)) + "…";
-}
-
 Connector loadConnector(const std::map<std::string, std::string>& worker, const std::string& file) {
   auto values = worker;
   const auto own = ConfigProviders::fromWorker(worker).resolve(Config::readProperties(file));

@@ -124,11 +124,17 @@ TEST(TimestampConverterTest, ZoneLettersFormatAsUtcAndParseEveryOffsetForm) {
            {"HH:mmXX", "10:20+01"},     // XX the minutes
            {"HH:mmZ", "10:20Z"},        // Z neither ISO's Z
            {"HH:mmZ", "10:20+01:00"},   // nor a colon without GMT
-           {"HH:mmz", "10:20GMT+0100"}})
+           {"HH:mmz", "10:20GMT+0100"},
+           {"HH:mmZ", "10:20+2500"},  // no such offset
+           {"HH:mmXXX", "10:20+01:60"}})
     EXPECT_THROW(convert(format, {prim(Type::kString), str(text)}, "Timestamp"), ConversionError)
         << format << " " << text;
   EXPECT_EQ(convert("HH:mm z", {prim(Type::kString), str("10:20 GMT-5:30")}, "Timestamp"),
             num(10 * 3600000 + 20 * 60000 + 330 * 60000));
+  EXPECT_EQ(convert("HH:mm z", {prim(Type::kString), str("10:20 gmt+01:00")}, "Timestamp"),
+            num(33600000));
+  EXPECT_EQ(convert("HH:mm z", {prim(Type::kString), str("10:20 utc")}, "Timestamp"),
+            num(37200000));
 }
 
 TEST(TimestampConverterTest, BadInputsAndConfigurationsAreRefused) {
