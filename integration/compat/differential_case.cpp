@@ -80,6 +80,12 @@ DifferentialCase DifferentialCase::load(const fs::path& file) {
         records.push_back(std::move(record));
       }
     }
+    if (simdjson::dom::array tails; !doc["connect_uncommitted"].get(tails))
+      for (element t : tails) {
+        int64_t n = 0;
+        if (t.get(n)) throw std::runtime_error("connect_uncommitted holds a non-integer");
+        out.connect_uncommitted.push_back(n);
+      }
     if (simdjson::dom::array differences; !doc["differences"].get(differences))
       for (element d : differences) out.differences.push_back(text(d, "a difference"));
   } catch (const std::exception& e) {

@@ -15,6 +15,8 @@
 //          "topic": "b", "headers": {"h": "x"}, "timestamp": 1700000000000}, ... ],
 //       ...
 //     ],
+//     "connect_uncommitted": [0, 1],    // optional: per batch, its last records an SMT drops,
+//                                      // which the Debezium sink never commits
 //     "differences": ["<table diff line, the run's prefix left out>", ...]
 //   }
 //
@@ -50,6 +52,7 @@ struct DifferentialCase {
   std::vector<std::string> topics;                  // suffixes, "" first
   std::vector<std::string> setup;                   // SQL, {{topic}} not yet replaced
   std::vector<std::vector<DifferentialRecord>> batches;
+  std::vector<int64_t> connect_uncommitted;  // per batch
   std::vector<std::string> differences;
 
   // The topic a suffix names in a run whose topics start with `prefix`.
