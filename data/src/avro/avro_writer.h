@@ -17,6 +17,8 @@
 //   connect.name, connect.version, connect.doc and connect.parameters carry what Avro has no place
 //     for. A named type met again is referred to by its name, as Avro requires; a different
 //     schema under a name already written is refused.
+// Two halves, two files: the schema in avro_schema_writer.cpp, the datum in avro_datum_writer.cpp.
+// Both are pure functions, callable from any thread.
 #pragma once
 
 #include <string>
