@@ -59,7 +59,9 @@ class FileSourceProcessTest : public ::testing::Test {
     });
   }
 
-  std::unique_ptr<ChildProcess> startKsink(const std::string& tag, const std::string& extra = "") {
+  std::unique_ptr<ChildProcess> startKsink(
+      const std::string& tag, const std::string& extra = "",
+      const std::string& converter = "org.apache.kafka.connect.storage.StringConverter") {
     const auto worker = dir_ / "worker.properties";
     std::ofstream(worker) << fmt::format(
         "bootstrap.servers={}\noffset.storage.topic={}-offsets\n"
@@ -69,8 +71,8 @@ class FileSourceProcessTest : public ::testing::Test {
     const auto connector = dir_ / "source.properties";
     std::ofstream(connector) << fmt::format(
         "name={}\nconnector.class=FileStreamSource\nfile={}\ntopic={}\n"
-        "value.converter=org.apache.kafka.connect.storage.StringConverter\n{}",
-        name_, input_, topic_, extra);
+        "value.converter={}\n{}",
+        name_, input_, topic_, converter, extra);
     return std::make_unique<ChildProcess>(
         std::vector<std::string>{KSINK_BIN, "run", worker.string(), connector.string()},
         dir_ / (tag + ".log"));
@@ -275,6 +277,21 @@ TEST_F(FileSourceProcessTest, GracefulRestartsReplayNothing) {
   const auto seen = counts();
   ASSERT_EQ(seen.size(), static_cast<size_t>(kTotal));
   for (const auto& [number, times] : seen) ASSERT_EQ(times, 1) << number << " twice";
+}
+
+// A line that is not valid UTF-8 (bad\xff\xfeutf) reaches Kafka as Connect writes it: valid JSON,
+// each malformed sequence one U+FFFD.
+TEST_F(FileSourceProcessTest, MalformedUtf8ReachesKafkaAsValidJsonWithReplacementCharacters) {
+  std::ofstream(input_, std::ios::binary) << "bad\xff\xfeutf\nok\n";
+  auto ksink = startKsink("utf8", "", "org.apache.kafka.connect.json.JsonConverter");
+  ASSERT_TRUE(waitUntil([&] { return produced() >= 2; }, 30s)) << ksink->log();
+  ASSERT_NO_FATAL_FAILURE(stopGracefully(*ksink));
+  const auto records = test::readPartition(RealKafka::shared().bootstrap(), topic_, 0, 2, 30s);
+  ASSERT_EQ(records.size(), 2u);
+  EXPECT_EQ(records[0].value, R"({"schema":{"type":"string","optional":false},"payload":"bad)"
+                              "\xef\xbf\xbd\xef\xbf\xbd"
+                              R"(utf"})");
+  EXPECT_EQ(records[1].value, R"({"schema":{"type":"string","optional":false},"payload":"ok"})");
 }
 
 TEST_F(FileSourceProcessTest, ASourceAndASinkInOneProcessMoveAFileIntoATable) {

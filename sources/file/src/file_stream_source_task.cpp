@@ -10,6 +10,7 @@
 #include <stdexcept>
 
 #include "ksink/config_exception.h"
+#include "ksink/utf8.h"
 
 namespace ksink {
 namespace {
@@ -126,11 +127,17 @@ std::vector<SourceRecord> FileStreamSourceTask::poll() {
     }
     if (until != std::string::npos) {
       position_ += static_cast<int64_t>(next - consumed);
-      records.emplace_back(
-          partition_, SourceMap{{"position", Value::integer(position_)}}, topic_, std::nullopt,
-          SchemaAndValue{},
-          SchemaAndValue{schema, Value::string(buffer_.substr(consumed, until - consumed))},
-          read_at);
+      std::string line = buffer_.substr(consumed, until - consumed);
+      if (replaceMalformedUtf8(line) && !warned_malformed_) {
+        warned_malformed_ = true;
+        spdlog::warn(
+            "FileStreamSource: {} has text that is not valid UTF-8 (first in the line ending at "
+            "byte {}); each malformed sequence is sent as U+FFFD, as Kafka Connect does",
+            filename_, position_);
+      }
+      records.emplace_back(partition_, SourceMap{{"position", Value::integer(position_)}}, topic_,
+                           std::nullopt, SchemaAndValue{},
+                           SchemaAndValue{schema, Value::string(std::move(line))}, read_at);
       consumed = next;
       scanned = next;
       continue;

@@ -1,6 +1,7 @@
 // FileStreamSourceTask: Kafka Connect's file source task. Reads a file's lines as they are
 // appended (a line ends at \n, \r\n or \r), each one a record with a null key, the line as a
-// string value (schema: required string) and the time it was read; batch.size lines at most per
+// string value (schema: required string; decoded as UTF-8 as Connect's is, each malformed sequence
+// one U+FFFD, see ksink/utf8.h) and the time it was read; batch.size lines at most per
 // poll(). Source partition {"filename": <file>}, offset {"position": <bytes before the next line>}:
 // at start it resumes there.
 //
@@ -45,8 +46,9 @@ class FileStreamSourceTask final : public SourceTask {
   std::string topic_;
   size_t batch_size_ = 2000;
   int fd_ = -1;
-  int64_t position_ = 0;  // bytes before the first unread line
-  std::string buffer_;    // read, not yet a whole line
+  int64_t position_ = 0;           // bytes before the first unread line
+  std::string buffer_;             // read, not yet a whole line
+  bool warned_malformed_ = false;  // once per task: a file of another encoding would flood the log
   std::mutex mutex_;
   std::condition_variable woken_;
   bool wake_ = false;

@@ -9,6 +9,7 @@
 #include <stdexcept>
 
 #include "column_values.h"
+#include "ksink/utf8.h"
 #include "sql_time.h"
 
 namespace ksink::jdbc {
@@ -103,11 +104,15 @@ Value SqliteColumn::read(const SQLite::Column& column) const {
       case Type::kBytes:
         return Value::bytes(std::string(static_cast<const char*>(column.getBlob()),
                                         static_cast<size_t>(column.getBytes())));
-      default:
-        return Value::string(column.isBlob()
-                                 ? std::string(static_cast<const char*>(column.getBlob()),
-                                               static_cast<size_t>(column.getBytes()))
-                                 : text);
+      default: {
+        // SQLite stores TEXT (and a BLOB in a TEXT column) without checking its encoding; the JDBC
+        // driver decodes it as Java does, replacing what is not UTF-8.
+        std::string out = column.isBlob() ? std::string(static_cast<const char*>(column.getBlob()),
+                                                        static_cast<size_t>(column.getBytes()))
+                                          : text;
+        replaceMalformedUtf8(out);
+        return Value::string(std::move(out));
+      }
     }
   } catch (const std::invalid_argument& e) {
     throw std::invalid_argument(fmt::format("column {}: {}", name_, e.what()));

@@ -7,7 +7,8 @@
 //   without a scale → Debezium's VariableScaleDecimal (the value's own digits);
 //   DATE → Date, DATETIME, TIMESTAMP → Timestamp, TIME → Time (ISO-8601 text, read as UTC);
 //   BLOB → bytes; UUID, JSON → named strings as PostgreSQL's; anything else (TEXT, CHAR, CLOB,
-//   none) → string.
+//   none) → string; text that is not valid UTF-8 (SQLite does not check) as Java decodes it, each
+//   malformed sequence one U+FFFD (ksink/utf8.h).
 // A value stored in another class than its column's (text in an INTEGER column) is converted
 // when it can be, else it is an error naming the column.
 #pragma once

@@ -46,6 +46,7 @@
 #include "ksink/transformation.h"
 #include "ksink/transformation_chain.h"
 #include "ksink/transformation_registry.h"
+#include "ksink/utf8.h"
 #include "ksink/value.h"
 #include "ksink/worker.h"
 #include "ksink/write_failure.h"

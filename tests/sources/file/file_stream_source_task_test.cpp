@@ -113,6 +113,19 @@ TEST_F(FileStreamSourceTaskTest, RecordsCarryConnectsPartitionTopicAndAStringVal
   EXPECT_TRUE(r.timestamp());
 }
 
+// Connect decodes the file as UTF-8 with Java's replacement: one U+FFFD per malformed sequence, as
+// Java 17 prints them (a truncated sequence, a lone continuation byte, an encoded surrogate, an
+// overlong form). Positions still count the file's bytes.
+TEST_F(FileStreamSourceTaskTest, MalformedUtf8BecomesTheReplacementCharacterAsJavaDecodesIt) {
+  append("bad\xff\xfeutf\n\xe2\x82\n\xed\xa0\x80x\n\xc0\xaf\n\xf0\x9f\x98\xa9\n");
+  auto ctx = context();
+  start(*ctx);
+  const std::string r = "\xef\xbf\xbd";  // U+FFFD
+  EXPECT_EQ(lines(task.poll()),
+            (std::vector<std::string>{"bad" + r + r + "utf@9", r + "@12", r + "x@17", r + r + "@20",
+                                      "\xf0\x9f\x98\xa9@25"}));
+}
+
 TEST_F(FileStreamSourceTaskTest, ItResumesAtTheStoredPosition) {
   append("one\ntwo\nthree\n");
   auto ctx = context();
