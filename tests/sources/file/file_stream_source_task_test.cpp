@@ -1,6 +1,8 @@
 // FileStreamSource's task as Connect's behaves: lines split at \n, \r\n or \r, each a record whose
 // source offset is the byte position after it; resumes at the stored position; batch.size lines
-// per poll(); a wakeup() ends the wait for data.
+// per poll(); a wakeup() ends the wait for data. And where it does better: malformed UTF-8 as
+// Java decodes it, and log rotation (truncation, another file at the path) followed while it runs
+// and recognised at a restart.
 #include "file_stream_source_task.h"
 
 #include <gtest/gtest.h>
@@ -102,7 +104,10 @@ TEST_F(FileStreamSourceTaskTest, RecordsCarryConnectsPartitionTopicAndAStringVal
   ASSERT_EQ(records.size(), 1u);
   const auto& r = records[0];
   EXPECT_EQ(Value::object(*r.sourcePartition()).toJson(), R"({"filename":")" + file_ + R"("})");
-  EXPECT_EQ(Value::object(*r.sourceOffset()).toJson(), R"({"position":7})") << "bytes, not chars";
+  ASSERT_EQ(r.sourceOffset()->size(), 2u);
+  EXPECT_EQ(r.sourceOffset()->at(0).first, "position") << "Connect's key, first";
+  EXPECT_EQ(r.sourceOffset()->at(0).second.asInt(), 7) << "bytes, not chars";
+  EXPECT_EQ(r.sourceOffset()->at(1).first, "fingerprint") << "ksink's, which Connect ignores";
   EXPECT_EQ(r.topic(), "lines");
   EXPECT_FALSE(r.kafkaPartition());
   EXPECT_TRUE(r.key().isNull());
@@ -133,6 +138,102 @@ TEST_F(FileStreamSourceTaskTest, ItResumesAtTheStoredPosition) {
   start(*ctx);
   EXPECT_EQ(ctx->asked, (std::vector<std::string>{R"({"filename":")" + file_ + R"("})"}));
   EXPECT_EQ(lines(task.poll()), (std::vector<std::string>{"three@14"}));
+}
+
+// --- rotation: the file truncated, or another file put at its path ---
+
+TEST_F(FileStreamSourceTaskTest, AFileTruncatedWhileReadIsReadAgainFromItsBeginning) {
+  append("one\ntwo\n");
+  auto ctx = context();
+  start(*ctx);
+  EXPECT_EQ(lines(task.poll()), (std::vector<std::string>{"one@4", "two@8"}));
+  std::filesystem::resize_file(file_, 0);
+  append("x\n");
+  EXPECT_EQ(lines(task.poll()), (std::vector<std::string>{"x@2"}));
+  append("y\n");
+  EXPECT_EQ(lines(task.poll()), (std::vector<std::string>{"y@4"}));
+}
+
+// The old file is read to its end (a line its writer still added, and its last line even without
+// a line end), then the new file from its beginning.
+TEST_F(FileStreamSourceTaskTest,
+       AFileReplacedWhileReadIsFinishedThenTheNewOneReadFromItsBeginning) {
+  append("old1\n");
+  auto ctx = context();
+  start(*ctx);
+  EXPECT_EQ(lines(task.poll()), (std::vector<std::string>{"old1@5"}));
+  append("old2\nunended");
+  std::filesystem::rename(file_, file_ + ".1");
+  append("new1\nnew2\n");
+  EXPECT_EQ(lines(task.poll()),
+            (std::vector<std::string>{"old2@10", "unended@17", "new1@5", "new2@10"}));
+}
+
+TEST_F(FileStreamSourceTaskTest, AnEmptyNewFileIsNotFollowedUntilItHasData) {
+  append("old1\n");
+  auto ctx = context();
+  start(*ctx);
+  EXPECT_EQ(lines(task.poll()), (std::vector<std::string>{"old1@5"}));
+  std::filesystem::rename(file_, file_ + ".1");
+  append("");
+  std::ofstream(file_ + ".1", std::ios::app) << "old2\n";  // its writer has not reopened yet
+  task.wakeup();
+  EXPECT_EQ(lines(task.poll()), (std::vector<std::string>{"old2@10"}));
+  append("new1\n");
+  EXPECT_EQ(lines(task.poll()), (std::vector<std::string>{"new1@5"}));
+}
+
+// The offset of a line read before the stop, and the file as it is at the restart.
+class FileStreamSourceTaskRestartTest : public FileStreamSourceTaskTest {
+ protected:
+  SourceMap offsetAfterReading(const std::string& text) {
+    append(text);
+    FileStreamSourceTask first;
+    auto ctx = context();
+    first.initialize(*ctx);
+    first.start(ctx->config());
+    const auto records = first.poll();
+    first.stop();
+    return *records.back().sourceOffset();
+  }
+};
+
+TEST_F(FileStreamSourceTaskRestartTest, ItResumesAtItsOwnOffsetInTheSameFile) {
+  const auto offset = offsetAfterReading("one\ntwo\n");
+  append("three\n");
+  auto ctx = context();
+  ctx->stored = offset;
+  start(*ctx);
+  EXPECT_EQ(lines(task.poll()), (std::vector<std::string>{"three@14"}));
+}
+
+TEST_F(FileStreamSourceTaskRestartTest, AFileTruncatedWhileStoppedIsReadFromItsBeginning) {
+  const auto offset = offsetAfterReading("one\ntwo\nthree\n");
+  std::filesystem::resize_file(file_, 0);
+  append("x\n");
+  auto ctx = context();
+  ctx->stored = offset;
+  start(*ctx);
+  EXPECT_EQ(lines(task.poll()), (std::vector<std::string>{"x@2"}));
+}
+
+// Longer than the stored position, so only what was before the position tells it apart.
+TEST_F(FileStreamSourceTaskRestartTest, AFileReplacedWhileStoppedIsReadFromItsBeginning) {
+  const auto offset = offsetAfterReading("one\ntwo\n");
+  std::filesystem::rename(file_, file_ + ".1");
+  append("eins\nzwei\ndrei\n");
+  auto ctx = context();
+  ctx->stored = offset;
+  start(*ctx);
+  EXPECT_EQ(lines(task.poll()), (std::vector<std::string>{"eins@5", "zwei@10", "drei@15"}));
+}
+
+TEST_F(FileStreamSourceTaskRestartTest, AStoredPositionPastTheEndOfTheFileStartsItOver) {
+  append("x\n");
+  auto ctx = context();
+  ctx->stored = SourceMap{{"position", Value::integer(100)}};  // Connect's form: no fingerprint
+  start(*ctx);
+  EXPECT_EQ(lines(task.poll()), (std::vector<std::string>{"x@2"}));
 }
 
 TEST_F(FileStreamSourceTaskTest, AStoredPositionThatIsNotAWholeNumberFailsTheStart) {
