@@ -91,8 +91,9 @@ int64_t pgCommitted(it::PgTestSchema& schema, const std::string& connector) {
 RunningSink launchKsink(const SinkCase& sink, const SinkSettings& settings,
                         const std::string& topic, const Destination& to) {
   const auto name = it::uniqueName("bench-" + sink.name);
-  std::vector<std::pair<std::string, std::string>> worker{
-      {"bootstrap.servers", settings.bootstrap}};
+  // The listener is served as in production, on a port of its own: 8083 may be another's.
+  std::vector<std::pair<std::string, std::string>> worker{{"bootstrap.servers", settings.bootstrap},
+                                                          {"listeners", "http://127.0.0.1:0"}};
   if (settings.commit_interval_ms)
     worker.emplace_back("offset.flush.interval.ms", std::to_string(*settings.commit_interval_ms));
   worker.insert(worker.end(), settings.ksink_worker.begin(), settings.ksink_worker.end());

@@ -69,7 +69,7 @@ class AvroSinkTest : public ::testing::Test {
                                            const std::map<std::string, std::string>& props = {}) {
     const auto worker = dir_ / "worker.properties";
     std::ofstream(worker) << fmt::format(
-        "bootstrap.servers={}\noffset.flush.interval.ms=500\n"
+        "bootstrap.servers={}\nlisteners=\noffset.flush.interval.ms=500\n"
         "consumer.session.timeout.ms=6000\nconsumer.heartbeat.interval.ms=500\n"
         "key.converter=io.confluent.connect.avro.AvroConverter\n"
         "key.converter.schema.registry.url={}\n"

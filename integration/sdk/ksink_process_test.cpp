@@ -61,7 +61,7 @@ class KsinkProcessTest : public ::testing::Test {
   fs::path writeConfigs(const std::string& tag, const fs::path& output, int flush_interval_ms) {
     const auto worker = dir_ / (tag + "-worker.properties");
     std::ofstream(worker) << fmt::format(
-        "bootstrap.servers={}\noffset.flush.interval.ms={}\n"
+        "bootstrap.servers={}\nlisteners=\noffset.flush.interval.ms={}\n"
         "consumer.session.timeout.ms=10000\nconsumer.heartbeat.interval.ms=500\n",
         RealKafka::shared().bootstrap(), flush_interval_ms);
     const auto connector = dir_ / (tag + "-connector.properties");

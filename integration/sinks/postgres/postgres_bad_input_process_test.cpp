@@ -39,7 +39,7 @@ class PostgresBadInputProcessTest : public ::testing::Test {
   void runUntilStored(const std::map<std::string, std::string>& props) {
     const auto worker = dir_ / "worker.properties";
     std::ofstream(worker) << fmt::format(
-        "bootstrap.servers={}\noffset.flush.interval.ms=500\n"
+        "bootstrap.servers={}\nlisteners=\noffset.flush.interval.ms=500\n"
         "consumer.session.timeout.ms=6000\nconsumer.heartbeat.interval.ms=500\n",
         RealKafka::shared().bootstrap());
     const auto connector = dir_ / "connector.properties";

@@ -193,7 +193,8 @@ int run(const std::string& worker_file, const std::vector<std::string>& connecto
   }
 
   // /status and /metrics. A listener that cannot be bound (say, a second ksink on this machine
-  // with the default port) is reported and the process runs on without it.
+  // with the default port) fails the start, as Connect's REST server does: a process running
+  // without the listener it was given is one nobody can see.
   std::unique_ptr<StatusServer> status_server;
   const auto listener = Config(worker_props).get("listeners").value_or("http://127.0.0.1:8083");
   if (!listener.empty()) {
@@ -204,7 +205,8 @@ int run(const std::string& worker_file, const std::vector<std::string>& connecto
         return out;
       });
     } catch (const std::exception& e) {
-      spdlog::warn("{}; /status and /metrics are off", e.what());
+      spdlog::error("{}", e.what());
+      return kExitFailed;
     }
   }
 

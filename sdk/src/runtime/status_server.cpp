@@ -4,6 +4,8 @@
 #include <httplib.h>
 #include <spdlog/spdlog.h>
 
+#include <cerrno>
+#include <cstring>
 #include <regex>
 #include <stdexcept>
 
@@ -221,9 +223,24 @@ StatusServer::StatusServer(const std::string& listener, Snapshot snapshot)
   impl_->server.Get("/status", [snapshot](const httplib::Request&, httplib::Response& res) {
     res.set_content(renderStatusJson(snapshot()), "application/json");
   });
+  // cpp-httplib sets SO_REUSEPORT, with which a second process binds the same port and the
+  // kernel shares the connections between the two; SO_REUSEADDR alone still lets a restart bind
+  // over connections in TIME_WAIT.
+  impl_->server.set_socket_options([](socket_t sock) {
+    const int yes = 1;
+    ::setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof yes);
+  });
+  errno = 0;
   port_ = port == 0 ? impl_->server.bind_to_any_port(host)
                     : (impl_->server.bind_to_port(host, port) ? port : -1);
-  if (port_ < 0) throw std::runtime_error(fmt::format("listeners: cannot listen on {}", listener));
+  if (port_ < 0) {
+    const int error = errno;
+    throw std::runtime_error(fmt::format(
+        "listeners: cannot listen on {}: {}", listener,
+        error == EADDRINUSE ? "the address is in use (by another ksink or Kafka Connect worker?): "
+                              "set listeners to another address, or leave it empty for none"
+                            : (error ? std::strerror(error) : "the host is not an address here")));
+  }
   thread_ = std::thread([this] { impl_->server.listen_after_bind(); });
   spdlog::info("status and metrics on http://{}:{} (/status, /metrics)", host, port_);
 }

@@ -21,7 +21,8 @@ class StatusServer {
   using Snapshot = std::function<std::vector<ConnectorStatus>()>;
 
   // `listener` is http://host:port (port 0 picks a free one). Throws std::runtime_error when the
-  // listener is malformed or the address cannot be bound.
+  // listener is malformed or the address cannot be bound — also when another process listens on
+  // it (no SO_REUSEPORT).
   StatusServer(const std::string& listener, Snapshot snapshot);
   ~StatusServer();
   StatusServer(const StatusServer&) = delete;

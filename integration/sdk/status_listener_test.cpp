@@ -1,0 +1,99 @@
+// The `listeners` HTTP server of `ksink run` processes: a listener already in use by another
+// process (as with Kafka Connect's REST server, the start fails naming it; the process that has it
+// keeps serving).
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+#include <httplib.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <fstream>
+
+#include "child_process.h"
+#include "polling.h"
+#include "test_kafka.h"
+
+namespace ksink::it {
+namespace {
+
+using namespace std::chrono_literals;
+
+// A port nothing listens on now (the kernel's choice for port 0).
+int freePort() {
+  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in address{};
+  address.sin_family = AF_INET;
+  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  socklen_t length = sizeof address;
+  ::bind(fd, reinterpret_cast<sockaddr*>(&address), sizeof address);
+  ::getsockname(fd, reinterpret_cast<sockaddr*>(&address), &length);
+  ::close(fd);
+  return ntohs(address.sin_port);
+}
+
+class StatusListenerTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = freshDir("status-listener");
+    port_ = freePort();
+    const auto topic = uniqueName("status");
+    RealKafka::shared().createTopic(topic, 1);
+    std::ofstream(dir_ / "input.txt") << "a\nb\n";
+    std::ofstream(dir_ / "source.properties")
+        << fmt::format("name=status-source\nconnector.class=FileStreamSource\nfile={}\ntopic={}\n",
+                       (dir_ / "input.txt").string(), topic);
+  }
+
+  // A process with its own offsets file (so only the listener can be shared).
+  std::unique_ptr<ChildProcess> start(const std::string& tag) {
+    const auto worker = dir_ / (tag + "-worker.properties");
+    std::ofstream(worker) << fmt::format(
+        "bootstrap.servers={}\noffset.storage.file.filename={}\nlisteners=http://127.0.0.1:{}\n",
+        RealKafka::shared().bootstrap(), (dir_ / (tag + ".offsets")).string(), port_);
+    return std::make_unique<ChildProcess>(
+        std::vector<std::string>{KSINK_BIN, "run", worker.string(),
+                                 (dir_ / "source.properties").string()},
+        dir_ / (tag + ".log"));
+  }
+
+  // /status's body once a task runs.
+  std::string runningStatus(ChildProcess& ksink) {
+    httplib::Client client("127.0.0.1", port_);
+    std::string body;
+    const bool running = waitUntil(
+        [&] {
+          const auto res = client.Get("/status");
+          body = res && res->status == 200 ? res->body : "";
+          return body.find(R"("state":"RUNNING")") != std::string::npos;
+        },
+        30s);
+    EXPECT_TRUE(running) << body << "\n" << ksink.log();
+    return body;
+  }
+
+  std::filesystem::path dir_;
+  int port_ = 0;
+};
+
+TEST_F(StatusListenerTest, ASecondProcessOnAListenerInUseFailsNamingItAndTheFirstKeepsServing) {
+  auto first = start("first");
+  runningStatus(*first);
+  auto second = start("second");
+  const auto status = second->wait(30s);
+  ASSERT_TRUE(status) << "the second process runs on\n" << second->log();
+  EXPECT_NE(*status, 0) << second->log();
+  EXPECT_NE(
+      second->log().find(fmt::format("listeners: cannot listen on http://127.0.0.1:{}", port_)),
+      std::string::npos)
+      << second->log();
+  EXPECT_NE(second->log().find("in use"), std::string::npos) << second->log();
+  EXPECT_TRUE(first->running());
+  runningStatus(*first);
+  first->signal(SIGTERM);
+  EXPECT_EQ(first->wait(20s), 0) << first->log();
+}
+
+}  // namespace
+}  // namespace ksink::it
