@@ -1,6 +1,6 @@
-// The `listeners` HTTP server of `ksink run` processes: a listener already in use by another
-// process (as with Kafka Connect's REST server, the start fails naming it; the process that has it
-// keeps serving).
+// The `listeners` HTTP server of `ksink run` processes: /status of a running source, and a
+// listener already in use by another process (as with Kafka Connect's REST server, the start
+// fails naming it; the process that has it keeps serving).
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <httplib.h>
@@ -76,6 +76,17 @@ class StatusListenerTest : public ::testing::Test {
   std::filesystem::path dir_;
   int port_ = 0;
 };
+
+TEST_F(StatusListenerTest, ARunningSourceShowsTypeSourceAndItsClass) {
+  auto ksink = start("source");
+  const auto body = runningStatus(*ksink);
+  EXPECT_NE(body.find(R"("name":"status-source","type":"source","class":"FileStreamSource")"),
+            std::string::npos)
+      << body;
+  EXPECT_EQ(body.find(R"("sink")"), std::string::npos) << "a source is no sink: " << body;
+  ksink->signal(SIGTERM);
+  EXPECT_EQ(ksink->wait(20s), 0) << ksink->log();
+}
 
 TEST_F(StatusListenerTest, ASecondProcessOnAListenerInUseFailsNamingItAndTheFirstKeepsServing) {
   auto first = start("first");

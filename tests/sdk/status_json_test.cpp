@@ -11,7 +11,7 @@ TEST(StatusJsonTest, AnErrorWithQuotesNewlinesAndControlCharactersIsValidJsonTex
   ConnectorStatus connector;
   connector.name = "n\"ame";
   connector.type = "source";
-  connector.sink = "FileStreamSource";
+  connector.connector_class = "FileStreamSource";
   TaskStatus task;
   task.id = 0;
   task.state = "FAILED";

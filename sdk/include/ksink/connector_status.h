@@ -95,7 +95,7 @@ struct TaskStatus {
 struct ConnectorStatus {
   std::string name;
   std::string type = "sink";  // Connect's connector type, as its REST status shows it: sink, source
-  std::string sink;           // the connector's class (connector.class), whatever its type
+  std::string connector_class;  // connector.class, whatever the type (/status's "class")
   std::vector<TaskStatus> tasks;
 };
 

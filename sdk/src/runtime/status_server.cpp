@@ -177,8 +177,8 @@ std::string renderStatusJson(const std::vector<ConnectorStatus>& connectors) {
   for (size_t ci = 0; ci < connectors.size(); ++ci) {
     const auto& c = connectors[ci];
     if (ci) out += ",";
-    out += fmt::format("{{\"name\":{},\"type\":{},\"sink\":{},\"tasks\":[", jsonString(c.name),
-                       jsonString(c.type), jsonString(c.sink));
+    out += fmt::format("{{\"name\":{},\"type\":{},\"class\":{},\"tasks\":[", jsonString(c.name),
+                       jsonString(c.type), jsonString(c.connector_class));
     for (size_t ti = 0; ti < c.tasks.size(); ++ti) {
       const auto& t = c.tasks[ti];
       if (ti) out += ",";

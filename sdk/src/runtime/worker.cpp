@@ -266,7 +266,7 @@ ConnectorStatus Worker::Impl::status() {
   ConnectorStatus out;
   out.name = settings_.name;
   out.type = kind_.type;
-  out.sink = settings_.connector_class;
+  out.connector_class = settings_.connector_class;
   std::lock_guard lock(mutex_);
   for (const auto& task : tasks_) task->appendStatus(out.tasks);
   return out;
