@@ -72,7 +72,7 @@ void FileOffsetStore::start() {
         path_, lock_path));
   }
   std::error_code ec;
-  if (!std::filesystem::exists(path_, ec) || std::filesystem::file_size(path_, ec) == 0) {
+  if (!std::filesystem::exists(path_, ec)) {
     loaded_ = true;
     spdlog::info("offsets file {}: no offsets yet", path_);
     return;
@@ -81,6 +81,16 @@ void FileOffsetStore::start() {
   if (!bytes)
     throw std::runtime_error(
         fmt::format("the offsets file {} (offset.storage.file.filename) cannot be opened", path_));
+  // No writer leaves an empty file behind on purpose: ksink renames a whole one into place, and
+  // Kafka Connect's holds at least an empty HashMap's header — it is 0 bytes only when Connect
+  // stopped while rewriting it in place, its offsets lost. Reading it as "none yet" would start
+  // every connector on it over from the beginning without a word (what Connect does).
+  if (bytes->empty())
+    throw std::runtime_error(fmt::format(
+        "the offsets file {} (offset.storage.file.filename) is empty: the offsets it held were "
+        "lost (Kafka Connect leaves it so when stopped while rewriting it). Restore it from a "
+        "backup, or remove it to start its connectors over from no offsets",
+        path_));
   try {
     entries_ = readJavaSerializedMap(*bytes);
   } catch (const std::exception& e) {

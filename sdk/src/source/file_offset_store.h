@@ -5,8 +5,9 @@
 //
 // Written atomically, where Connect rewrites the file in place: the whole map goes to a temporary
 // file beside it, which is synced and renamed over it, so a crash leaves the old file or the new
-// one, never a torn one. A file that is there but cannot be read stops the task with the reason
-// (Connect starts over from no offsets); a missing or empty one means no offsets yet.
+// one, never a torn one. A file that is there but cannot be read, or is empty (as no writer leaves
+// it but Connect's interrupted rewrite), stops the task with the reason (Connect starts over from
+// no offsets); a missing one means no offsets yet.
 //
 // One store per file per process, shared by every task naming it (forFile()); thread-safe. A write
 // is durable when write() returns, which calls `done` before returning. A started store holds an

@@ -124,6 +124,29 @@ TEST_F(FileOffsetStoreTest, AnUnreadableFileStopsTheStartNamingIt) {
   }
 }
 
+// ksink writes the file whole and Connect never writes an empty map as 0 bytes: an empty file is
+// one whose offsets were lost (Connect stopped while rewriting it in place), not "none yet".
+TEST_F(FileOffsetStoreTest, AnEmptyFileStopsTheStartNamingItAndWhatToDo) {
+  std::ofstream(path()).close();
+  FileOffsetStore store(path());
+  try {
+    store.start();
+    FAIL() << "started as if there were no offsets yet";
+  } catch (const std::runtime_error& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find(path() + " (offset.storage.file.filename) is empty"), std::string::npos)
+        << what;
+    EXPECT_NE(what.find("remove it"), std::string::npos) << what;
+  }
+  EXPECT_EQ(std::filesystem::file_size(path()), 0u) << "left as it was";
+}
+
+TEST_F(FileOffsetStoreTest, AMissingFileMeansNoOffsetsYet) {
+  FileOffsetStore store(path());
+  store.start();
+  EXPECT_TRUE(store.keys().empty());
+}
+
 TEST_F(FileOffsetStoreTest, ASecondStoreOnAFileInUseIsRefusedUntilTheFirstIsGone) {
   auto first = std::make_unique<FileOffsetStore>(path());
   first->start();
