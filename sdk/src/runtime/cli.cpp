@@ -317,9 +317,12 @@ int sourceOffsets(const Connector& connector, bool reset,
                   const std::vector<std::string>& assignments) {
   const auto settings = SourceConnectorConfig::parse(connector.config);
   const auto& name = settings.worker.name;
-  auto store = openOffsetStore(settings);
+  const bool change = reset || !assignments.empty();
+  // Only a change needs the file to itself; the list is read beside a running connector.
+  auto store = openOffsetStore(
+      settings, change ? FileOffsetStore::Access::kReadWrite : FileOffsetStore::Access::kRead);
   store->start();
-  if (reset || !assignments.empty()) {
+  if (change) {
     if (!reset && assignments.size() != 1)
       throw ConfigException({{"--set", std::string("a source connector takes one JSON body, ") +
                                            R"({"offsets":[{"partition":{…},"offset":{…}},…]})"}});

@@ -49,7 +49,8 @@ std::shared_ptr<FileOffsetStore> FileOffsetStore::forFile(const std::string& pat
   return store;
 }
 
-FileOffsetStore::FileOffsetStore(std::string path) : path_(std::move(path)) {}
+FileOffsetStore::FileOffsetStore(std::string path, Access access)
+    : path_(std::move(path)), access_(access) {}
 
 FileOffsetStore::~FileOffsetStore() {
   if (lock_fd_ >= 0) ::close(lock_fd_);  // releases the flock
@@ -58,19 +59,7 @@ FileOffsetStore::~FileOffsetStore() {
 void FileOffsetStore::start() {
   std::lock_guard lock(mutex_);
   if (loaded_) return;
-  const auto lock_path = path_ + ".lock";
-  lock_fd_ = ::open(lock_path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-  if (lock_fd_ < 0)
-    throw std::runtime_error(
-        fmt::format("the offsets file's lock {}: {}", lock_path, std::strerror(errno)));
-  if (::flock(lock_fd_, LOCK_EX | LOCK_NB) != 0) {
-    ::close(lock_fd_);
-    lock_fd_ = -1;
-    throw std::runtime_error(fmt::format(
-        "the offsets file {} (offset.storage.file.filename) is in use by another process (it "
-        "holds {}): stop it first",
-        path_, lock_path));
-  }
+  if (access_ == Access::kReadWrite) takeLock();
   std::error_code ec;
   if (!std::filesystem::exists(path_, ec)) {
     loaded_ = true;
@@ -101,7 +90,25 @@ void FileOffsetStore::start() {
   spdlog::info("offsets file {}: {} entries", path_, entries_.size());
 }
 
+void FileOffsetStore::takeLock() {
+  const auto lock_path = path_ + ".lock";
+  lock_fd_ = ::open(lock_path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  if (lock_fd_ < 0)
+    throw std::runtime_error(
+        fmt::format("the offsets file's lock {}: {}", lock_path, std::strerror(errno)));
+  if (::flock(lock_fd_, LOCK_EX | LOCK_NB) != 0) {
+    ::close(lock_fd_);
+    lock_fd_ = -1;
+    throw std::runtime_error(fmt::format(
+        "the offsets file {} (offset.storage.file.filename) is in use by another process (it "
+        "holds {}): stop it first",
+        path_, lock_path));
+  }
+}
+
 void FileOffsetStore::write(const OffsetEntries& entries, Done done) {
+  if (access_ == Access::kRead)
+    return done(fmt::format("the offsets file {} was opened to read only", path_));
   std::optional<std::string> error;
   {
     std::lock_guard lock(mutex_);

@@ -13,7 +13,8 @@
 // is durable when write() returns, which calls `done` before returning. A started store holds an
 // exclusive lock (flock on <file>.lock) until it is destroyed: a second process — another ksink
 // running a connector on the file, or `ksink offsets` changing it — is refused while one runs,
-// since each rewrites the whole file and would undo the other's writes.
+// since each rewrites the whole file and would undo the other's writes. A store opened to read
+// (Access::kRead, `ksink offsets` listing) takes no lock: the file is only ever replaced whole.
 #pragma once
 
 #include <memory>
@@ -27,8 +28,13 @@ namespace ksink {
 
 class FileOffsetStore final : public OffsetBackingStore {
  public:
+  enum class Access {
+    kReadWrite,  // start() takes the lock
+    kRead,       // start() reads without it; write() fails
+  };
+
   static std::shared_ptr<FileOffsetStore> forFile(const std::string& path);
-  explicit FileOffsetStore(std::string path);
+  explicit FileOffsetStore(std::string path, Access access = Access::kReadWrite);
   ~FileOffsetStore() override;
 
   void start() override;  // loads the file once
@@ -38,9 +44,11 @@ class FileOffsetStore final : public OffsetBackingStore {
   std::vector<std::string> keys() const override;
 
  private:
-  void save();  // with mutex_ held
+  void takeLock();  // the flock on <file>.lock, with mutex_ held
+  void save();      // with mutex_ held
 
   const std::string path_;
+  const Access access_;
   mutable std::mutex mutex_;
   bool loaded_ = false;
   int lock_fd_ = -1;

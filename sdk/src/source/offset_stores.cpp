@@ -1,12 +1,15 @@
 #include "offset_stores.h"
 
-#include "file_offset_store.h"
 #include "topic_offset_store.h"
 
 namespace ksink {
 
-std::shared_ptr<OffsetBackingStore> openOffsetStore(const SourceConnectorConfig& settings) {
-  if (!settings.offsets_file.empty()) return FileOffsetStore::forFile(settings.offsets_file);
+std::shared_ptr<OffsetBackingStore> openOffsetStore(const SourceConnectorConfig& settings,
+                                                    FileOffsetStore::Access access) {
+  if (!settings.offsets_file.empty())
+    return access == FileOffsetStore::Access::kRead
+               ? std::make_shared<FileOffsetStore>(settings.offsets_file, access)
+               : FileOffsetStore::forFile(settings.offsets_file);
   return openTopicOffsetStore(settings);
 }
 

@@ -1,7 +1,7 @@
 // `ksink offsets` for a source connector on Connect standalone's offsets file, through the stock
 // binary: the list in Kafka Connect's GET /connectors/<name>/offsets shape, --set with its PATCH
-// body, --reset as its DELETE, each read back; refused while another process holds the file; a
-// bad body refused naming --set. No broker: the file store needs none.
+// body, --reset as its DELETE, each read back; changes refused while another process holds the
+// file, the list served; a bad body refused naming --set. No broker: the file store needs none.
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <sys/wait.h>
@@ -97,6 +97,20 @@ TEST_F(SourceOffsetsCliTest, AChangeIsRefusedWhileAnotherProcessHoldsTheFile) {
   EXPECT_EQ(r.exit_code, 1) << r.output;
   EXPECT_NE(r.output.find("in use by another process"), std::string::npos) << r.output;
   EXPECT_EQ(running.get(R"(["files",{"filename":"/data/in.txt"}])"), R"({"position":42})");
+}
+
+// Listing changes nothing, and the file is only ever replaced whole: no need to stop the connector
+// (Connect's GET serves a running one too).
+TEST_F(SourceOffsetsCliTest, ListingIsServedWhileAnotherProcessHoldsTheFile) {
+  FileOffsetStore running(offsets());
+  running.start();
+  const auto r = run(command());
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(
+      r.output.find(
+          R"({"offsets":[{"partition":{"filename":"/data/in.txt"},"offset":{"position":42}}]})"),
+      std::string::npos)
+      << r.output;
 }
 
 TEST_F(SourceOffsetsCliTest, ABadBodyIsRefusedNamingSet) {
