@@ -1,7 +1,6 @@
 #include "ksink/cli.h"
 
 #include <fmt/format.h>
-#include <fmt/ranges.h>
 #include <spdlog/spdlog.h>
 
 #include <CLI/CLI.hpp>
@@ -14,151 +13,19 @@
 #include <ctime>
 #include <memory>
 #include <optional>
-#include <regex>
 #include <set>
 #include <thread>
 #include <vector>
 
-#include "config_providers.h"
-#include "connector_offsets.h"
-#include "group_offsets.h"
+#include "cli_exit_codes.h"
+#include "connector_file.h"
 #include "ksink/config.h"
-#include "ksink/connector_registry.h"
-#include "ksink/detail/config_parse.h"
 #include "ksink/worker.h"
-#include "offset_stores.h"
-#include "plugin_loader.h"
-#include "sink_connector_config.h"
-#include "source_connector_config.h"
-#include "source_offsets.h"
+#include "offsets_command.h"
 #include "status_server.h"
-#include "unknown_keys.h"
-#include "worker_config.h"
 
 namespace ksink {
 namespace {
-
-constexpr int kExitFailed = 1;
-constexpr int kExitBadConfig = 2;
-
-struct Connector {
-  std::string file;
-  Config config;
-  // Exactly one of the two.
-  const ConnectorRegistry::SinkEntry* sink = nullptr;
-  const ConnectorRegistry::SourceEntry* source = nullptr;
-  std::vector<std::string> warnings;  // keys ksink knows nothing of, ignored
-
-  const std::string& className() const { return sink ? sink->name : source->name; }
-  std::unique_ptr<Worker> makeWorker() const {
-    return sink ? std::make_unique<Worker>(config, sink->factory)
-                : std::make_unique<Worker>(config, source->factory, source->capabilities);
-  }
-  std::chrono::milliseconds gracefulTimeout() const {
-    return WorkerConfig::parse(config).shutdown_graceful_timeout;
-  }
-};
-
-// Adds to `problems` those of `more` it does not hold yet (two checks of one key say it once).
-void addProblems(std::vector<ConfigProblem>& problems, const std::vector<ConfigProblem>& more) {
-  for (const auto& p : more)
-    if (std::ranges::none_of(problems, [&](const ConfigProblem& q) {
-          return q.key == p.key && q.reason == p.reason;
-        }))
-      problems.push_back(p);
-}
-
-// A URL's scheme ("jdbc:mysql:…", "postgresql:…"), never the rest, which may hold a password;
-// "…" for text that is not a URL (whose first colon may follow a user name).
-std::string urlScheme(std::string_view url) {
-  const size_t jdbc = url.starts_with("jdbc:") ? 5 : 0;
-  const auto colon = url.find(':', jdbc);
-  if (colon == std::string_view::npos || (jdbc == 0 && url.find("://") != colon)) return "…";
-  return std::string(url.substr(0, colon + 1)) + "…";
-}
-
-// Worker properties first, the connector's on top (Connect standalone keeps them apart; one
-// merged view is what a task sees here). `worker` is readWorker()'s: its references resolved,
-// its config.providers kept, which resolve the connector file's.
-Connector loadConnector(const std::map<std::string, std::string>& worker, const std::string& file) {
-  auto values = worker;
-  const auto own = ConfigProviders::fromWorker(worker).resolve(Config::readProperties(file));
-  for (auto& [k, v] : own) values.insert_or_assign(k, v);
-  auto cls = values.contains("connector.class") ? values.at("connector.class") : "";
-  const auto& registry = ConnectorRegistry::global();
-  Connector out;
-  out.file = file;
-  out.sink = registry.find(cls, values);
-  if (!out.sink) out.source = registry.findSource(cls, values);
-  if (!out.sink && !out.source) {
-    if (const auto served = registry.claimsOf(cls); !served.empty()) {
-      // A class ksink serves for some configurations only (the JDBC classes, by database).
-      const auto url = values.contains("connection.url") ? values.at("connection.url") : "";
-      throw ConfigException(
-          {{"connection.url",
-            fmt::format("{} is served here for {}; {} is none of them", cls,
-                        fmt::join(served, "; "),
-                        url.empty() ? "an empty connection.url"
-                                    : fmt::format("a connection.url of '{}'", urlScheme(url)))}});
-    }
-    throw ConfigException(
-        {{"connector.class",
-          fmt::format("{} (known connectors: {})",
-                      cls.empty() ? "is required" : "unknown connector '" + cls + "'",
-                      fmt::join(registry.names(), ", "))}});
-  }
-  // Every problem at once: the connector's own keys, then the worker's and its kind's (which
-  // include Connect's cross-key rules and librdkafka's checks of the client properties).
-  const ConfigDef& keys = out.sink ? out.sink->config_def : out.source->config_def;
-  if (out.sink && out.sink->adapt_config) values = out.sink->adapt_config(std::move(values));
-  std::vector<ConfigProblem> problems = keys.validate(values);
-  try {
-    if (out.sink)
-      SinkConnectorConfig::parse(Config(values), keys);
-    else
-      SourceConnectorConfig::parse(Config(values), keys);
-  } catch (const ConfigException& e) {
-    addProblems(problems, e.problems());
-  }
-  ConfigDef def = out.sink ? Worker::configDef() : Worker::sourceConfigDef();
-  def.include(keys);
-  auto unknown = findUnknownKeys(def, values);
-  problems.insert(problems.end(), unknown.misspelt.begin(), unknown.misspelt.end());
-  if (!problems.empty()) throw ConfigException(std::move(problems));
-  out.config = Config(std::move(values), std::move(def));
-  out.warnings = std::move(unknown.ignored);
-  return out;
-}
-
-// Two connectors of one name would share a consumer group (and a sink's stored offsets), each
-// taking the other's partitions: Connect refuses the second, and so does ksink.
-void requireUniqueName(std::set<std::string>& names, const Connector& connector) {
-  const auto name = connector.config.getString("name");
-  if (!names.insert(name).second)
-    throw ConfigException({{"name", fmt::format("'{}' is the name of an earlier connector of this "
-                                                "process ({} names it again)",
-                                                name, connector.file)}});
-}
-
-// The worker file: log level and plugins take effect before any connector is read.
-std::map<std::string, std::string> readWorker(const std::string& file) {
-  const auto raw = Config::readProperties(file);
-  auto props = ConfigProviders::fromWorker(raw).resolve(raw);
-  if (auto it = props.find("log.level"); it != props.end()) {
-    const auto level = spdlog::level::from_str(it->second);
-    if (level == spdlog::level::off && it->second != "off")
-      throw ConfigException({{"log.level", fmt::format("unknown level '{}' (trace, debug, info, "
-                                                       "warn, error, critical, off)",
-                                                       it->second)}});
-    spdlog::set_level(level);
-  }
-  static bool plugins_loaded = false;
-  if (auto it = props.find("plugin.path"); it != props.end() && !plugins_loaded) {
-    loadPlugins(detail::parseList(it->second), ConnectorRegistry::global());
-    plugins_loaded = true;
-  }
-  return props;
-}
 
 int run(const std::string& worker_file, const std::vector<std::string>& connector_files) {
   // Signals are taken by a dedicated thread (sigtimedwait), never by an async handler.
@@ -298,80 +165,6 @@ int validate(const std::string& worker_file, const std::vector<std::string>& con
   return problems == 0 ? 0 : kExitBadConfig;
 }
 
-// "topic:partition=offset" (the topic may contain ':' but not '=').
-OffsetMap parseOffsetAssignments(const std::vector<std::string>& items) {
-  static const std::regex form(R"((.+):(\d+)=(\d+))");
-  OffsetMap out;
-  for (const auto& item : items) {
-    std::smatch m;
-    if (!std::regex_match(item, m, form))
-      throw ConfigException({{"--set", fmt::format("'{}' is not topic:partition=offset", item)}});
-    out[{m[1], std::stoi(m[2])}] = std::stoll(m[3]);
-  }
-  return out;
-}
-
-// A source connector's offsets as Connect's GET /connectors/<name>/offsets shows them; --set takes
-// its PATCH body, --reset is its DELETE.
-int sourceOffsets(const Connector& connector, bool reset,
-                  const std::vector<std::string>& assignments) {
-  const auto settings = SourceConnectorConfig::parse(connector.config);
-  const auto& name = settings.worker.name;
-  const bool change = reset || !assignments.empty();
-  // Only a change needs the file to itself; the list is read beside a running connector.
-  auto store = openOffsetStore(
-      settings, change ? FileOffsetStore::Access::kReadWrite : FileOffsetStore::Access::kRead);
-  store->start();
-  if (change) {
-    if (!reset && assignments.size() != 1)
-      throw ConfigException({{"--set", std::string("a source connector takes one JSON body, ") +
-                                           R"({"offsets":[{"partition":{…},"offset":{…}},…]})"}});
-    if (settings.offsets_file.empty())
-      fmt::print(
-          "note: nothing in the offsets topic {} shows whether a task of {} runs; one that "
-          "does would overwrite this change at its next commit\n",
-          settings.offsets_topic, name);
-    std::optional<std::string> body;
-    if (!reset) body = assignments.front();
-    for (const auto& line : alterSourceOffsets(*connector.source, name, *store, body,
-                                               settings.worker.offset_flush_timeout))
-      fmt::print("{}\n", line);
-  }
-  fmt::print("{}\n", listSourceOffsets(*connector.source, name, *store));
-  return 0;
-}
-
-int offsets(const std::string& worker_file, const std::string& connector_file, bool reset,
-            const std::vector<std::string>& assignments) {
-  try {
-    const auto connector = loadConnector(readWorker(worker_file), connector_file);
-    if (connector.source) return sourceOffsets(connector, reset, assignments);
-    const auto settings = SinkConnectorConfig::parse(connector.config);
-    if (reset || !assignments.empty()) {
-      std::optional<OffsetMap> target;
-      if (!reset) target = parseOffsetAssignments(assignments);
-      auto group = brokerGroup(settings);
-      for (const auto& line :
-           alterConnectorOffsets(connector.config, *connector.sink, target, *group))
-        fmt::print("{}\n", line);
-    }
-    fmt::print("group {}\n{:<40} {:>9} {:>12} {:>12} {:>10}\n", settings.group_id, "topic",
-               "partition", "committed", "end", "lag");
-    for (const auto& row : readGroupOffsets(settings)) {
-      fmt::print("{:<40} {:>9} {:>12} {:>12} {:>10}\n", row.tp.topic, row.tp.partition,
-                 row.committed ? std::to_string(*row.committed) : "-", row.end,
-                 row.end - row.committed.value_or(0));
-    }
-    return 0;
-  } catch (const ConfigException& e) {
-    fmt::print(stderr, "ksink: {}\n", e.what());
-    return kExitBadConfig;
-  } catch (const std::exception& e) {
-    fmt::print(stderr, "ksink: {}\n", e.what());
-    return kExitFailed;
-  }
-}
-
 }  // namespace
 
 int runCli(int argc, char** argv) {
@@ -432,7 +225,8 @@ int runCli(int argc, char** argv) {
   }
   if (*run_cmd) return run(worker_file, connector_files);
   if (*validate_cmd) return validate(worker_file, connector_files);
-  if (*offsets_cmd) return offsets(worker_file, offsets_connector, offsets_reset, offsets_set);
+  if (*offsets_cmd)
+    return offsetsCommand(worker_file, offsets_connector, offsets_reset, offsets_set);
   if (*version_cmd) {
     fmt::print("ksink {}\n", KSINK_VERSION);
     return 0;

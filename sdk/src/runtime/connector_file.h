@@ -1,0 +1,46 @@
+// A connector's .properties file as the CLI reads it: the worker's keys under the connector's,
+// references resolved, the class found in the registry (by connection.url for the JDBC classes),
+// and every problem of its keys at once (ConfigException). One per connector file of `run`,
+// `validate` and `offsets`.
+#pragma once
+
+#include <chrono>
+#include <map>
+#include <memory>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "ksink/config.h"
+#include "ksink/connector_registry.h"
+#include "ksink/worker.h"
+
+namespace ksink {
+
+struct ConnectorFile {
+  std::string file;
+  Config config;
+  // Exactly one of the two.
+  const ConnectorRegistry::SinkEntry* sink = nullptr;
+  const ConnectorRegistry::SourceEntry* source = nullptr;
+  std::vector<std::string> warnings;  // keys ksink knows nothing of, ignored
+
+  const std::string& className() const { return sink ? sink->name : source->name; }
+  std::unique_ptr<Worker> makeWorker() const;
+  std::chrono::milliseconds gracefulTimeout() const;
+};
+
+// The worker file: log level and plugins take effect before any connector is read.
+std::map<std::string, std::string> readWorker(const std::string& file);
+
+// Worker properties first, the connector's on top (Connect standalone keeps them apart; one
+// merged view is what a task sees here). `worker` is readWorker()'s: its references resolved,
+// its config.providers kept, which resolve the connector file's.
+ConnectorFile loadConnector(const std::map<std::string, std::string>& worker,
+                            const std::string& file);
+
+// Two connectors of one name would share a consumer group (and a sink's stored offsets), each
+// taking the other's partitions: Connect refuses the second, and so does ksink.
+void requireUniqueName(std::set<std::string>& names, const ConnectorFile& connector);
+
+}  // namespace ksink
