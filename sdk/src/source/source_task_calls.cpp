@@ -25,8 +25,8 @@ void SourceTaskCalls::make(uint64_t turn, const std::vector<const Due*>& due) {
     }
   };
   for (const Due* d : due) {
-    for (const auto& [record_id, metadata] : d->records)
-      call("commitRecord()", [&] { task_.commitRecord(record_id, metadata); });
+    for (const auto& record : d->records)  // no structured binding: clang 14 cannot capture one
+      call("commitRecord()", [&] { task_.commitRecord(record.first, record.second); });
     if (d->commit) call("commit()", [&] { task_.commit(); });
   }
 }
