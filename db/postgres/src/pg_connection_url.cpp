@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <libpq-fe.h>
 
+#include <cctype>
 #include <regex>
 #include <stdexcept>
 
@@ -38,6 +39,14 @@ std::string percentDecode(std::string_view s, std::string_view what) {
     i += 2;
   }
   return out;
+}
+
+// PostgreSQL's names of UTF-8, in any case (UTF8, UTF-8, Unicode).
+bool isUtf8(std::string_view name) {
+  std::string lower;
+  for (char c : name)
+    lower.push_back(static_cast<char>(std::tolower(static_cast<unsigned char>(c))));
+  return lower == "utf8" || lower == "utf-8" || lower == "unicode";
 }
 
 // A value inside libpq's `options` must escape spaces and backslashes.
@@ -202,6 +211,15 @@ PgConnectionUrl::PgConnectionUrl(std::string_view url) {
     }
     throw std::invalid_argument(fmt::format("cannot parse '{}': {}", url, reason));
   }
+  for (const auto* o = options; o->keyword; ++o)
+    if (std::string_view(o->keyword) == "client_encoding" && o->val && !isUtf8(o->val)) {
+      const std::string value = o->val;
+      PQconninfoFree(options);
+      throw std::invalid_argument(fmt::format(
+          "client_encoding={}: ksink exchanges text with PostgreSQL as UTF-8, as pgjdbc does (the "
+          "server converts it to and from the database's encoding); leave client_encoding out",
+          value));
+    }
   PQconninfoFree(options);
   url_params_.emplace_back("dbname", text);  // expanded by PQconnectdbParams(expand_dbname=1)
 }
@@ -216,6 +234,9 @@ ConnectionParams PgConnectionUrl::params(const std::string& user,
   out.insert(out.end(), url_params_.begin(), url_params_.end());
   if (!user.empty()) out.emplace_back("user", user);
   if (!password.empty()) out.emplace_back("password", password);
+  // Last, so that nothing before (PGCLIENTENCODING, the database's own encoding) decides it: the
+  // records' strings are UTF-8, and so must be what is read and written.
+  out.emplace_back("client_encoding", "UTF8");
   return out;
 }
 

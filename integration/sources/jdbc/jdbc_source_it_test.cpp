@@ -8,7 +8,7 @@
 //     schema.table form of older drivers, the legacy bare name) are resumed, and the offsets
 //     ksink writes are the JDBC source's bytes;
 //   - a table round-trips through Kafka into another table, row for row and value for value,
-//     through ksink's own sink in the same process;
+//     through ksink's own sink in the same process; a LATIN1 database's text as UTF-8 and back;
 //   - the PostgreSQL cursor's batch read ahead survives the other statements a task runs between
 //     two batches (PgSourceDatabase on its own).
 #include <SQLiteCpp/Database.h>
@@ -21,6 +21,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <fstream>
 #include <map>
@@ -410,6 +411,59 @@ TEST_F(PgJdbcSourceTest, ATableRoundTripsThroughKafkaIntoAnotherTableValueForVal
   std::string seen;
   for (const auto& row : types) seen += *row[0] + ":" + *row[1] + " ";
   EXPECT_EQ(seen, "day:date doc:jsonb flag:boolean raw:bytea small:smallint u:uuid ");
+}
+
+// A database in LATIN1 (as older installations are): its text reaches Kafka as UTF-8, and the
+// sink writes it back as the same LATIN1 characters, as pgjdbc's client_encoding=UTF8 has the
+// server convert both ways (without it, libpq speaks the database's encoding: the topic held
+// bytes that are not UTF-8 and the copy held "cafÃ©").
+TEST_F(PgJdbcSourceTest, ALatin1DatabasesTextReachesKafkaAsUtf8AndIsWrittenBack) {
+  auto db_name = uniqueName("latin1");
+  std::replace(db_name.begin(), db_name.end(), '-', '_');
+  schema_->exec(fmt::format(
+      "CREATE DATABASE {} ENCODING 'LATIN1' LC_COLLATE 'C' LC_CTYPE 'C' TEMPLATE template0",
+      db_name));
+  const std::regex path(R"((://[^/?]*/)[^?]*)");
+  const auto url = std::regex_replace(TestPostgres::shared().url(), path, "$1" + db_name);
+  {
+    PgTestSchema latin1(url, "public");
+    // "café ü" in LATIN1 bytes, whatever this test connection's own encoding.
+    latin1.exec(
+        "CREATE TABLE src (id integer PRIMARY KEY, s text);"
+        "INSERT INTO src VALUES (1, convert_from('\\x636166e920fc'::bytea, 'LATIN1'))");
+    RealKafka::shared().createTopic(topic("src"), 1);
+    const auto src = connector(name_, url,
+                               fmt::format("topic.prefix={}\nschema.pattern=public\n"
+                                           "table.whitelist=src\nmode=incrementing\n"
+                                           "incrementing.column.name=id\n"
+                                           "value.converter.schemas.enable=true\n",
+                                           prefix_));
+    const auto sink = fmt::format(
+        "name={}-sink\nconnector.class=io.confluent.connect.jdbc.JdbcSinkConnector\n"
+        "connection.url={}\ntopics={}\ntable.name.format=copy\nauto.create=true\n"
+        "insert.mode=upsert\npk.mode=record_value\npk.fields=id\n",
+        name_, url, topic("src"));
+    auto ksink = process_->start("latin1", {src, sink});
+    ASSERT_TRUE(waitUntil(
+        [&] {
+          try {
+            return latin1.count("copy") == 1;
+          } catch (const std::exception&) {
+            return false;  // not created yet
+          }
+        },
+        60s))
+        << ksink->log();
+    ASSERT_NO_FATAL_FAILURE(JdbcSourceProcess::stop(*ksink));
+    const auto written = records(topic("src"));
+    ASSERT_EQ(written.size(), 1u);
+    EXPECT_NE(written[0].value.value_or("").find("\"s\":\"caf\xc3\xa9 \xc3\xbc\""),
+              std::string::npos)
+        << written[0].value.value_or("");
+    EXPECT_EQ(latin1.scalar("SELECT encode(convert_to(s, 'LATIN1'), 'hex') FROM copy"),
+              "636166e920fc");
+  }
+  schema_->exec(fmt::format("DROP DATABASE {} WITH (FORCE)", db_name));
 }
 
 TEST_F(PgJdbcSourceTest, ATableDroppedWhileReadIsLetGoAndTheOthersGoOn) {

@@ -85,6 +85,28 @@ TEST(PgConnectionUrl, LibpqUrisAndConninfoPassThroughAsExpandedDbname) {
   EXPECT_EQ(effective(params).at("dbname"), "host=127.0.0.1 port=5432 dbname=db");
 }
 
+// Text is exchanged as UTF-8 whatever the database's encoding, as pgjdbc exchanges it: the server
+// converts (integration: PgJdbcSourceTest.ALatin1DatabasesTextReachesKafkaAsUtf8AndIsWrittenBack).
+TEST(PgConnectionUrl, TextIsExchangedAsUtf8WhateverTheUrlOrTheEnvironmentSays) {
+  for (const char* url : {"jdbc:postgresql://h/db", "postgresql://h/db?client_encoding=utf-8",
+                          "host=h dbname=db client_encoding=UTF8"}) {
+    const auto params = PgConnectionUrl(url).params("u", "p");
+    EXPECT_EQ(params.back(), (std::pair<std::string, std::string>{"client_encoding", "UTF8"}))
+        << url;
+  }
+  for (const char* url :
+       {"postgresql://h/db?client_encoding=LATIN1", "host=h dbname=db client_encoding=SQL_ASCII"}) {
+    try {
+      PgConnectionUrl{url};
+      ADD_FAILURE() << url << " was accepted";
+    } catch (const std::invalid_argument& e) {
+      EXPECT_NE(std::string(e.what()).find("ksink exchanges text with PostgreSQL as UTF-8"),
+                std::string::npos)
+          << e.what();
+    }
+  }
+}
+
 TEST(PgConnectionUrl, MalformedUrlsAreRejectedWithTheReason) {
   EXPECT_THROW(PgConnectionUrl(""), std::invalid_argument);
   EXPECT_THROW(PgConnectionUrl("jdbc:mysql://h/db"), std::invalid_argument);

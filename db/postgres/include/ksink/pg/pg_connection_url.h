@@ -23,7 +23,8 @@ class PgConnectionUrl {
 
   // The parameters to connect with: ksink's defaults (application_name, connect_timeout,
   // keepalives), then the URL's, then `user` / `password` when non-empty (connection.user /
-  // connection.password win over the URL, as the JDBC sink's do).
+  // connection.password win over the URL, as the JDBC sink's do), then client_encoding=UTF8,
+  // as pgjdbc always sets it (a URL naming another client_encoding is refused).
   ConnectionParams params(const std::string& user, const std::string& password) const;
   // JDBC properties with no libpq equivalent (e.g. reWriteBatchedInserts), for a warning.
   const std::vector<std::string>& ignoredProperties() const { return ignored_; }
