@@ -18,6 +18,7 @@
 // connect.doc, connect.parameters, connect.default and field defaults (primitives), props
 // starting with "avro" as parameters. Names starting with io.confluent.connect.avro.ConnectDefault
 // are dropped, as Confluent drops them.
+// Two halves, two files: the schema in avro_schema_reader.cpp, the datum in avro_datum_reader.cpp.
 #pragma once
 
 #include <memory>

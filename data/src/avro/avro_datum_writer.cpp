@@ -3,19 +3,15 @@
 
 #include <cstring>
 
+#include "avro/avro_fail.h"
 #include "avro/avro_writer.h"
 #include "avro/confluent_names.h"
-#include "ksink/conversion_error.h"
 
 namespace ksink::avro {
 namespace {
 
 using T = Schema::Type;
 using A = AvroNode::Type;
-
-[[noreturn]] void fail(const std::string& what) {
-  throw ConversionError("Avro: " + what);
-}
 
 class BinaryWriter {
  public:

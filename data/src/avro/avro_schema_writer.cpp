@@ -4,20 +4,16 @@
 #include <cmath>
 #include <map>
 
+#include "avro/avro_fail.h"
 #include "avro/avro_writer.h"
 #include "avro/confluent_names.h"
 #include "connect_json_writer.h"
-#include "ksink/conversion_error.h"
 #include "ksink/detail/json_string.h"
 
 namespace ksink::avro {
 namespace {
 
 using T = Schema::Type;
-
-[[noreturn]] void fail(const std::string& what) {
-  throw ConversionError("Avro: " + what);
-}
 
 void appendString(std::string& out, std::string_view text) {
   detail::appendJsonString(out, text, false);

@@ -23,4 +23,14 @@ inline std::string_view branchName(const AvroNode& branch) {
   return named ? branch.simpleName() : AvroNode::typeName(branch.type);
 }
 
+// The branch a union stands for when it is a plain (or optional) value — a union of one branch, or
+// of null and one other — and nullptr when it is a general union (Connect's Union struct).
+inline const AvroNode* plainBranch(const AvroNode& u) {
+  const auto& b = u.branches;
+  if (b.size() == 1) return b[0];
+  const auto isNull = [](const AvroNode* n) { return n->type == AvroNode::Type::kNull; };
+  if (b.size() == 2 && isNull(b[0]) != isNull(b[1])) return isNull(b[0]) ? b[1] : b[0];
+  return nullptr;
+}
+
 }  // namespace ksink::avro
