@@ -8,7 +8,6 @@
 #include <thread>
 
 #include "create_topics.h"
-#include "ksink/retriable_error.h"
 #include "locked_offset_reader.h"
 #include "published_status.h"
 #include "worker_source_task.h"
@@ -28,6 +27,8 @@ ExactlyOnceSourceTask::ExactlyOnceSourceTask(int id, SourceConnectorConfig setti
       before_start_(std::move(before_start)),
       topic_creation_(settings_.topic_creation),
       calls_(*task_, name()),
+      poll_(name(), clock_, mutex_, counters_,
+            [this](const std::string& retrying) { publish(nullptr, retrying); }),
       waker_(*task_) {}
 
 ExactlyOnceSourceTask::~ExactlyOnceSourceTask() = default;
@@ -95,9 +96,7 @@ void ExactlyOnceSourceTask::run() {
         props, [this](uint64_t token, const std::optional<std::string>& error,
                       const RecordMetadata& metadata) {
           // A failed record fails the transaction's commit, which fails the task.
-          if (error || token < first_token_ || token - first_token_ >= delivered_.size()) return;
-          delivered_[token - first_token_] = {metadata.partition, metadata.offset.value_or(-1),
-                                              metadata.timestamp.value_or(-1)};
+          if (!error) transaction_.delivered(token, metadata);
         });
     // Fences the task's older producers (zombies) and ends what they left open, before the
     // offsets topic is read: its committed offsets are then final.
@@ -143,14 +142,6 @@ void ExactlyOnceSourceTask::iteration() {
     sendRecords();
     return;
   }
-  const auto now = clock_.now();
-  if (now < poll_not_before_) {
-    std::this_thread::sleep_for(
-        std::min(clock_.timeoutUntil(poll_not_before_), WorkerSourceTask::kIdleWait));
-    return;
-  }
-  to_send_.clear();
-  next_to_send_ = 0;
   struct InPoll {  // the committer may commit while the task's poll() runs
     ExactlyOnceSourceTask& self;
     explicit InPoll(ExactlyOnceSourceTask& s) : self(s) { set(true); }
@@ -160,24 +151,16 @@ void ExactlyOnceSourceTask::iteration() {
       self.in_poll_ = value;
     }
   };
-  try {
-    InPoll in_poll(*this);
-    to_send_ = task_->poll();
-  } catch (const RetriableError& e) {
-    spdlog::warn("source task {}: poll() failed, retrying: {}", name(), e.what());
-    publish(nullptr, fmt::format("poll() failed, retrying: {}", e.what()));
-    poll_not_before_ = clock_.now() + WorkerSourceTask::kPollRetryBackoff;
-    return;
-  }
-  {
-    std::lock_guard lock(mutex_);
-    const double took = std::chrono::duration<double, std::milli>(clock_.now() - now).count();
-    ++counters_.poll_batch_count;
-    counters_.poll_batch_avg_time_ms +=
-        (took - counters_.poll_batch_avg_time_ms) / static_cast<double>(counters_.poll_batch_count);
-    counters_.poll_batch_max_time_ms = std::max(counters_.poll_batch_max_time_ms, took);
-    counters_.source_record_poll_total += to_send_.size();
-  }
+  auto polled = poll_(
+      [&] {
+        to_send_.clear();
+        next_to_send_ = 0;
+        InPoll in_poll(*this);
+        return task_->poll();
+      },
+      WorkerSourceTask::kIdleWait);
+  if (!polled) return;
+  to_send_ = std::move(*polled);
   if (topic_creation_)
     createTopicsFor(to_send_, *topic_creation_, producer_->handle(), stopping_, name());
   sendRecords();
@@ -192,7 +175,7 @@ void ExactlyOnceSourceTask::serveCommits() {
     std::this_thread::sleep_for(WorkerSourceTask::kIdleWait);
     std::unique_lock lock(mutex_);
     if (!in_poll_ || committer_failure_ || !producer_ || producer_->fatalError()) continue;
-    if (!transaction_open_ && transaction_offsets_.empty()) continue;
+    if (!transaction_open_ && transaction_.offsets().empty()) continue;
     if (clock_.now() < last_commit_ + settings_.transaction_boundary_interval) continue;
     try {
       last_commit_ = clock_.now();
@@ -224,7 +207,6 @@ void ExactlyOnceSourceTask::sendRecords() {
     if (r.partition_key_mismatch) ++counters_.source_partition_key_mismatches;
     beginIfNeeded();
     const bool keep = task_->wantsCommitRecord();
-    const std::string* topic = nullptr;
     if (r.record) {
       if (r.record->topic == store_->topic())
         throw std::runtime_error(fmt::format(
@@ -232,23 +214,23 @@ void ExactlyOnceSourceTask::sendRecords() {
             "is enabled (a record for {}): its open transaction would block the reads of that "
             "topic",
             r.record->topic));
-      if (keep) delivered_.emplace_back();  // before the send: its report may come at once
-      while (producer_->send(*r.record, next_token_) == KafkaProducer::Send::kQueueFull) {
+      const uint64_t token = transaction_.beginSend(keep);
+      while (producer_->send(*r.record, token) == KafkaProducer::Send::kQueueFull) {
         if (stopping_) {
-          if (keep) delivered_.pop_back();
+          transaction_.abandonSend(keep);
           return;
         }
         producer_->poll(std::chrono::milliseconds(1));  // the byte budget is spent
       }
-      ++next_token_;
-      ++transaction_produced_;
-      if (keep) topic = &*topics_.insert(r.record->topic).first;
-    } else if (r.skipped) {
-      ++counters_.total_record_errors;
-      ++counters_.total_records_skipped;
+      transaction_.produced(r.id, r.record->topic, keep);
+    } else {
+      if (r.skipped) {
+        ++counters_.total_record_errors;
+        ++counters_.total_records_skipped;
+      }
+      transaction_.notProduced(r.id, keep);
     }
-    transaction_offsets_.insert_or_assign(*r.offset_key, std::move(r.offset_value));
-    if (keep) transaction_records_.push_back({r.id, topic});
+    transaction_.setOffset(*r.offset_key, std::move(r.offset_value));
     ++next_to_send_;
     if (r.transaction != detail::TransactionRequest::kNone) endTransaction(r.transaction, lock);
   }
@@ -294,27 +276,26 @@ void ExactlyOnceSourceTask::endTransaction(detail::TransactionRequest how,
 void ExactlyOnceSourceTask::abortTransaction(Calls& calls) {
   if (!transaction_open_) return;
   spdlog::info("source task {}: aborting the transaction of {} record(s), as the task asked",
-               name(), transaction_records_.size());
+               name(), transaction_.records());
+  abortOpenTransaction();
+  ++counters_.transaction_abort_total;
+  transaction_.aborted(calls);
+}
+
+void ExactlyOnceSourceTask::abortOpenTransaction() {
+  if (!transaction_open_) return;
   producer_->abortTransaction(transactionTimeout());
   transaction_open_ = false;
-  ++counters_.transaction_abort_total;
-  // The records are gone; their offsets stay, to be committed alone.
-  std::vector<Sent> aborted;
-  aborted.swap(transaction_records_);
-  delivered_.clear();
-  first_token_ = next_token_;
-  transaction_produced_ = 0;
-  for (const auto& sent : aborted) calls.records.emplace_back(sent.record_id, std::nullopt);
 }
 
 void ExactlyOnceSourceTask::commitTransaction(Calls& calls) {
-  if (!transaction_open_ && transaction_offsets_.empty()) return;
+  if (!transaction_open_ && transaction_.offsets().empty()) return;
   const auto started = clock_.now();
   beginIfNeeded();
   // The offsets go where Connect's offsets producer puts them: key and value bytes, partitioned
   // by murmur2 of the key (the task's producer uses Java's partitioner).
   constexpr uint64_t kOffsetToken = UINT64_MAX;
-  for (const auto& [key, value] : transaction_offsets_) {
+  for (const auto& [key, value] : transaction_.offsets()) {
     detail::ProducerRecordBytes record{store_->topic(), std::nullopt, key, value, {}, std::nullopt};
     while (producer_->send(record, kOffsetToken) == KafkaProducer::Send::kQueueFull)
       producer_->poll(std::chrono::milliseconds(1));
@@ -334,33 +315,13 @@ void ExactlyOnceSourceTask::commitTransaction(Calls& calls) {
             : "whether it committed is not known: a restarted task resumes after what did"));
   }
   transaction_open_ = false;
-  store_->committed(transaction_offsets_);
-  transaction_offsets_.clear();
+  store_->committed(transaction_.offsets());
   producer_->poll(std::chrono::milliseconds(0));  // the records' metadata
-  std::vector<Sent> committed;
-  committed.swap(transaction_records_);
-  std::vector<Delivered> delivered;
-  delivered.swap(delivered_);
-  first_token_ = next_token_;
-  const auto produced = std::exchange(transaction_produced_, 0);
+  const uint64_t produced = transaction_.committed(calls);
   ++counters_.offset_commit_seq_no;
   ++counters_.offset_commit_completion_total;
   ++counters_.transaction_commit_total;
   counters_.source_record_write_total += produced;
-  size_t at = 0;  // the produced records of `committed`, in order, are delivered[0…]
-  for (const auto& sent : committed) {
-    std::optional<RecordMetadata> metadata;
-    if (sent.topic) {
-      const auto& d = delivered[at++];
-      if (d.partition >= 0)
-        metadata =
-            RecordMetadata{*sent.topic, d.partition,
-                           d.offset >= 0 ? std::optional<int64_t>(d.offset) : std::nullopt,
-                           d.timestamp >= 0 ? std::optional<int64_t>(d.timestamp) : std::nullopt};
-    }
-    calls.records.emplace_back(sent.record_id, std::move(metadata));
-  }
-  calls.commit = true;
   spdlog::debug(
       "source task {}: committed a transaction of {} record(s) in {} ms", name(), produced,
       std::chrono::duration_cast<std::chrono::milliseconds>(clock_.now() - started).count());
@@ -377,20 +338,16 @@ std::exception_ptr ExactlyOnceSourceTask::finish(std::exception_ptr failure) {
     using Boundary = SourceConnectorConfig::TransactionBoundary;
     try {
       if (failure || cancelled_) {
-        if (transaction_open_ && !producer_->fatalError()) {
-          producer_->abortTransaction(transactionTimeout());
-          transaction_open_ = false;
-        }
+        if (!producer_->fatalError()) abortOpenTransaction();
       } else if (settings_.transaction_boundary != Boundary::kConnector) {
         endTransaction(detail::TransactionRequest::kCommit, lock);  // the final one
       } else if (const auto asked = task_->takeTransactionRequest();
                  asked != detail::TransactionRequest::kNone && next_to_send_ >= to_send_.size()) {
         endTransaction(asked, lock);  // the task asked for a boundary after the whole batch
-      } else if (transaction_open_) {
+      } else {
         // Connector boundaries never split what the task asked to keep together: a stop in the
         // middle of a batch (or before the task asked) commits none of it.
-        producer_->abortTransaction(transactionTimeout());
-        transaction_open_ = false;
+        abortOpenTransaction();
       }
     } catch (...) {
       if (!lock.owns_lock()) lock.lock();

@@ -39,7 +39,6 @@
 #include <memory>
 #include <mutex>
 #include <optional>
-#include <set>
 #include <string>
 #include <thread>
 #include <utility>
@@ -53,9 +52,11 @@
 #include "ksink/detail/source_task_driver.h"
 #include "published_status.h"
 #include "source_connector_config.h"
+#include "source_poll.h"
 #include "source_task_calls.h"
 #include "source_task_waker.h"
 #include "submitted_records.h"
+#include "transaction_contents.h"
 #include "worker_task.h"
 
 namespace ksink {
@@ -79,18 +80,6 @@ class ExactlyOnceSourceTask final : public WorkerTask {
   static std::string transactionalId(const SourceConnectorConfig& settings, int id);
 
  private:
-  // A record of the open transaction, kept for its commitRecord() (only while the task wants
-  // those calls).
-  struct Sent {
-    uint64_t record_id;        // the driver's
-    const std::string* topic;  // one of topics_; nullptr: dropped, never produced
-  };
-  // Where Kafka put a produced record, by its token (from first_token_).
-  struct Delivered {
-    int32_t partition = -1;  // -1: no report yet
-    int64_t offset = -1;
-    int64_t timestamp = -1;
-  };
   using Calls = SourceTaskCalls::Due;  // what a commit or an abort owes the task
 
   void iteration();
@@ -100,6 +89,7 @@ class ExactlyOnceSourceTask final : public WorkerTask {
   void endTransaction(detail::TransactionRequest how, std::unique_lock<std::mutex>& lock);
   void commitTransaction(Calls& calls);  // with mutex_ held
   void abortTransaction(Calls& calls);   // with mutex_ held
+  void abortOpenTransaction();           // with mutex_ held; no calls owed, no count
   // The committer thread's loop (interval boundaries): commits a due transaction while the task's
   // poll() waits.
   void serveCommits();
@@ -129,7 +119,6 @@ class ExactlyOnceSourceTask final : public WorkerTask {
   std::vector<detail::PolledRecord> to_send_;
   std::optional<TopicCreation> topic_creation_;
   size_t next_to_send_ = 0;
-  Clock::time_point poll_not_before_{};
 
   // Guards the producer's transaction (and the delivery callback, which runs inside the
   // producer's calls), what follows up to counters_, and the store. Never held while the task's
@@ -140,15 +129,10 @@ class ExactlyOnceSourceTask final : public WorkerTask {
   std::exception_ptr committer_failure_;
   Clock::time_point last_commit_{};
   bool transaction_open_ = false;
-  OffsetEntries transaction_offsets_;  // newest per source partition
-  uint64_t transaction_produced_ = 0;  // records sent in it
-  std::vector<Sent> transaction_records_;
-  std::vector<Delivered> delivered_;  // the records of transaction_records_ that were produced
-  uint64_t first_token_ = 0;          // the transaction's first produced record's token
-  uint64_t next_token_ = 0;
-  std::set<std::string, std::less<>> topics_;  // the topics written to, for Sent::topic
+  TransactionContents transaction_;
   TaskCounters counters_;
 
+  SourcePoll poll_;  // the task thread's
   SourceTaskWaker waker_;
   std::atomic<bool> stopping_{false};
   std::atomic<bool> cancelled_{false};

@@ -7,19 +7,10 @@
 #include <algorithm>
 
 #include "create_topics.h"
-#include "ksink/retriable_error.h"
 #include "locked_offset_reader.h"
 #include "published_status.h"
 
 namespace ksink {
-namespace {
-
-double millisSince(Clock::time_point start, Clock::time_point end) {
-  return std::chrono::duration<double, std::milli>(end - start).count();
-}
-
-}  // namespace
-
 WorkerSourceTask::WorkerSourceTask(int id, SourceConnectorConfig settings, Config config,
                                    std::unique_ptr<detail::SourceTaskDriver> task,
                                    std::shared_ptr<OffsetBackingStore> store, const Clock& clock)
@@ -32,6 +23,8 @@ WorkerSourceTask::WorkerSourceTask(int id, SourceConnectorConfig settings, Confi
       commits_(*store_, clock, settings_.worker.offset_flush_interval,
                settings_.worker.offset_flush_timeout),
       topic_creation_(settings_.topic_creation),
+      poll_(fmt::format("{}-{}", settings_.worker.name, id_), clock_, mutex_, counters_,
+            [this](const std::string& retrying) { publish(nullptr, retrying); }),
       waker_(*task_),
       calls_(*task_, fmt::format("{}-{}", settings_.worker.name, id_)) {}
 
@@ -112,32 +105,15 @@ void WorkerSourceTask::iteration() {
                                *send_failure_);
   }
   if (next_to_send_ >= to_send_.size()) {
-    const auto now = clock_.now();
-    if (now < poll_not_before_) {
-      std::this_thread::sleep_for(std::min(clock_.timeoutUntil(poll_not_before_), kIdleWait));
-      return;
-    }
-    to_send_.clear();
-    next_to_send_ = 0;
-    try {
-      to_send_ = task_->poll();
-    } catch (const RetriableError& e) {
-      spdlog::warn("source task {}-{}: poll() failed, retrying: {}", settings_.worker.name, id_,
-                   e.what());
-      // Still RUNNING, but /status shows why nothing comes.
-      publish(nullptr, fmt::format("poll() failed, retrying: {}", e.what()));
-      poll_not_before_ = clock_.now() + kPollRetryBackoff;
-      return;
-    }
-    const double took = millisSince(now, clock_.now());
-    {
-      std::lock_guard lock(mutex_);
-      ++counters_.poll_batch_count;
-      counters_.poll_batch_avg_time_ms += (took - counters_.poll_batch_avg_time_ms) /
-                                          static_cast<double>(counters_.poll_batch_count);
-      counters_.poll_batch_max_time_ms = std::max(counters_.poll_batch_max_time_ms, took);
-      counters_.source_record_poll_total += to_send_.size();
-    }
+    auto polled = poll_(
+        [&] {
+          to_send_.clear();
+          next_to_send_ = 0;
+          return task_->poll();
+        },
+        kIdleWait);
+    if (!polled) return;
+    to_send_ = std::move(*polled);
     if (to_send_.empty()) {
       std::this_thread::sleep_for(kIdleWait);
       return;

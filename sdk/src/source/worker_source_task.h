@@ -10,8 +10,8 @@
 // blocks, as Connect's committer thread does. The task's own code (poll(), commitRecord(),
 // commit(), its offset reads) never runs under the worker's lock: commitRecord() calls are
 // collected under it and made after, so a task that guards its state with a lock of its own
-// cannot deadlock with the worker. A RetriableError from poll() waits kPollRetryBackoff and polls
-// again; any other exception, and a record Kafka refuses under errors.tolerance=none, fail the
+// cannot deadlock with the worker. A RetriableError from poll() is retried (SourcePoll); any other
+// exception, and a record Kafka refuses under errors.tolerance=none, fail the
 // task.
 //
 // Stop (stop(deadline), any thread): the task is woken (SourceTask::wakeup(), only between its
@@ -41,6 +41,7 @@
 #include "published_status.h"
 #include "source_commit_cycle.h"
 #include "source_connector_config.h"
+#include "source_poll.h"
 #include "source_task_calls.h"
 #include "source_task_waker.h"
 #include "submitted_records.h"
@@ -50,7 +51,6 @@ namespace ksink {
 
 class WorkerSourceTask final : public WorkerTask {
  public:
-  static constexpr std::chrono::milliseconds kPollRetryBackoff{100};
   // An empty poll() is followed by a wait this long, so a task that returns at once when it has
   // nothing does not spin a core; also the service thread's longest wait for acknowledgements.
   static constexpr std::chrono::milliseconds kIdleWait{10};
@@ -122,7 +122,7 @@ class WorkerSourceTask final : public WorkerTask {
   std::vector<detail::PolledRecord> to_send_;    // the task thread's
   std::optional<TopicCreation> topic_creation_;  // the task thread's
   size_t next_to_send_ = 0;
-  Clock::time_point poll_not_before_{};
+  SourcePoll poll_;  // the task thread's
 
   SourceTaskWaker waker_;
   SourceTaskCalls calls_;  // its turns taken under mutex_

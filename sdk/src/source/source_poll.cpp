@@ -1,0 +1,49 @@
+#include "source_poll.h"
+
+#include <fmt/format.h>
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+#include <thread>
+
+#include "ksink/retriable_error.h"
+
+namespace ksink {
+
+SourcePoll::SourcePoll(std::string task_name, const Clock& clock, std::mutex& mutex,
+                       TaskCounters& counters,
+                       std::function<void(const std::string&)> show_retrying)
+    : task_name_(std::move(task_name)),
+      clock_(clock),
+      mutex_(mutex),
+      counters_(counters),
+      show_retrying_(std::move(show_retrying)) {}
+
+std::optional<std::vector<detail::PolledRecord>> SourcePoll::operator()(
+    const std::function<std::vector<detail::PolledRecord>()>& poll,
+    std::chrono::milliseconds idle_wait) {
+  const auto started = clock_.now();
+  if (started < not_before_) {
+    std::this_thread::sleep_for(std::min(clock_.timeoutUntil(not_before_), idle_wait));
+    return std::nullopt;
+  }
+  std::vector<detail::PolledRecord> records;
+  try {
+    records = poll();
+  } catch (const RetriableError& e) {
+    spdlog::warn("source task {}: poll() failed, retrying: {}", task_name_, e.what());
+    show_retrying_(fmt::format("poll() failed, retrying: {}", e.what()));
+    not_before_ = clock_.now() + kRetryBackoff;
+    return std::nullopt;
+  }
+  const double took = std::chrono::duration<double, std::milli>(clock_.now() - started).count();
+  std::lock_guard lock(mutex_);
+  ++counters_.poll_batch_count;
+  counters_.poll_batch_avg_time_ms +=
+      (took - counters_.poll_batch_avg_time_ms) / static_cast<double>(counters_.poll_batch_count);
+  counters_.poll_batch_max_time_ms = std::max(counters_.poll_batch_max_time_ms, took);
+  counters_.source_record_poll_total += records.size();
+  return records;
+}
+
+}  // namespace ksink

@@ -1,0 +1,46 @@
+// SourcePoll: a source task's poll() as both task kinds call it (WorkerSourceTask,
+// ExactlyOnceSourceTask). A RetriableError from poll() is logged, shown in /status while the task
+// retries, and the next poll waits kRetryBackoff (Connect retries poll() alike); any other
+// exception passes. Each poll counts in Connect's source-task-metrics: poll_batch_count, the
+// average and longest poll() time, source_record_poll_total.
+//
+// Thread-safety: the task's thread calls it; the counters are updated under the task's lock.
+#pragma once
+
+#include <chrono>
+#include <functional>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "clock.h"
+#include "ksink/connector_status.h"
+#include "ksink/detail/source_task_driver.h"
+
+namespace ksink {
+
+class SourcePoll {
+ public:
+  static constexpr std::chrono::milliseconds kRetryBackoff{100};
+
+  // `show_retrying`: puts the message in the task's /status (the task stays RUNNING).
+  SourcePoll(std::string task_name, const Clock& clock, std::mutex& mutex, TaskCounters& counters,
+             std::function<void(const std::string&)> show_retrying);
+
+  // `poll` (the task's poll()) called, unless a retry's backoff is still running (then this
+  // waits up to `idle_wait` of it); nullopt when nothing was polled.
+  std::optional<std::vector<detail::PolledRecord>> operator()(
+      const std::function<std::vector<detail::PolledRecord>()>& poll,
+      std::chrono::milliseconds idle_wait);
+
+ private:
+  const std::string task_name_;
+  const Clock& clock_;
+  std::mutex& mutex_;
+  TaskCounters& counters_;
+  const std::function<void(const std::string&)> show_retrying_;
+  Clock::time_point not_before_{};
+};
+
+}  // namespace ksink

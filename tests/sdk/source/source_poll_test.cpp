@@ -1,0 +1,87 @@
+// SourcePoll: a source task's poll() as both task kinds call it — counted in the poll metrics, a
+// RetriableError shown in /status and retried only after the backoff, any other error passed on.
+#include "source_poll.h"
+
+#include <gtest/gtest.h>
+
+#include <stdexcept>
+
+#include "ksink/retriable_error.h"
+#include "manual_clock.h"
+
+namespace ksink {
+namespace {
+
+using namespace std::chrono_literals;
+
+class SourcePollTest : public ::testing::Test {
+ protected:
+  std::vector<detail::PolledRecord> records(size_t n) {
+    return std::vector<detail::PolledRecord>(n);
+  }
+
+  test::ManualClock clock;
+  std::mutex mutex;
+  TaskCounters counters;
+  std::vector<std::string> shown;
+  SourcePoll poll{"conn-0", clock, mutex, counters,
+                  [this](const std::string& message) { shown.push_back(message); }};
+};
+
+TEST_F(SourcePollTest, EachPollIsCountedWithItsRecordsAndItsTime) {
+  auto polled = poll(
+      [&] {
+        clock.advance(30ms);
+        return records(4);
+      },
+      10ms);
+  ASSERT_TRUE(polled.has_value());
+  EXPECT_EQ(polled->size(), 4u);
+  polled = poll(
+      [&] {
+        clock.advance(10ms);
+        return records(0);
+      },
+      10ms);
+  ASSERT_TRUE(polled.has_value());
+  EXPECT_EQ(counters.poll_batch_count, 2u);
+  EXPECT_EQ(counters.source_record_poll_total, 4u);
+  EXPECT_DOUBLE_EQ(counters.poll_batch_avg_time_ms, 20.0);
+  EXPECT_DOUBLE_EQ(counters.poll_batch_max_time_ms, 30.0);
+  EXPECT_TRUE(shown.empty());
+}
+
+TEST_F(SourcePollTest, ARetriableErrorIsShownAndPollIsNotCalledAgainBeforeTheBackoff) {
+  int calls = 0;
+  auto failing = [&]() -> std::vector<detail::PolledRecord> {
+    ++calls;
+    throw RetriableError("database restarting");
+  };
+  EXPECT_FALSE(poll(failing, 10ms).has_value());
+  EXPECT_EQ(shown, std::vector<std::string>{"poll() failed, retrying: database restarting"});
+  clock.advance(SourcePoll::kRetryBackoff - 1ms);
+  EXPECT_FALSE(poll(failing, 10ms).has_value());
+  EXPECT_EQ(calls, 1);  // still backing off
+  clock.advance(1ms);
+  auto polled = poll(
+      [&] {
+        ++calls;
+        return records(2);
+      },
+      10ms);
+  ASSERT_TRUE(polled.has_value());
+  EXPECT_EQ(calls, 2);
+  EXPECT_EQ(counters.poll_batch_count, 1u);  // the failed poll is not a batch
+  EXPECT_EQ(counters.source_record_poll_total, 2u);
+}
+
+TEST_F(SourcePollTest, AnyOtherErrorIsPassedOn) {
+  EXPECT_THROW(
+      poll([]() -> std::vector<detail::PolledRecord> { throw std::runtime_error("broke"); }, 10ms),
+      std::runtime_error);
+  EXPECT_TRUE(shown.empty());
+  EXPECT_EQ(counters.poll_batch_count, 0u);
+}
+
+}  // namespace
+}  // namespace ksink
