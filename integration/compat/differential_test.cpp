@@ -106,7 +106,9 @@ class DifferentialTest : public ::testing::Test {
     return fmt::format("postgresql://{}@{}:{}/{}", pg_.user, pg_.host, pg_.port, db);
   }
 
-  std::unique_ptr<PgTestSchema> caseSchema(const std::string& db, const std::string& name) {
+  // A schema named after the case (a case named for a dotted topic: its dots as underscores).
+  std::unique_ptr<PgTestSchema> caseSchema(const std::string& db, std::string name) {
+    std::replace(name.begin(), name.end(), '.', '_');
     PgTestSchema(serverUrl(db), "public").exec(fmt::format("CREATE SCHEMA {}", name));
     return std::make_unique<PgTestSchema>(serverUrl(db), name);
   }

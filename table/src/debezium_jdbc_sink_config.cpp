@@ -139,7 +139,7 @@ std::map<std::string, std::string> TableSinkConfig::fromDebeziumJdbcSink(
   out[unwrap_prefix + "drop.tombstones"] = "false";
   out[unwrap_prefix + "delete.handling.mode"] = "none";
   out[unwrap_prefix + "truncate.handling.mode"] = truncate ? "truncate" : "drop";
-  out["table.name.format"] = "${topic}";  // the table step set the topic to the table's name
+  out["table.name.format"] = "${topic}";  // the table step named the destination table
   for (auto& [k, v] : out) values.insert_or_assign(k, std::move(v));
   return values;
 }

@@ -261,6 +261,7 @@ std::optional<RecordMapper::Row> RecordMapper::map(const SinkRecord& record) {
   std::string_view topic = record.topic();
   int32_t partition = record.partition();
   std::optional<ConnectRecord> transformed;
+  std::string_view destination = topic;
   if (!chain_.empty()) {
     transformed = chain_.apply(ConnectRecord::from(record, std::move(key), std::move(value)));
     if (!transformed) return std::nullopt;
@@ -268,8 +269,9 @@ std::optional<RecordMapper::Row> RecordMapper::map(const SinkRecord& record) {
     value = std::move(transformed->value);
     topic = transformed->topic;
     partition = transformed->partition.value_or(partition);
+    destination = transformed->destination.empty() ? topic : transformed->destination;
   }
-  const auto& table = tableFor(topic);
+  const auto& table = tableFor(destination);
   if (transformed && transformed->truncate) {
     if (truncate_layouts_.size() >= kCacheLimit && !truncate_layouts_.contains(table))
       truncate_layouts_.clear();

@@ -108,6 +108,29 @@ TEST(DebeziumJdbcSinkConfig, FieldIncludeAndExcludeListsChooseTheColumns) {
                ConfigException);
 }
 
+// A `<topic>:<field>` entry names the topic as the record has it, not the table the collection
+// naming makes of it (dots as underscores); primary.key.mode=kafka's topic column likewise.
+TEST(DebeziumJdbcSinkConfig, TopicEntriesAndTheKafkaTopicColumnSeeTheTopicNotTheTable) {
+  auto values =
+      TableSinkConfig::fromDebeziumJdbcSink(debezium({{"field.include.list", "db.public.orders:b"},
+                                                      {"primary.key.mode", "kafka"},
+                                                      {"insert.mode", "insert"},
+                                                      {"delete.enabled", "false"}}));
+  for (const auto side : {"key", "value"})
+    values[fmt::format("{}.converter.schemas.enable", side)] = "false";
+  const Config config(values);
+  RecordMapper m(TableSinkConfig::parse(config), config);
+  const SinkRecord r("db.public.orders", 0, 5, 1, R"({"id":1})", R"({"id":1,"a":1,"b":2})");
+  const auto row = m.map(r);
+  ASSERT_TRUE(row);
+  EXPECT_EQ(row->layout->table, "db_public_orders");
+  std::vector<std::string> columns;
+  for (const auto& c : row->layout->columns) columns.push_back(c.name);
+  EXPECT_EQ(columns, (std::vector<std::string>{"__connect_topic", "__connect_partition",
+                                               "__connect_offset", "b"}));
+  EXPECT_EQ(row->values[0], Value::string("db.public.orders"));
+}
+
 class DebeziumEnvelope : public ::testing::Test {
  protected:
   RecordMapper mapper(std::map<std::string, std::string> extra = {}) {

@@ -44,6 +44,9 @@ struct ConnectRecord {
   // Empty the destination table instead of writing a row (a Debezium truncate event, kept by
   // ExtractNewRecordState's truncate.handling.mode=truncate); key and value are ignored.
   bool truncate = false;
+  // The destination table a transformation named (the Debezium JDBC sink's collection naming);
+  // empty: the topic names it. The topic stays what the record's filters and key columns see.
+  std::string destination;
 
   bool isTombstone() const { return value.value.isNull(); }
   // The last header named `name`, or nullptr.

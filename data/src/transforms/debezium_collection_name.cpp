@@ -1,8 +1,9 @@
-// The Debezium JDBC sink's collection.name.format, as a transform in front of the unwrap: the
-// record's topic becomes the destination table's name. `${topic}` is the topic with its dots
-// replaced by underscores and `${source.<field>}` a field of the change event's source block
-// (db, schema, table…), as Debezium's DefaultCollectionNamingStrategy resolves them. A record
-// that is not a change event (a tombstone) keeps its topic when the format needs its source.
+// The Debezium JDBC sink's collection.name.format, as a transform in front of the unwrap: it
+// names the record's destination table and leaves its topic as it was, which the sink's
+// `<topic>:<field>` filters and primary.key.mode=kafka's topic column still read. `${topic}` is the
+// topic with its dots replaced by underscores and `${source.<field>}` a field of the change event's
+// source block (db, schema, table…), as Debezium's DefaultCollectionNamingStrategy resolves them. A
+// record that is not a change event (a tombstone) keeps its topic when the format needs its source.
 #include <fmt/format.h>
 
 #include <string>
@@ -36,7 +37,10 @@ class DebeziumCollectionName final : public Transformation {
     std::string out = replaceAll(format_, "${topic}", topic);
     if (out.find("${source.") != std::string::npos) {
       const Value* source = record.value.value.find("source");
-      if (!source || source->kind() != Value::Kind::kObject) return record;  // not a change event
+      if (!source || source->kind() != Value::Kind::kObject) {  // not a change event
+        record.destination = record.topic;
+        return record;
+      }
       for (size_t at = out.find("${source."); at != std::string::npos;
            at = out.find("${source.", at)) {
         const auto end = out.find('}', at);
@@ -52,7 +56,7 @@ class DebeziumCollectionName final : public Transformation {
         at += v->asString().size();
       }
     }
-    record.topic = std::move(out);
+    record.destination = std::move(out);
     return record;
   }
 

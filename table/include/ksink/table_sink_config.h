@@ -53,8 +53,9 @@ struct TableSinkConfig {
   TableStyle table_style = TableStyle::kConfluent;
   bool fold_identifiers = false;  // Debezium style without quote.identifiers=true
   // The Debezium JDBC sink's field.include.list / field.exclude.list: entries `field` (any topic)
-  // or `<topic>:<field>` (the record's topic after the transforms), matched exactly, on the
-  // value's fields, and on the key's when pk.fields is empty.
+  // or `<topic>:<field>` (the record's topic after the transforms, dots and all: the table the
+  // collection naming makes of it is not a topic), matched exactly, on the value's fields, and on
+  // the key's when pk.fields is empty.
   struct FieldFilter {
     bool include = true;  // an include list; else an exclude list
     std::vector<std::pair<std::string, std::string>> entries;  // (topic or "", field)
