@@ -85,7 +85,13 @@ std::string Value::decimalToJavaString(std::string_view unscaled, int32_t scale)
   const bool negative = plain[0] == '-';
   std::string digits = negative ? plain.substr(1) : plain;
   const int64_t adjusted = static_cast<int64_t>(digits.size()) - 1 - scale;
-  if (scale >= 0 && adjusted >= -6) return decimalToString(unscaled, scale);
+  if (scale >= 0 && adjusted >= -6) {  // plain text: the digits with the point put in
+    if (scale == 0) return plain;
+    const auto places = static_cast<size_t>(scale);
+    if (digits.size() <= places) digits.insert(0, places + 1 - digits.size(), '0');
+    digits.insert(digits.size() - places, ".");
+    return negative ? "-" + digits : digits;
+  }
   std::string out = negative ? "-" : "";
   out += digits[0];
   if (digits.size() > 1) out += "." + digits.substr(1);

@@ -101,12 +101,11 @@ void RecordMapper::reduceByKey(std::vector<Row>& rows) {
     Row& earlier = rows[it->second];
     if (row.is_delete || !earlier.is_delete) {
       // A delete replaces whatever came before it; a write absorbs the earlier write's columns.
-      if (row.is_delete) {
-        row.absorbed = std::move(earlier.absorbed);
-        row.absorbed.push_back(earlier.record);
-      } else {
-        absorb(row, earlier);
-      }
+      // Either stands for the earlier row's records too: moved over, so that a key written n
+      // times in a batch costs n steps, not n².
+      row.absorbed = std::move(earlier.absorbed);
+      row.absorbed.push_back(earlier.record);
+      if (!row.is_delete) absorbColumns(row, earlier);
       keep[it->second] = 0;
     }
     // else a write after a delete: both stay, in order (the row starts again from nothing).
@@ -115,11 +114,7 @@ void RecordMapper::reduceByKey(std::vector<Row>& rows) {
   keepOnly(rows, keep);
 }
 
-void RecordMapper::absorb(Row& later, Row& earlier) {
-  later.absorbed.insert(later.absorbed.begin(), earlier.absorbed.begin(), earlier.absorbed.end());
-  later.absorbed.insert(
-      later.absorbed.begin() + static_cast<std::ptrdiff_t>(earlier.absorbed.size()),
-      earlier.record);
+void RecordMapper::absorbColumns(Row& later, Row& earlier) {
   const Layout& mine = *later.layout;
   const Layout& theirs = *earlier.layout;
   if (&mine == &theirs) return;

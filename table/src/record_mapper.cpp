@@ -148,7 +148,7 @@ std::shared_ptr<const RecordMapper::MappedLayout> RecordMapper::layoutFor(
   auto& cache_key = lookup_key_;
   cache_key.clear();
   appendCounted(cache_key, table);
-  if (config_.field_filter.topicSpecific()) appendCounted(cache_key, topic);
+  if (config_.field_filter.topic_specific) appendCounted(cache_key, topic);
   cache_key += is_delete ? 'd' : 'w';
   if (uses_key) describe(cache_key, key);
   cache_key += '|';  // the key's description never ends where the value's could begin

@@ -45,11 +45,6 @@ std::string TableSinkConfig::tableName(std::string_view topic) const {
   return fold_identifiers ? lower(std::move(out)) : out;
 }
 
-bool TableSinkConfig::FieldFilter::topicSpecific() const {
-  return std::any_of(entries.begin(), entries.end(),
-                     [](const auto& e) { return !e.first.empty(); });
-}
-
 bool TableSinkConfig::FieldFilter::keeps(std::string_view topic, std::string_view field) const {
   for (const auto& [t, f] : entries)
     if (f == field && (t.empty() || t == topic)) return include;
@@ -103,6 +98,9 @@ TableSinkConfig read(const std::map<std::string, std::string>& values) {
       out.field_filter.entries.emplace_back(detail::trim(entry.substr(0, colon)),
                                             detail::trim(entry.substr(colon + 1)));
   }
+  out.field_filter.topic_specific =
+      std::any_of(out.field_filter.entries.begin(), out.field_filter.entries.end(),
+                  [](const auto& e) { return !e.first.empty(); });
   return out;
 }
 

@@ -144,7 +144,7 @@ class RecordMapper {
  private:
   struct MappedLayout;
   Batch mapAll(std::span<const SinkRecord> records, SinkTaskContext* context, Mapped mapped);
-  void absorb(Row& later, Row& earlier);
+  void absorbColumns(Row& later, Row& earlier);
   const std::string& tableFor(std::string_view topic);
   std::shared_ptr<const MappedLayout> layoutFor(std::string_view topic, const std::string& table,
                                                 const SchemaAndValue& key,

@@ -59,8 +59,8 @@ struct TableSinkConfig {
   struct FieldFilter {
     bool include = true;  // an include list; else an exclude list
     std::vector<std::pair<std::string, std::string>> entries;  // (topic or "", field)
+    bool topic_specific = false;  // an entry names a topic (known once, asked per record)
     bool empty() const { return entries.empty(); }
-    bool topicSpecific() const;
     bool keeps(std::string_view topic, std::string_view field) const;
   };
   FieldFilter field_filter;
