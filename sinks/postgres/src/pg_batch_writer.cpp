@@ -107,7 +107,10 @@ std::vector<PgRowWriter::Segment> PgBatchWriter::segmentsOf(
       segments.back().rows.push_back(row);
       continue;
     }
-    if (row->layout->key_count > 0 && !open_keys.insert(row).second) {
+    // A key written twice in one statement: ON CONFLICT refuses it, so the second starts new
+    // segments. Inserts need no cut (a second insert of a key fails either way): no hashing.
+    if (mode != InsertMode::kInsert && row->layout->key_count > 0 &&
+        !open_keys.insert(row).second) {
       open.clear();
       open_keys.clear();
       open_keys.insert(row);
