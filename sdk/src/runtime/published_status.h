@@ -21,6 +21,15 @@ class PublishedStatus {
     if (state) state_ = state;
     if (!error.empty()) last_error_ = error;
   }
+  // A passing condition (a poll() being retried): shown as the last error until cleared.
+  void showError(std::string error) {
+    std::lock_guard lock(mutex_);
+    last_error_ = std::move(error);
+  }
+  void clearError() {
+    std::lock_guard lock(mutex_);
+    last_error_.clear();
+  }
   TaskStatus status(int id) const {
     std::lock_guard lock(mutex_);
     TaskStatus out;

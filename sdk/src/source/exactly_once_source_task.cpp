@@ -27,8 +27,7 @@ ExactlyOnceSourceTask::ExactlyOnceSourceTask(int id, SourceConnectorConfig setti
       before_start_(std::move(before_start)),
       topic_creation_(settings_.topic_creation),
       calls_(*task_, name()),
-      poll_(name(), clock_, mutex_, counters_,
-            [this](const std::string& retrying) { publish(nullptr, retrying); }),
+      poll_(name(), clock_, mutex_, counters_, published_),
       waker_(*task_) {}
 
 ExactlyOnceSourceTask::~ExactlyOnceSourceTask() = default;

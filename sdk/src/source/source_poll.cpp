@@ -11,13 +11,12 @@
 namespace ksink {
 
 SourcePoll::SourcePoll(std::string task_name, const Clock& clock, std::mutex& mutex,
-                       TaskCounters& counters,
-                       std::function<void(const std::string&)> show_retrying)
+                       TaskCounters& counters, PublishedStatus& status)
     : task_name_(std::move(task_name)),
       clock_(clock),
       mutex_(mutex),
       counters_(counters),
-      show_retrying_(std::move(show_retrying)) {}
+      status_(status) {}
 
 std::optional<std::vector<detail::PolledRecord>> SourcePoll::operator()(
     const std::function<std::vector<detail::PolledRecord>()>& poll,
@@ -32,9 +31,15 @@ std::optional<std::vector<detail::PolledRecord>> SourcePoll::operator()(
     records = poll();
   } catch (const RetriableError& e) {
     spdlog::warn("source task {}: poll() failed, retrying: {}", task_name_, e.what());
-    show_retrying_(fmt::format("poll() failed, retrying: {}", e.what()));
+    status_.showError(fmt::format("poll() failed, retrying: {}", e.what()));
+    retrying_ = true;
     not_before_ = clock_.now() + kRetryBackoff;
     return std::nullopt;
+  }
+  if (retrying_) {
+    spdlog::info("source task {}: poll() returned again", task_name_);
+    status_.clearError();
+    retrying_ = false;
   }
   const double took = std::chrono::duration<double, std::milli>(clock_.now() - started).count();
   std::lock_guard lock(mutex_);

@@ -1,8 +1,9 @@
 // SourcePoll: a source task's poll() as both task kinds call it (WorkerSourceTask,
 // ExactlyOnceSourceTask). A RetriableError from poll() is logged, shown in /status while the task
-// retries, and the next poll waits kRetryBackoff (Connect retries poll() alike); any other
-// exception passes. Each poll counts in Connect's source-task-metrics: poll_batch_count, the
-// average and longest poll() time, source_record_poll_total.
+// retries (the first poll that returns clears it), and the next poll waits kRetryBackoff (Connect
+// retries poll() alike); any other exception passes. Each poll counts in Connect's
+// source-task-metrics: poll_batch_count, the average and longest poll() time,
+// source_record_poll_total.
 //
 // Thread-safety: the task's thread calls it; the counters are updated under the task's lock.
 #pragma once
@@ -17,6 +18,7 @@
 #include "clock.h"
 #include "ksink/connector_status.h"
 #include "ksink/detail/source_task_driver.h"
+#include "published_status.h"
 
 namespace ksink {
 
@@ -24,9 +26,9 @@ class SourcePoll {
  public:
   static constexpr std::chrono::milliseconds kRetryBackoff{100};
 
-  // `show_retrying`: puts the message in the task's /status (the task stays RUNNING).
+  // `status`: where a retry shows (the task stays RUNNING).
   SourcePoll(std::string task_name, const Clock& clock, std::mutex& mutex, TaskCounters& counters,
-             std::function<void(const std::string&)> show_retrying);
+             PublishedStatus& status);
 
   // `poll` (the task's poll()) called, unless a retry's backoff is still running (then this
   // waits up to `idle_wait` of it); nullopt when nothing was polled.
@@ -39,8 +41,9 @@ class SourcePoll {
   const Clock& clock_;
   std::mutex& mutex_;
   TaskCounters& counters_;
-  const std::function<void(const std::string&)> show_retrying_;
+  PublishedStatus& status_;
   Clock::time_point not_before_{};
+  bool retrying_ = false;
 };
 
 }  // namespace ksink

@@ -24,7 +24,7 @@ WorkerSourceTask::WorkerSourceTask(int id, SourceConnectorConfig settings, Confi
                settings_.worker.offset_flush_timeout),
       topic_creation_(settings_.topic_creation),
       poll_(fmt::format("{}-{}", settings_.worker.name, id_), clock_, mutex_, counters_,
-            [this](const std::string& retrying) { publish(nullptr, retrying); }),
+            published_),
       waker_(*task_),
       calls_(*task_, fmt::format("{}-{}", settings_.worker.name, id_)) {}
 

@@ -23,9 +23,9 @@ class SourcePollTest : public ::testing::Test {
   test::ManualClock clock;
   std::mutex mutex;
   TaskCounters counters;
-  std::vector<std::string> shown;
-  SourcePoll poll{"conn-0", clock, mutex, counters,
-                  [this](const std::string& message) { shown.push_back(message); }};
+  PublishedStatus status;
+  SourcePoll poll{"conn-0", clock, mutex, counters, status};
+  std::string shown() const { return status.status(0).last_error; }
 };
 
 TEST_F(SourcePollTest, EachPollIsCountedWithItsRecordsAndItsTime) {
@@ -48,7 +48,7 @@ TEST_F(SourcePollTest, EachPollIsCountedWithItsRecordsAndItsTime) {
   EXPECT_EQ(counters.source_record_poll_total, 4u);
   EXPECT_DOUBLE_EQ(counters.poll_batch_avg_time_ms, 20.0);
   EXPECT_DOUBLE_EQ(counters.poll_batch_max_time_ms, 30.0);
-  EXPECT_TRUE(shown.empty());
+  EXPECT_EQ(shown(), "");
 }
 
 TEST_F(SourcePollTest, ARetriableErrorIsShownAndPollIsNotCalledAgainBeforeTheBackoff) {
@@ -58,7 +58,7 @@ TEST_F(SourcePollTest, ARetriableErrorIsShownAndPollIsNotCalledAgainBeforeTheBac
     throw RetriableError("database restarting");
   };
   EXPECT_FALSE(poll(failing, 10ms).has_value());
-  EXPECT_EQ(shown, std::vector<std::string>{"poll() failed, retrying: database restarting"});
+  EXPECT_EQ(shown(), "poll() failed, retrying: database restarting");
   clock.advance(SourcePoll::kRetryBackoff - 1ms);
   EXPECT_FALSE(poll(failing, 10ms).has_value());
   EXPECT_EQ(calls, 1);  // still backing off
@@ -73,13 +73,14 @@ TEST_F(SourcePollTest, ARetriableErrorIsShownAndPollIsNotCalledAgainBeforeTheBac
   EXPECT_EQ(calls, 2);
   EXPECT_EQ(counters.poll_batch_count, 1u);  // the failed poll is not a batch
   EXPECT_EQ(counters.source_record_poll_total, 2u);
+  EXPECT_EQ(shown(), "") << "recovered: /status no longer says it is retrying";
 }
 
 TEST_F(SourcePollTest, AnyOtherErrorIsPassedOn) {
   EXPECT_THROW(
       poll([]() -> std::vector<detail::PolledRecord> { throw std::runtime_error("broke"); }, 10ms),
       std::runtime_error);
-  EXPECT_TRUE(shown.empty());
+  EXPECT_EQ(shown(), "");
   EXPECT_EQ(counters.poll_batch_count, 0u);
 }
 
