@@ -2,6 +2,8 @@
 
 #include <spdlog/spdlog.h>
 
+#include "published_status.h"
+
 namespace ksink {
 
 void SourceTaskCalls::make(uint64_t turn, const std::vector<const Due*>& due) {
@@ -18,10 +20,9 @@ void SourceTaskCalls::make(uint64_t turn, const std::vector<const Due*>& due) {
   auto call = [&](const char* what, auto&& f) {
     try {
       f();
-    } catch (const std::exception& e) {
-      spdlog::warn("source task {}: {} threw: {}", name_, what, e.what());
     } catch (...) {
-      spdlog::warn("source task {}: {} threw a non-standard exception", name_, what);
+      spdlog::warn("source task {}: {} threw: {}", name_, what,
+                   describeFailure(std::current_exception()));
     }
   };
   for (const Due* d : due) {

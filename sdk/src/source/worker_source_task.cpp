@@ -82,7 +82,7 @@ void WorkerSourceTask::serve() {
   while (!service_stopping_) {
     producer_->poll(kIdleWait);  // acknowledgements, into deliveries_
     Committed committed;
-    uint64_t turn = 0;
+    std::optional<uint64_t> turn;  // none when nothing is owed: no wait for another's calls
     {
       std::lock_guard lock(mutex_);
       applyDeliveries(committed);
@@ -90,9 +90,9 @@ void WorkerSourceTask::serve() {
       commits_.tick();
       store_->poll(std::chrono::milliseconds(0));
       committed.commit = commits_.takeCommitted();
-      turn = calls_.takeTurn();
+      if (!committed.empty()) turn = calls_.takeTurn();
     }
-    calls_.make(turn, {&committed});
+    if (turn) calls_.make(*turn, {&committed});
     publish();
   }
 }
@@ -132,7 +132,7 @@ void WorkerSourceTask::createTopics() {
 void WorkerSourceTask::sendRecords() {
   while (next_to_send_ < to_send_.size() && !stopping_) {
     Committed dropped;
-    uint64_t turn = 0;
+    std::optional<uint64_t> turn;
     {
       // Held from send() to the record's registration: its acknowledgement is applied under it.
       std::lock_guard lock(mutex_);
@@ -152,9 +152,9 @@ void WorkerSourceTask::sendRecords() {
         if (producer_->send(*r.record, token) == KafkaProducer::Send::kQueueFull) break;
         in_flight_.push_back({submitted_.submit(*r.offset_key, std::move(r.offset_value)), r.id});
       }
-      turn = calls_.takeTurn();
+      if (!dropped.empty()) turn = calls_.takeTurn();
     }
-    calls_.make(turn, {&dropped});
+    if (turn) calls_.make(*turn, {&dropped});
     // The byte budget is spent: the service thread serves acknowledgements meanwhile.
     if (next_to_send_ < to_send_.size()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
   }
