@@ -1,5 +1,5 @@
 # `cmake --install` gives users find_package(ksink) (target ksink::sdk, which brings ksink::core,
-# ksink::data and ksink::table) and pkg-config ksink.
+# ksink::data, ksink::runtime and ksink::table) and pkg-config ksink.
 include(CMakePackageConfigHelpers)
 install(EXPORT ksinkTargets NAMESPACE ksink:: DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/ksink)
 configure_package_config_file(${CMAKE_CURRENT_LIST_DIR}/ksinkConfig.cmake.in

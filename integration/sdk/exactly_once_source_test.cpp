@@ -15,6 +15,7 @@
 
 #include "ksink/config_exception.h"
 #include "ksink/source_connector.h"
+#include "ksink/source_worker.h"
 #include "polling.h"
 #include "support/topic_reader.h"
 #include "support/worker_runner.h"

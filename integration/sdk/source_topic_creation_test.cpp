@@ -9,6 +9,7 @@
 #include <mutex>
 
 #include "ksink/source_connector.h"
+#include "ksink/source_worker.h"
 #include "polling.h"
 #include "support/worker_runner.h"
 #include "test_kafka.h"

@@ -1,19 +1,23 @@
 #!/usr/bin/env python3
-"""Layers point down only: app -> sinks -> table toolkit -> database layer -> data model -> SDK core,
-and app -> sources -> database layer -> data model -> SDK core.
+"""Layers point down only: app -> sinks -> table toolkit -> runtime -> data model -> SDK core,
+app -> sources -> data model -> SDK core, and the database layer beside them on the core.
 
 Every quoted #include of a production file must resolve inside what its layer may see:
-  sdk/    its own include/ and src/ (the core names no data, toolkit or sink header)
+  sdk/    the connector contract: its own include/ and src/ (names no data model, runtime,
+          toolkit or sink header)
   data/   its own include/ and src/, and the core's public headers (sdk/include), never the
-          runtime's internals (sdk/src) nor the toolkit
+          runtime nor the toolkit
+  runtime/  its own include/ and src/, the data model's and the core's public headers; inside
+          src/, each role sees only the roles below it: task -> kafka -> sink, source -> worker
+          (task the floor, worker the roof; sink and source never see each other)
   db/     the database layer: db/include (DbFailure, identifiers) and, per database, db/<name>/
           (its own include/ and src/, db/include and the core's public headers) — no data model,
           toolkit, sink or source
-  table/  its own include/ and src/, the data model's and the core's public headers and the
-          database layer's common header (db/include), never their internals
-  sinks/<name>/  its own include/ and src/, the toolkit's, the data model's and the core's
-          public headers, the database layer's; no other sink, no internals of the SDK's
-          libraries
+  table/  its own include/ and src/, the runtime's, the data model's and the core's public
+          headers and the database layer's common header (db/include), never their internals
+  sinks/<name>/  its own include/ and src/, the toolkit's, the runtime's, the data model's and
+          the core's public headers, the database layer's; no other sink, no internals of the
+          SDK's libraries
   sources/<name>/  its own include/ and src/, the data model's, the database layer's and the
           core's public headers; no toolkit, no sink, no other source, no internals of the SDK's
           libraries
@@ -26,24 +30,34 @@ import sys
 root = pathlib.Path(sys.argv[1]).resolve()
 core_public = [root / "sdk/include"]
 data_public = [root / "data/include"]
+runtime_public = [root / "runtime/include"]
 table_public = [root / "table/include"]
 db_common = [root / "db/include"]
 db_public = db_common + [d / "include" for d in sorted((root / "db").iterdir())
                          if (d / "include").is_dir() and d.name != "include"]
+runtime_roles = ("task", "kafka", "sink", "source", "worker")
+# What each of the runtime's roles may see of the others (its own folder included).
+runtime_below = {"task": ("task",), "kafka": ("task", "kafka"),
+                 "sink": ("task", "kafka", "sink"), "source": ("task", "kafka", "source"),
+                 "worker": runtime_roles}
 allowed = {
-    "sdk": core_public + [root / "sdk/src" / role
-                          for role in ("runtime", "kafka", "sink", "source")],
+    "sdk": core_public + [root / "sdk/src"],
     "data": data_public + core_public + [root / "data/src"],
-    "table": table_public + db_common + data_public + core_public + [root / "table/src"],
+    "runtime/include": runtime_public + data_public + core_public,
+    "table": table_public + db_common + runtime_public + data_public + core_public +
+             [root / "table/src"],
     "db/src": db_common + [root / "db/src"],
 }
+for role in runtime_roles:
+    allowed[f"runtime/src/{role}"] = (runtime_public + data_public + core_public +
+                                      [root / "runtime/src" / r for r in runtime_below[role]])
 for db in (root / "db").iterdir():
     if db.is_dir() and db.name not in ("include", "src"):
         allowed[f"db/{db.name}"] = [db / "include", db / "src"] + db_common + core_public
 for sink in (root / "sinks").iterdir():
     if sink.is_dir():
         allowed[f"sinks/{sink.name}"] = ([sink / "include", sink / "src"] + table_public +
-                                         db_public + data_public + core_public)
+                                         db_public + runtime_public + data_public + core_public)
 
 for source in (root / "sources").iterdir():
     if source.is_dir():

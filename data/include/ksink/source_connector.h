@@ -1,12 +1,9 @@
-// Running a SourceTask: registering a source connector under a name for `ksink run` (and plugins),
-// or running one directly with a Worker.
+// Registering a source connector under a name for `ksink run` (and plugins); running one
+// directly with a Worker is ksink/source_worker.h's makeSourceWorker().
 //
 //   ksink::addSourceConnector(ksink::ConnectorRegistry::global(),
 //                             {"my-source", [] { return std::make_unique<MySource>(); },
 //                              MySource::configDef()});
-//
-//   auto worker = ksink::makeSourceWorker(config, [] { return std::make_unique<MySource>(); });
-//   worker->run();  // until worker->stop()
 //
 // The runtime converts each record the task returns with the connector's `key.converter` /
 // `value.converter` (Connect's JSON converter with schemas by default), after its `transforms=`
@@ -24,7 +21,6 @@
 #include "ksink/detail/source_task_driver.h"
 #include "ksink/exactly_once_support.h"
 #include "ksink/source_task.h"
-#include "ksink/worker.h"
 
 namespace ksink {
 
@@ -51,10 +47,5 @@ detail::SourceDriverFactory sourceDriverFactory(SourceTaskFactory factory);
 // keys checked with sourceConnectorKeys().
 void addSourceConnector(ConnectorRegistry& registry, SourceConnectorEntry entry,
                         const std::vector<std::string>& aliases = {});
-
-// A Worker running `config`'s connector with tasks made by `factory`. Throws ConfigException
-// naming every bad key.
-std::unique_ptr<Worker> makeSourceWorker(const Config& config, SourceTaskFactory factory,
-                                         const SourceCapabilities& capabilities = {});
 
 }  // namespace ksink

@@ -35,12 +35,4 @@ void addSourceConnector(ConnectorRegistry& registry, SourceConnectorEntry entry,
                      aliases);
 }
 
-std::unique_ptr<Worker> makeSourceWorker(const Config& config, SourceTaskFactory factory,
-                                         const SourceCapabilities& capabilities) {
-  ConfigDef def = sourceConnectorKeys();
-  def.include(config.definitions());
-  return std::make_unique<Worker>(Config(config.values(), std::move(def)),
-                                  sourceDriverFactory(std::move(factory)), capabilities);
-}
-
 }  // namespace ksink

@@ -22,7 +22,7 @@
 #include "ksink/detail/source_task_driver.h"
 #include "ksink/exactly_once_support.h"
 #include "ksink/topic_partition.h"
-#include "ksink/worker.h"
+#include "ksink/sink_task.h"
 
 namespace ksink {
 

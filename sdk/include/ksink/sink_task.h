@@ -14,6 +14,8 @@
 // rethrows).
 #pragma once
 
+#include <functional>
+#include <memory>
 #include <span>
 #include <string>
 #include <vector>
@@ -57,5 +59,8 @@ class SinkTask {
  private:
   SinkTaskContext* context_ = nullptr;
 };
+
+// Makes one task of a sink connector (each of its tasks.max tasks is made by one call).
+using TaskFactory = std::function<std::unique_ptr<SinkTask>()>;
 
 }  // namespace ksink

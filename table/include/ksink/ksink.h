@@ -1,9 +1,10 @@
 // Umbrella header: the whole public SDK (what ksink::sdk links) — the core's connector contract
-// (config, records, SinkTask and its context, errors) and the runtime a program drives (Worker,
-// ConnectorRegistry, runCli, plugins), from sdk/include; Connect's data model (converters, schemas
-// and values, ConnectRecord, transforms), from data/include; and the table-sink toolkit
-// (RecordMapper, TableSinkConfig, TransactionalSinkTask), from table/include. It lives with the
-// toolkit, the highest of the three layers.
+// (config, records, SinkTask and its context, errors, ConnectorRegistry, plugins), from
+// sdk/include; Connect's data model (converters, schemas and values, ConnectRecord, transforms),
+// from data/include; the runtime a program drives (Worker, makeSourceWorker, runCli, status), from
+// runtime/include; and the table-sink toolkit (RecordMapper, TableSinkConfig,
+// TransactionalSinkTask), from table/include. It lives with the toolkit, the highest of the four
+// layers.
 #pragma once
 
 #include "ksink/civil_date.h"
@@ -36,6 +37,7 @@
 #include "ksink/source_record.h"
 #include "ksink/source_task.h"
 #include "ksink/source_task_context.h"
+#include "ksink/source_worker.h"
 #include "ksink/table_policy.h"
 #include "ksink/table_sink_config.h"
 #include "ksink/table_sink_registration.h"

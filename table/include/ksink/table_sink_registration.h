@@ -15,7 +15,7 @@
 #include "ksink/config.h"
 #include "ksink/config_def.h"
 #include "ksink/connector_registry.h"
-#include "ksink/worker.h"
+#include "ksink/sink_task.h"
 
 namespace ksink {
 

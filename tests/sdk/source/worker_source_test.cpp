@@ -12,6 +12,7 @@
 
 #include "ksink/retriable_error.h"
 #include "ksink/source_connector.h"
+#include "ksink/source_worker.h"
 #include "mock_cluster.h"
 #include "polling.h"
 #include "status_server.h"

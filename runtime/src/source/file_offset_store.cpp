@@ -12,7 +12,7 @@
 #include <map>
 #include <stdexcept>
 
-#include "read_file.h"
+#include "ksink/detail/read_file.h"
 
 namespace ksink {
 namespace {

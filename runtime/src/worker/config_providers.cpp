@@ -13,7 +13,7 @@
 #include "ksink/config.h"
 #include "ksink/config_exception.h"
 #include "ksink/detail/config_parse.h"
-#include "read_file.h"
+#include "ksink/detail/read_file.h"
 
 namespace ksink {
 namespace {

@@ -6,7 +6,7 @@
 #include <sstream>
 
 #include "ksink/detail/config_parse.h"
-#include "read_file.h"
+#include "ksink/detail/read_file.h"
 
 namespace ksink {
 namespace {

@@ -23,8 +23,6 @@
 
 namespace ksink {
 
-using TaskFactory = std::function<std::unique_ptr<SinkTask>()>;
-
 class Worker {
  public:
   // Validates the configuration against the worker's declared keys (and the definitions the Config
