@@ -28,7 +28,7 @@ struct Fixture {
     auto* cluster = rd_kafka_handle_mock_cluster(host);
     rd_kafka_mock_topic_create(cluster, "dlq", 1, 1);
     ksink::ErrorsConfig config;
-    config.tolerate_all = true;
+    config.handling.tolerate_all = true;
     config.dlq_topic = "dlq";
     config.dlq_replication_factor = 1;
     config.dlq_context_headers = true;

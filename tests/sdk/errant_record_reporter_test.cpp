@@ -31,9 +31,7 @@ class ErrantRecordReporterTest : public ::testing::Test {
 
   ErrorsConfig config(bool tolerate_all) {
     ErrorsConfig c;
-    c.tolerate_all = tolerate_all;
-    c.log_enable = true;
-    c.log_include_messages = true;
+    c.handling = {tolerate_all, true, true};
     c.dlq_topic = "dlq";
     c.dlq_replication_factor = 1;
     c.dlq_context_headers = true;

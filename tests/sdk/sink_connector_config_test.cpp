@@ -224,11 +224,13 @@ TEST(ErrorHandlingTest, OneReadingOfTheErrorKeysBooleansInAnyCase) {
                                                   {"errors.log.enable", "True"},
                                                   {"errors.log.include.messages", "TRUE"}};
   const auto sink = ErrorsConfig::parse(Config(values));
-  EXPECT_TRUE(sink.tolerate_all && sink.log_enable && sink.log_include_messages);
+  EXPECT_TRUE(sink.handling.tolerate_all && sink.handling.log_errors &&
+              sink.handling.log_include_messages);
   auto source_values = values;
   source_values.erase("topics");
   const auto source = SourceConnectorConfig::parse(Config(source_values));
-  EXPECT_TRUE(source.tolerate_all && source.log_errors && source.log_include_messages);
+  EXPECT_TRUE(source.errors.tolerate_all && source.errors.log_errors &&
+              source.errors.log_include_messages);
 }
 
 }  // namespace

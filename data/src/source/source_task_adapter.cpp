@@ -142,10 +142,7 @@ void SourceTaskAdapter::start(const Config& config, const detail::OffsetEntryRea
   offset_converter_ = offsetConverter();
   reader_converter_ = offsetConverter();
   chain_ = TransformationChain(config);
-  const auto handling = detail::ErrorHandling::parse(config.values());
-  tolerate_all_ = handling.tolerate_all;
-  log_errors_ = handling.log_errors;
-  log_include_messages_ = handling.log_include_messages;
+  errors_ = detail::ErrorHandling::parse(config.values());
   if (config.get("exactly.once.source.support").value_or("disabled") == "enabled" &&
       config.get("transaction.boundary").value_or("poll") == "connector")
     transactions_ = std::make_unique<WorkerTransactionContext>();
@@ -219,15 +216,15 @@ std::vector<detail::PolledRecord> SourceTaskAdapter::poll() {
       throw std::runtime_error(
           fmt::format("the task returned an invalid record ({}): {}", describe(record), e.what()));
     } catch (const std::exception& e) {
-      if (!tolerate_all_)
+      if (!errors_.tolerate_all)
         throw std::runtime_error(fmt::format(
             "Tolerance exceeded in error handler: a record ({}) failed its transforms or "
             "conversion: {}",
             describe(record), e.what()));
       polled.skipped = true;
-      if (log_errors_)
+      if (errors_.log_errors)
         spdlog::error("source record skipped (errors.tolerance=all): {}{}", e.what(),
-                      log_include_messages_ ? " — " + describe(record) : "");
+                      errors_.log_include_messages ? " — " + describe(record) : "");
     }
     if (keep) {
       std::lock_guard lock(records_mutex_);

@@ -41,6 +41,7 @@
 #include <vector>
 
 #include "ksink/converter.h"
+#include "ksink/detail/error_handling.h"
 #include "ksink/detail/source_task_driver.h"
 #include "ksink/source_task.h"
 #include "ksink/transformation_chain.h"
@@ -110,9 +111,7 @@ class SourceTaskAdapter final : public detail::SourceTaskDriver,
   std::optional<SourceMap> last_partition_;
   std::shared_ptr<const std::string> last_key_;
   TransformationChain chain_;
-  bool tolerate_all_ = false;
-  bool log_errors_ = false;
-  bool log_include_messages_ = false;
+  detail::ErrorHandling errors_;  // errors.tolerance, errors.log.*
   // Stored keys of this connector by their partition's normalized form; keys already checked.
   std::unordered_map<std::string, std::string> stored_partitions_;
   std::unordered_set<std::string> checked_keys_;

@@ -41,7 +41,7 @@ void WorkerErrantRecordReporter::report(const SinkRecord& record, const std::exc
   metrics_.last_error_timestamp_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
                                          std::chrono::system_clock::now().time_since_epoch())
                                          .count();
-  if (!config_.tolerate_all) {
+  if (!config_.handling.tolerate_all) {
     // Connect would still copy the record to the DLQ here; ksink does not write a record to the
     // DLQ that it is not skipping (the task fails and the record is consumed again).
     throw ToleranceExceededError(
@@ -54,9 +54,9 @@ void WorkerErrantRecordReporter::report(const SinkRecord& record, const std::exc
                           dynamic_cast<const RetriableError*>(&error) != nullptr;
   ErrorContext context{conversion ? "VALUE_CONVERTER" : "TASK_PUT", sink_name_,
                        demangledType(error), error.what()};
-  if (config_.log_enable) {
+  if (config_.handling.log_errors) {
     metrics_.total_errors_logged++;
-    if (config_.log_include_messages)
+    if (config_.handling.log_include_messages)
       spdlog::error("Error encountered in task {}-{} at stage {}: record {} (timestamp {}): {}",
                     connector_, task_id_, context.stage, record,
                     record.timestamp() ? std::to_string(*record.timestamp()) : "none",

@@ -165,10 +165,7 @@ SourceConnectorConfig SourceConnectorConfig::parse(const Config& raw,
 
   SourceConnectorConfig out;
   out.worker = WorkerConfig::parse(config);
-  const auto handling = detail::ErrorHandling::parse(config.values());
-  out.tolerate_all = handling.tolerate_all;
-  out.log_errors = handling.log_errors;
-  out.log_include_messages = handling.log_include_messages;
+  out.errors = detail::ErrorHandling::parse(config.values());
   out.offsets_topic_partitions =
       static_cast<int>(detail::parseLong(value("offset.storage.partitions")).value_or(25));
   out.offsets_topic_replication_factor =

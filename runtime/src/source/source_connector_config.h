@@ -12,6 +12,7 @@
 
 #include "ksink/config.h"
 #include "ksink/config_def.h"
+#include "ksink/detail/error_handling.h"
 #include "topic_creation.h"
 #include "worker_config.h"
 
@@ -19,9 +20,7 @@ namespace ksink {
 
 struct SourceConnectorConfig {
   WorkerConfig worker;
-  bool tolerate_all = false;          // errors.tolerance=all
-  bool log_errors = false;            // errors.log.enable
-  bool log_include_messages = false;  // errors.log.include.messages
+  detail::ErrorHandling errors;  // errors.tolerance, errors.log.*
   // The task's producer (client.id gets the task number appended): Connect's settings — acks=all,
   // no duplicates from retries (idempotence), Java's murmur2 partitioner, deliveries retried
   // without end — under the worker's producer.* and the connector's producer.override.*, and a

@@ -174,7 +174,7 @@ void WorkerSourceTask::applyDeliveries(Committed& committed) {
     }
     if (producer_closing_) continue;  // purged by a cancel: nothing more is committed anyway
     ++counters_.total_record_errors;
-    if (!settings_.tolerate_all) {
+    if (!settings_.errors.tolerate_all) {
       // Never acknowledged: nothing past it is committed, and the task fails.
       if (!send_failure_)
         send_failure_ =
@@ -184,7 +184,7 @@ void WorkerSourceTask::applyDeliveries(Committed& committed) {
     // Connect (KIP-779): under errors.tolerance=all a record Kafka refused is skipped, and its
     // offset committed.
     ++counters_.total_records_skipped;
-    if (settings_.log_errors)
+    if (settings_.errors.log_errors)
       spdlog::error("source task {}-{}: a record for {} was not written and is skipped: {}",
                     settings_.worker.name, id_, d.metadata.topic, *d.error);
     submitted_.ack(sent.handle);

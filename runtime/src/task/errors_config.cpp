@@ -37,10 +37,7 @@ ErrorsConfig ErrorsConfig::parse(const Config& raw) {
   def.include(raw.definitions());
   const Config config(raw.values(), def);
   ErrorsConfig out;
-  const auto handling = detail::ErrorHandling::parse(config.values());
-  out.tolerate_all = handling.tolerate_all;
-  out.log_enable = handling.log_errors;
-  out.log_include_messages = handling.log_include_messages;
+  out.handling = detail::ErrorHandling::parse(config.values());
   out.dlq_topic = config.getString("errors.deadletterqueue.topic.name");
   out.dlq_replication_factor = config.getInt("errors.deadletterqueue.topic.replication.factor");
   out.dlq_context_headers = config.getBoolean("errors.deadletterqueue.context.headers.enable");

@@ -6,16 +6,15 @@
 #include <string>
 
 #include "ksink/config.h"
+#include "ksink/detail/error_handling.h"
 
 namespace ksink {
 
 struct ErrorsConfig {
-  bool tolerate_all = false;           // errors.tolerance=all
-  bool log_enable = false;             // errors.log.enable
-  bool log_include_messages = false;   // errors.log.include.messages
-  std::string dlq_topic;               // errors.deadletterqueue.topic.name ("" = none)
-  int dlq_replication_factor = 3;      // errors.deadletterqueue.topic.replication.factor
-  bool dlq_context_headers = false;    // errors.deadletterqueue.context.headers.enable
+  detail::ErrorHandling handling;    // errors.tolerance, errors.log.*
+  std::string dlq_topic;             // errors.deadletterqueue.topic.name ("" = none)
+  int dlq_replication_factor = 3;    // errors.deadletterqueue.topic.replication.factor
+  bool dlq_context_headers = false;  // errors.deadletterqueue.context.headers.enable
   // librdkafka properties of the DLQ producer: bootstrap + security, producer.*,
   // producer.override.*.
   std::map<std::string, std::string> producer_properties;
@@ -23,7 +22,9 @@ struct ErrorsConfig {
   // ksink hands sinks a reporter whenever a record may be skipped or reported: with
   // errors.tolerance=all too, not only with a DLQ or error logging as in Connect (there the
   // framework skips bad records itself; here the sink converts, so it needs the reporter).
-  bool reporterEnabled() const { return tolerate_all || log_enable || !dlq_topic.empty(); }
+  bool reporterEnabled() const {
+    return handling.tolerate_all || handling.log_errors || !dlq_topic.empty();
+  }
 
   static const ConfigDef& configDef();
   // Assumes `config` passed configDef()'s validation.

@@ -1,7 +1,8 @@
 // SourceTaskDriver: what the runtime's source worker drives — a source task seen as bytes. Not
 // connector API: the data model's SourceTask adapter (data/src/source) implements it, so the
-// runtime produces records and stores offsets without knowing Connect's data model, which sits
-// above it. A connector author writes a ksink::SourceTask (ksink/source_task.h) instead.
+// runtime produces records and stores offsets as bytes. Made when the runtime sat below the data
+// model; it goes when the runtime converts for every task (issue 32). A connector author writes a
+// ksink::SourceTask (ksink/source_task.h) instead.
 //
 // The runtime calls start(), poll() and stop() on the task's thread, commit() and commitRecord()
 // on its service thread (or the task's, for a dropped record and at the end), in Kafka Connect's
