@@ -37,6 +37,12 @@ std::string Value::toJson() const {
   return out;
 }
 
+std::string Value::toConnectJson() const {
+  std::string out;
+  appendSchemalessJson(out, *this, JsonSpelling::kConnect);
+  return out;
+}
+
 std::optional<std::string> Value::decimalBeyondBounds(std::optional<size_t> unscaled_bytes,
                                                       std::optional<int64_t> scale) {
   if (scale && (*scale > kMaxDecimalScale || *scale < -kMaxDecimalScale))

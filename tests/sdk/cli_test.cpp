@@ -265,7 +265,7 @@ TEST_F(CliTest, APluginBuiltForTheSinksOnlyAbiIsRefusedWithTheReason) {
   auto r = runKsink("validate " + files(c), KSINK_BIN);
   EXPECT_EQ(r.exit_code, 2) << r.output;
   EXPECT_NE(r.output.find("old_sink.so was built for plugin ABI 1 (the sinks-only SinkRegistry), "
-                          "this ksink loads ABI 2: rebuild it against this SDK"),
+                          "this ksink loads ABI 3: rebuild it against this SDK"),
             std::string::npos)
       << r.output;
 }

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Layers point down only: app -> sinks -> table toolkit -> runtime -> data model -> SDK core,
-app -> sources -> data model -> SDK core, and the database layer beside them on the core.
+app -> sources -> runtime -> data model -> SDK core, and the database layer beside them on the core.
 
 Every quoted #include of a production file must resolve inside what its layer may see:
   sdk/    the connector contract: its own include/ and src/ (names no data model, runtime,
@@ -18,8 +18,8 @@ Every quoted #include of a production file must resolve inside what its layer ma
   sinks/<name>/  its own include/ and src/, the toolkit's, the runtime's, the data model's and
           the core's public headers, the database layer's; no other sink, no internals of the
           SDK's libraries
-  sources/<name>/  its own include/ and src/, the data model's, the database layer's and the
-          core's public headers; no toolkit, no sink, no other source, no internals of the SDK's
+  sources/<name>/  its own include/ and src/, the runtime's, the data model's, the database
+          layer's and the core's public headers; no toolkit, no sink, no other source, no internals of the SDK's
           libraries
 Usage: layers_test.py <source dir>; prints each offending include and exits 1.
 """
@@ -62,7 +62,7 @@ for sink in (root / "sinks").iterdir():
 for source in (root / "sources").iterdir():
     if source.is_dir():
         allowed[f"sources/{source.name}"] = ([source / "include", source / "src"] + db_public +
-                                             data_public + core_public)
+                                             runtime_public + data_public + core_public)
 
 include = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
 problems = []

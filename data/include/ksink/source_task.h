@@ -23,12 +23,14 @@
 #pragma once
 
 #include <atomic>
+#include <functional>
+#include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "ksink/config.h"
-#include "ksink/detail/source_task_driver.h"
 #include "ksink/record_metadata.h"
 #include "ksink/source_record.h"
 #include "ksink/source_task_context.h"
@@ -66,5 +68,13 @@ class SourceTask {
   SourceTaskContext* context_ = nullptr;
   std::atomic<bool> commit_record_overridden_{true};  // until the default commitRecord() ran
 };
+
+// The key the runtime adds to each source task's configuration: which of the connector's
+// tasks.max tasks it is, "0" to "tasks.max - 1" (a source that shares out its work — tables,
+// files — takes its share by it, where Connect's connectors split the work in taskConfigs()).
+inline constexpr std::string_view kSourceTaskIdKey = "ksink.task.id";
+
+// Makes one task of a source connector (each of its tasks.max tasks is made by one call).
+using SourceTaskFactory = std::function<std::unique_ptr<SourceTask>()>;
 
 }  // namespace ksink

@@ -17,9 +17,9 @@
 
 #include "ksink/config.h"
 #include "ksink/connector_status.h"
-#include "ksink/detail/source_task_driver.h"
 #include "ksink/exactly_once_support.h"
 #include "ksink/sink_task.h"
+#include "ksink/source_task.h"
 
 namespace ksink {
 
@@ -28,10 +28,9 @@ class Worker {
   // Validates the configuration against the worker's declared keys (and the definitions the Config
   // was built with); throws ConfigException naming every bad key before anything connects.
   Worker(Config config, TaskFactory factory);
-  // A source connector, its tasks as drivers (ksink::makeSourceWorker builds one from a
-  // SourceTask factory), with what it declares about exactly-once delivery.
-  Worker(Config config, detail::SourceDriverFactory factory,
-         const SourceCapabilities& capabilities = {});
+  // A source connector's tasks, with what it declares about exactly-once delivery (`config`'s
+  // definitions must include sourceConnectorKeys(): ksink::makeSourceWorker adds them).
+  Worker(Config config, SourceTaskFactory factory, const SourceCapabilities& capabilities = {});
   ~Worker();
   Worker(const Worker&) = delete;
   Worker& operator=(const Worker&) = delete;

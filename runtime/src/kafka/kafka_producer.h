@@ -17,7 +17,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "ksink/detail/source_task_driver.h"
+#include "producer_record_bytes.h"
 #include "ksink/record_metadata.h"
 
 struct rd_kafka_s;

@@ -8,7 +8,7 @@
 #include <string_view>
 #include <vector>
 
-#include "ksink/detail/source_task_driver.h"
+#include "source_task_driver.h"
 #include "topic_creation.h"
 
 struct rd_kafka_s;

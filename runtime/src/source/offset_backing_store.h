@@ -14,7 +14,7 @@
 #include <optional>
 #include <string>
 
-#include "ksink/detail/source_task_driver.h"
+#include "source_task_driver.h"
 #include "submitted_records.h"
 
 namespace ksink {

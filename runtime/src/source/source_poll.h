@@ -17,8 +17,8 @@
 
 #include "clock.h"
 #include "ksink/connector_status.h"
-#include "ksink/detail/source_task_driver.h"
 #include "published_status.h"
+#include "source_task_driver.h"
 
 namespace ksink {
 

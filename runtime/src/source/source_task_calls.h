@@ -18,8 +18,8 @@
 #include <utility>
 #include <vector>
 
-#include "ksink/detail/source_task_driver.h"
 #include "ksink/record_metadata.h"
+#include "source_task_driver.h"
 
 namespace ksink {
 

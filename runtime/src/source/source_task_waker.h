@@ -5,7 +5,7 @@
 
 #include <mutex>
 
-#include "ksink/detail/source_task_driver.h"
+#include "source_task_driver.h"
 
 namespace ksink {
 

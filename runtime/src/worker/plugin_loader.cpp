@@ -39,11 +39,14 @@ std::vector<std::string> loadPlugins(const std::vector<std::string>& directories
       if (!version)
         fail(fmt::format("{} is not a ksink plugin (no KSINK_PLUGIN entry point)", path.string()));
       if (version() != KSINK_PLUGIN_ABI_VERSION)
-        fail(fmt::format(
-            "{} was built for plugin ABI {}{}, this ksink loads ABI {}: rebuild it "
-            "against this SDK",
-            path.string(), version(), version() == 1 ? " (the sinks-only SinkRegistry)" : "",
-            KSINK_PLUGIN_ABI_VERSION));
+        fail(
+            fmt::format("{} was built for plugin ABI {}{}, this ksink loads ABI {}: rebuild it "
+                        "against this SDK",
+                        path.string(), version(),
+                        version() == 1   ? " (the sinks-only SinkRegistry)"
+                        : version() == 2 ? " (sources registered as bytes-only drivers)"
+                                         : "",
+                        KSINK_PLUGIN_ABI_VERSION));
       auto init = reinterpret_cast<void (*)(ConnectorRegistry&)>(
           ::dlsym(handle, "ksink_register_connectors"));
       if (!init)

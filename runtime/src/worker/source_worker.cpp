@@ -7,7 +7,7 @@ std::unique_ptr<Worker> makeSourceWorker(const Config& config, SourceTaskFactory
   ConfigDef def = sourceConnectorKeys();
   def.include(config.definitions());
   return std::make_unique<Worker>(Config(config.values(), std::move(def)),
-                                  sourceDriverFactory(std::move(factory)), capabilities);
+                                  std::move(factory), capabilities);
 }
 
 }  // namespace ksink

@@ -15,6 +15,7 @@
 #include "offset_stores.h"
 #include "sink_connector_config.h"
 #include "source_connector_config.h"
+#include "source_task_adapter.h"
 #include "source_task_group.h"
 #include "worker_config.h"
 #include "worker_sink_task.h"
@@ -275,9 +276,9 @@ ConnectorStatus Worker::Impl::status() {
 Worker::Worker(Config config, TaskFactory factory)
     : impl_(std::make_unique<Impl>(config, sinkKind(config, std::move(factory)))) {}
 
-Worker::Worker(Config config, detail::SourceDriverFactory factory,
-               const SourceCapabilities& capabilities)
-    : impl_(std::make_unique<Impl>(config, sourceKind(config, std::move(factory), capabilities))) {}
+Worker::Worker(Config config, SourceTaskFactory factory, const SourceCapabilities& capabilities)
+    : impl_(std::make_unique<Impl>(
+          config, sourceKind(config, sourceDriverFactory(std::move(factory)), capabilities))) {}
 
 Worker::~Worker() = default;
 

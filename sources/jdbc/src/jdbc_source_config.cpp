@@ -5,7 +5,7 @@
 #include <algorithm>
 
 #include "ksink/detail/config_parse.h"
-#include "ksink/detail/source_task_driver.h"
+#include "ksink/source_task.h"
 
 namespace ksink::jdbc {
 namespace {

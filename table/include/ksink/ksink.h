@@ -32,6 +32,7 @@
 #include "ksink/sink_record.h"
 #include "ksink/sink_registry.h"
 #include "ksink/sink_task.h"
+#include "ksink/simple_header_converter.h"
 #include "ksink/sink_task_context.h"
 #include "ksink/source_connector.h"
 #include "ksink/source_record.h"

@@ -13,7 +13,7 @@
 #include "ksink/config_exception.h"
 #include "ksink/pg/pg_type_oids.h"
 #include "pg_column.h"
-#include "source/source_task_adapter.h"
+#include "source_task_adapter.h"
 #include "sql_time.h"
 #include "table_querier.h"
 #include "table_query.h"

@@ -18,13 +18,10 @@
 #include "ksink/config.h"
 #include "ksink/config_def.h"
 #include "ksink/connector_registry.h"
-#include "ksink/detail/source_task_driver.h"
 #include "ksink/exactly_once_support.h"
 #include "ksink/source_task.h"
 
 namespace ksink {
-
-using SourceTaskFactory = std::function<std::unique_ptr<SourceTask>()>;
 
 struct SourceConnectorEntry {
   std::string name;
@@ -39,9 +36,6 @@ struct SourceConnectorEntry {
 // The definitions every source connector has on top of the worker's: the converters and the
 // transforms chain.
 const ConfigDef& sourceConnectorKeys();
-
-// The runtime's view of a task made by `factory`: records converted, offsets in Connect's bytes.
-detail::SourceDriverFactory sourceDriverFactory(SourceTaskFactory factory);
 
 // Registers the source under `entry.name` and `aliases` (e.g. a Java connector class name), its
 // keys checked with sourceConnectorKeys().

@@ -42,9 +42,9 @@
 
 #include "ksink/converter.h"
 #include "ksink/detail/error_handling.h"
-#include "ksink/detail/source_task_driver.h"
 #include "ksink/source_task.h"
 #include "ksink/transformation_chain.h"
+#include "source_task_driver.h"
 #include "worker_transaction_context.h"
 
 namespace ksink {
@@ -128,5 +128,8 @@ class SourceTaskAdapter final : public detail::SourceTaskDriver,
   // Exactly-once with transaction.boundary=connector only.
   std::unique_ptr<WorkerTransactionContext> transactions_;
 };
+
+// The loops' view of the tasks `factory` makes.
+detail::SourceDriverFactory sourceDriverFactory(SourceTaskFactory factory);
 
 }  // namespace ksink

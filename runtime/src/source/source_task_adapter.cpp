@@ -7,11 +7,10 @@
 #include <iterator>
 #include <stdexcept>
 
-#include "connect_json_writer.h"
 #include "ksink/conversion_unavailable.h"
 #include "ksink/detail/error_handling.h"
 #include "ksink/detail/json_string.h"
-#include "transforms/java_float.h"
+#include "ksink/simple_header_converter.h"
 
 namespace ksink {
 namespace {
@@ -25,32 +24,6 @@ void requirePrimitives(const std::optional<SourceMap>& map, const char* what) {
           "the task returned a record whose source {} holds {} under '{}': source partitions "
           "and offsets may only hold primitive values (Kafka Connect's rule)",
           what, value.kind() == Value::Kind::kArray ? "an array" : "a map", key));
-}
-
-// Connect's SimpleHeaderConverter: a header's value as text (strings and bytes as they are,
-// numbers and booleans as Java prints them, the rest as JSON).
-std::optional<std::string> headerBytes(const SchemaAndValue& header) {
-  const auto& v = header.value;
-  switch (v.kind()) {
-    case Value::Kind::kNull:
-      return std::nullopt;
-    case Value::Kind::kString:
-      return v.asString();
-    case Value::Kind::kBytes:
-      return v.asBytes();
-    case Value::Kind::kBoolean:
-      return v.asBoolean() ? "true" : "false";
-    case Value::Kind::kInt:
-      return std::to_string(v.asInt());
-    case Value::Kind::kDouble:
-      return detail::javaFloatToString(
-          v.asDouble(), header.schema && header.schema->type == Schema::Type::kFloat32);
-    default: {
-      std::string out;
-      appendSchemalessJson(out, v, JsonSpelling::kConnect);
-      return out;
-    }
-  }
 }
 
 // A partition's form up to key order and number types: entries sorted by key, numbers as doubles.
@@ -117,19 +90,14 @@ std::string SourceTaskAdapter::offsetKey(std::string_view connector,
   std::string out = "[";
   detail::appendJsonString(out, connector);
   out += ',';
-  if (partition)
-    appendSchemalessJson(out, *partition, JsonSpelling::kConnect);
-  else
-    out += "null";
+  out += partition ? Value::object(*partition).toConnectJson() : "null";
   out += ']';
   return out;
 }
 
 std::optional<std::string> SourceTaskAdapter::offsetValue(const std::optional<SourceMap>& offset) {
   if (!offset) return std::nullopt;
-  std::string out;
-  appendSchemalessJson(out, *offset, JsonSpelling::kConnect);
-  return out;
+  return Value::object(*offset).toConnectJson();
 }
 
 void SourceTaskAdapter::start(const Config& config, const detail::OffsetEntryReader& offsets) {
@@ -281,7 +249,8 @@ detail::ProducerRecordBytes SourceTaskAdapter::bytesOf(const std::string& topic,
   detail::ProducerRecordBytes out;
   out.timestamp = checkedTimestamp(timestamp);
   out.partition = partition;
-  for (const auto& h : headers) out.headers.emplace_back(h.key, headerBytes(h.value));
+  for (const auto& h : headers)
+    out.headers.emplace_back(h.key, SimpleHeaderConverter::fromConnectHeader(h.value));
   out.key = key_converter_->fromConnectData(topic, key);
   out.value = value_converter_->fromConnectData(topic, value);
   return out;
@@ -325,6 +294,14 @@ std::vector<std::pair<SourceMap, SourceMap>> SourceTaskAdapter::offsets(
   for (const auto& partition : partitions)
     if (auto found = offset(partition)) out.emplace_back(partition, std::move(*found));
   return out;
+}
+
+detail::SourceDriverFactory sourceDriverFactory(SourceTaskFactory factory) {
+  return [factory = std::move(factory)]() -> std::unique_ptr<detail::SourceTaskDriver> {
+    auto task = factory();
+    if (!task) return nullptr;
+    return std::make_unique<SourceTaskAdapter>(std::move(task));
+  };
 }
 
 }  // namespace ksink

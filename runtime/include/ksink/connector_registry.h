@@ -19,10 +19,10 @@
 
 #include "ksink/config.h"
 #include "ksink/config_def.h"
-#include "ksink/detail/source_task_driver.h"
 #include "ksink/exactly_once_support.h"
-#include "ksink/topic_partition.h"
 #include "ksink/sink_task.h"
+#include "ksink/source_task.h"
+#include "ksink/topic_partition.h"
 
 namespace ksink {
 
@@ -54,11 +54,10 @@ class ConnectorRegistry {
         adapt_config = nullptr;
   };
 
-  // A source connector: its tasks reach the runtime as drivers (what the data model's
-  // addSourceConnector() builds from a SourceTask factory).
+  // A source connector (what addSourceConnector() in ksink/source_connector.h adds).
   struct SourceEntry {
     std::string name;
-    detail::SourceDriverFactory factory;
+    SourceTaskFactory factory;
     ConfigDef config_def;  // the source's own keys
     std::string description;
     // For `ksink offsets` (KIP-875's shapes), Connect's offset bytes as the data model writes

@@ -1,8 +1,7 @@
-// SourceTaskDriver: what the runtime's source worker drives — a source task seen as bytes. Not
-// connector API: the data model's SourceTask adapter (data/src/source) implements it, so the
-// runtime produces records and stores offsets as bytes. Made when the runtime sat below the data
-// model; it goes when the runtime converts for every task (issue 32). A connector author writes a
-// ksink::SourceTask (ksink/source_task.h) instead.
+// SourceTaskDriver: the runtime's source task loops' view of a task — records converted to bytes,
+// offsets as Connect's bytes. Internal: SourceTaskAdapter (source_task_adapter.h) implements it
+// for a connector's ksink::SourceTask; the loops and their tests see only this. (Once a seam in
+// the connector contract, while the runtime sat below the data model.)
 //
 // The runtime calls start(), poll() and stop() on the task's thread, commit() and commitRecord()
 // on its service thread (or the task's, for a dropped record and at the end), in Kafka Connect's
@@ -20,31 +19,13 @@
 
 #include "ksink/config.h"
 #include "ksink/record_metadata.h"
-
-namespace ksink {
-
-// The key the runtime adds to each source task's configuration: which of the connector's
-// tasks.max tasks it is, "0" to "tasks.max - 1" (a source that shares out its work — tables,
-// files — takes its share by it, where Connect's connectors split the work in taskConfigs()).
-inline constexpr std::string_view kSourceTaskIdKey = "ksink.task.id";
-
-}  // namespace ksink
+#include "producer_record_bytes.h"
 
 namespace ksink::detail {
 
 // A transaction boundary a task asked for through its TransactionContext (exactly-once with
 // transaction.boundary=connector): commit, or abort, the transaction there.
 enum class TransactionRequest { kNone, kCommit, kAbort };
-
-// What Kafka gets: the converted record.
-struct ProducerRecordBytes {
-  std::string topic;
-  std::optional<int32_t> partition;  // nullopt: the partitioner picks (murmur2 of the key)
-  std::optional<std::string> key;
-  std::optional<std::string> value;  // nullopt: a tombstone
-  std::vector<std::pair<std::string, std::optional<std::string>>> headers;
-  std::optional<int64_t> timestamp;  // ms since the epoch; nullopt: the producer stamps it
-};
 
 // One record poll() returned, converted.
 struct PolledRecord {

@@ -12,8 +12,8 @@
 #include <mutex>
 #include <vector>
 
-#include "ksink/detail/source_task_driver.h"
 #include "ksink/transaction_context.h"
+#include "source_task_driver.h"
 
 namespace ksink {
 

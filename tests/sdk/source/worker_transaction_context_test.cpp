@@ -1,7 +1,7 @@
 // WorkerTransactionContext: a task's boundary requests as the exactly-once runtime takes them —
 // per batch, per record (matched by value, as Connect matches them), once each; both commit and
 // abort of one batch or record is the task's bug and fails it.
-#include "source/worker_transaction_context.h"
+#include "worker_transaction_context.h"
 
 #include <gtest/gtest.h>
 

@@ -3,7 +3,6 @@
 #include "ksink/converter.h"
 #include "ksink/transformation_chain.h"
 #include "source_offsets_codec.h"
-#include "source_task_adapter.h"
 
 namespace ksink {
 
@@ -17,21 +16,13 @@ const ConfigDef& sourceConnectorKeys() {
   return def;
 }
 
-detail::SourceDriverFactory sourceDriverFactory(SourceTaskFactory factory) {
-  return [factory = std::move(factory)]() -> std::unique_ptr<detail::SourceTaskDriver> {
-    auto task = factory();
-    if (!task) return nullptr;
-    return std::make_unique<SourceTaskAdapter>(std::move(task));
-  };
-}
-
 void addSourceConnector(ConnectorRegistry& registry, SourceConnectorEntry entry,
                         const std::vector<std::string>& aliases) {
   ConfigDef def = sourceConnectorKeys();
   def.include(entry.config_def);
-  registry.addSource({std::move(entry.name), sourceDriverFactory(std::move(entry.factory)),
-                      std::move(def), std::move(entry.description), parseSourceOffsets,
-                      sourcePartitionOf, std::move(entry.capabilities)},
+  registry.addSource({std::move(entry.name), std::move(entry.factory), std::move(def),
+                      std::move(entry.description), parseSourceOffsets, sourcePartitionOf,
+                      std::move(entry.capabilities)},
                      aliases);
 }
 

@@ -4,7 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "ksink/converter.h"
-#include "source/source_task_adapter.h"
+#include "source_task_adapter.h"
 
 namespace ksink {
 namespace {
