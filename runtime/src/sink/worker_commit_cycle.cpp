@@ -115,7 +115,7 @@ void WorkerCommitCycle::commitConfirmed(Mode mode, const std::vector<TopicPartit
     s.metrics.offset_commit_completion_total++;
     return;
   }
-  if (mode == Mode::kFinal && cancelled_) {
+  if (mode == Mode::kFinal && stop_.cancelled()) {
     spdlog::warn("task {}-{}: skipping final offset commit, the task was cancelled",
                  s.settings.name, s.id);
     return;
@@ -130,8 +130,8 @@ void WorkerCommitCycle::commitConfirmed(Mode mode, const std::vector<TopicPartit
   // Revocation and shutdown commit synchronously, but never longer than the flush timeout (and,
   // at shutdown, the graceful-stop deadline).
   auto deadline = s.now() + s.settings.offset_flush_timeout;
-  if (mode == Mode::kFinal)
-    deadline = std::min(deadline, time_point{time_point::duration(stop_deadline_ns_.load())});
+  if (const auto stop_by = stop_.deadline(); mode == Mode::kFinal && stop_by)
+    deadline = std::min(deadline, *stop_by);
   if (!commitAndWait(plan.offsets, seqno, deadline))
     spdlog::warn("task {}-{}: commit #{} on {} did not succeed", s.settings.name, s.id, seqno,
                  mode == Mode::kRevoke ? "revocation" : "shutdown");

@@ -19,6 +19,7 @@
 #include <optional>
 #include <vector>
 
+#include "task_stop.h"
 #include "worker_batch_delivery.h"
 #include "worker_task_state.h"
 
@@ -29,15 +30,9 @@ class WorkerCommitCycle {
   using time_point = WorkerTaskState::time_point;
   enum class Mode { kPeriodic, kRevoke, kFinal };
 
-  // `cancelled`, `stop_deadline_ns`: WorkerSinkTask's stop signals (the deadline as nanoseconds
-  // of the steady clock, 0 until stop()).
-  WorkerCommitCycle(WorkerTaskState& state, WorkerBatchDelivery& delivery,
-                    const std::atomic<bool>& cancelled,
-                    const std::atomic<int64_t>& stop_deadline_ns)
-      : state_(state),
-        delivery_(delivery),
-        cancelled_(cancelled),
-        stop_deadline_ns_(stop_deadline_ns) {}
+  // `stop`: the task's stop (its deadline bounds the final commit; cancelled, there is none).
+  WorkerCommitCycle(WorkerTaskState& state, WorkerBatchDelivery& delivery, const TaskStop& stop)
+      : state_(state), delivery_(delivery), stop_(stop) {}
 
   // Arms the first periodic commit, offset.flush.interval.ms from now.
   void start();
@@ -68,8 +63,7 @@ class WorkerCommitCycle {
 
   WorkerTaskState& state_;
   WorkerBatchDelivery& delivery_;
-  const std::atomic<bool>& cancelled_;
-  const std::atomic<int64_t>& stop_deadline_ns_;
+  const TaskStop& stop_;
   std::atomic<bool> requested_{false};
   uint64_t seqno_ = 0;
   std::optional<InflightCommit> inflight_;

@@ -18,16 +18,14 @@ WorkerSinkTask::WorkerSinkTask(int id, SinkConnectorConfig settings, Config conf
       stage_retry_(settings_.retry_timeout, settings_.retry_delay_max, metrics_.total_retries,
                    clock),
       delivery_(state_),
-      commits_(state_, delivery_, cancelled_, stop_deadline_ns_),
+      commits_(state_, delivery_, stop_),
       rebalance_(state_, delivery_, commits_),
       context_(state_, delivery_, commits_, config_, stage_retry_) {}
 
 WorkerSinkTask::~WorkerSinkTask() = default;
 
 void WorkerSinkTask::stop(Clock::time_point deadline) {
-  int64_t expected = 0;
-  stop_deadline_ns_.compare_exchange_strong(expected, deadline.time_since_epoch().count());
-  stopping_ = true;
+  stop_.request(deadline);
   stage_retry_.cancel();  // a conversion waiting to be retried inside put() gives up now
 }
 
@@ -52,7 +50,7 @@ void WorkerSinkTask::run() {
       std::lock_guard lock(snapshot_mutex_);
       state_name_ = "RUNNING";
     }
-    while (!stopping_) iteration();
+    while (!stop_.requested()) iteration();
   } catch (...) {
     failure = std::current_exception();
     try {
@@ -73,8 +71,8 @@ void WorkerSinkTask::run() {
 // stop() → consumer close. No preCommit after stop(); the revocations the consumer close
 // triggers are ignored.
 std::exception_ptr WorkerSinkTask::finish(std::exception_ptr failure) {
-  if (stop_deadline_ns_ == 0) stop(state_.now() + settings_.shutdown_graceful_timeout);
-  const Clock::time_point deadline{Clock::duration(stop_deadline_ns_.load())};
+  if (!stop_.deadline()) stop(state_.now() + settings_.shutdown_graceful_timeout);
+  const Clock::time_point deadline = *stop_.deadline();
   // Rewinds the task asked for but the loop did not apply: the final commit must not cover them.
   for (const auto& [tp, offset] : std::exchange(state_.pending_rewinds, {}))
     state_.ledger.rewind(tp, offset);

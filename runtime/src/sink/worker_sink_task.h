@@ -27,6 +27,7 @@
 #include "sink_connector_config.h"
 #include "stage_retry.h"
 #include "task_metrics.h"
+#include "task_stop.h"
 #include "worker_batch_delivery.h"
 #include "worker_commit_cycle.h"
 #include "worker_rebalance_listener.h"
@@ -49,7 +50,7 @@ class WorkerSinkTask final : public WorkerTask {
   // by `deadline`.
   void stop(Clock::time_point deadline) override;
   // The graceful stop ran out of time: skip the final commit (close() and stop() still run).
-  void cancel() override { cancelled_ = true; }
+  void cancel() override { stop_.cancel(); }
 
   int id() const override { return state_.id; }
   const TaskMetrics& metrics() const { return metrics_; }
@@ -71,9 +72,7 @@ class WorkerSinkTask final : public WorkerTask {
   WorkerTaskState state_;
   StageRetry stage_retry_;  // after metrics_: counts into it
 
-  std::atomic<bool> stopping_{false};
-  std::atomic<bool> cancelled_{false};
-  std::atomic<int64_t> stop_deadline_ns_{0};
+  TaskStop stop_;
 
   WorkerBatchDelivery delivery_;
   WorkerCommitCycle commits_;

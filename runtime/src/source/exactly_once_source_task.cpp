@@ -49,9 +49,7 @@ std::string ExactlyOnceSourceTask::name() const {
 }
 
 void ExactlyOnceSourceTask::stop(Clock::time_point deadline) {
-  int64_t expected = 0;
-  stop_deadline_ns_.compare_exchange_strong(expected, deadline.time_since_epoch().count());
-  stopping_ = true;
+  stop_.request(deadline);
   wakeTask();
 }
 
@@ -63,7 +61,7 @@ bool ExactlyOnceSourceTask::initTransactions() {
   // In slices, so a task stopped meanwhile (its partition moved on) does not fence its successor
   // after the fact.
   const auto until = clock_.now() + settings_.transaction_timeout;
-  while (!stopping_) {
+  while (!stop_.requested()) {
     try {
       producer_->initTransactions(std::clamp(clock_.timeoutUntil(until),
                                              std::chrono::milliseconds(1),
@@ -79,8 +77,8 @@ bool ExactlyOnceSourceTask::initTransactions() {
 
 std::chrono::milliseconds ExactlyOnceSourceTask::transactionTimeout() const {
   auto timeout = settings_.transaction_timeout;
-  if (const auto ns = stop_deadline_ns_.load(); ns != 0)
-    timeout = std::min(timeout, clock_.timeoutUntil(Clock::time_point{Clock::duration(ns)}));
+  if (const auto stop_by = stop_.deadline())
+    timeout = std::min(timeout, clock_.timeoutUntil(*stop_by));
   return std::max(timeout, std::chrono::milliseconds(1));
 }
 
@@ -103,10 +101,10 @@ void ExactlyOnceSourceTask::run() {
       if (before_start_) before_start_();
       store_->start();
     }
-    if (!stopping_) {
+    if (!stop_.requested()) {
       task_->start(config_, reader);
       waker_.started();
-      if (stopping_) wakeTask();
+      if (stop_.requested()) wakeTask();
       spdlog::info("source task {} started exactly once (transactional.id {}, version {})", name(),
                    transactionalId(settings_, id_), task_->version());
       {
@@ -117,7 +115,7 @@ void ExactlyOnceSourceTask::run() {
       if (settings_.transaction_boundary == SourceConnectorConfig::TransactionBoundary::kInterval)
         committer_ = std::thread([this] { serveCommits(); });
     }
-    while (!stopping_) iteration();
+    while (!stop_.requested()) iteration();
   } catch (...) {
     failure = std::current_exception();
     spdlog::error("source task {} failed: {}", name(), describeFailure(failure));
@@ -161,7 +159,7 @@ void ExactlyOnceSourceTask::iteration() {
   if (!polled) return;
   to_send_ = std::move(*polled);
   if (topic_creation_)
-    createTopicsFor(to_send_, *topic_creation_, producer_->handle(), stopping_, name());
+    createTopicsFor(to_send_, *topic_creation_, producer_->handle(), stop_.requestedFlag(), name());
   sendRecords();
   if (to_send_.empty()) {
     // Nothing polled: the batch's boundary still applies to what earlier batches sent.
@@ -201,7 +199,7 @@ void ExactlyOnceSourceTask::sendRecords() {
   std::unique_lock lock(mutex_);
   if (committer_failure_) std::rethrow_exception(committer_failure_);
   while (next_to_send_ < to_send_.size()) {
-    if (stopping_) return;  // what was sent is committed (or not) by finish()
+    if (stop_.requested()) return;  // what was sent is committed (or not) by finish()
     auto& r = to_send_[next_to_send_];
     if (r.partition_key_mismatch) ++counters_.source_partition_key_mismatches;
     beginIfNeeded();
@@ -215,7 +213,7 @@ void ExactlyOnceSourceTask::sendRecords() {
             r.record->topic));
       const uint64_t token = transaction_.beginSend(keep);
       while (producer_->send(*r.record, token) == KafkaProducer::Send::kQueueFull) {
-        if (stopping_) {
+        if (stop_.requested()) {
           transaction_.abandonSend(keep);
           return;
         }
@@ -328,7 +326,7 @@ void ExactlyOnceSourceTask::commitTransaction(Calls& calls) {
 }
 
 std::exception_ptr ExactlyOnceSourceTask::finish(std::exception_ptr failure) {
-  if (stop_deadline_ns_ == 0) stop(clock_.now() + settings_.worker.shutdown_graceful_timeout);
+  if (!stop_.deadline()) stop(clock_.now() + settings_.worker.shutdown_graceful_timeout);
   committer_stopping_ = true;
   if (committer_.joinable()) committer_.join();
   std::unique_lock lock(mutex_);  // alone now, but the calls release it
@@ -336,7 +334,7 @@ std::exception_ptr ExactlyOnceSourceTask::finish(std::exception_ptr failure) {
   if (waker_.hasStarted() && producer_) {
     using Boundary = SourceConnectorConfig::TransactionBoundary;
     try {
-      if (failure || cancelled_) {
+      if (failure || stop_.cancelled()) {
         if (!producer_->fatalError()) abortOpenTransaction();
       } else if (settings_.transaction_boundary != Boundary::kConnector) {
         endTransaction(detail::TransactionRequest::kCommit, lock);  // the final one
@@ -355,8 +353,7 @@ std::exception_ptr ExactlyOnceSourceTask::finish(std::exception_ptr failure) {
       if (!failure) failure = std::current_exception();
     }
     // The copies of the last offsets to the worker's topic, within the stop's deadline.
-    const Clock::time_point deadline{Clock::duration(stop_deadline_ns_.load())};
-    store_->drain(clock_.timeoutUntil(deadline));
+    store_->drain(clock_.timeoutUntil(*stop_.deadline()));
   }
   lock.unlock();
   if (waker_.hasStarted()) {

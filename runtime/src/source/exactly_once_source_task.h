@@ -56,6 +56,7 @@
 #include "source_task_driver.h"
 #include "source_task_waker.h"
 #include "submitted_records.h"
+#include "task_stop.h"
 #include "transaction_contents.h"
 #include "worker_task.h"
 
@@ -72,7 +73,7 @@ class ExactlyOnceSourceTask final : public WorkerTask {
 
   void run() override;
   void stop(Clock::time_point deadline) override;
-  void cancel() override { cancelled_ = true; }
+  void cancel() override { stop_.cancel(); }
   int id() const override { return id_; }
   TaskStatus status() const override;
 
@@ -134,9 +135,7 @@ class ExactlyOnceSourceTask final : public WorkerTask {
 
   SourcePoll poll_;  // the task thread's
   SourceTaskWaker waker_;
-  std::atomic<bool> stopping_{false};
-  std::atomic<bool> cancelled_{false};
-  std::atomic<int64_t> stop_deadline_ns_{0};
+  TaskStop stop_;
   std::atomic<bool> committer_stopping_{false};
   std::thread committer_;
 

@@ -34,15 +34,13 @@ SourceTaskGroup::~SourceTaskGroup() {
 }
 
 void SourceTaskGroup::stop(Clock::time_point deadline) {
-  int64_t expected = 0;
-  stop_deadline_ns_.compare_exchange_strong(expected, deadline.time_since_epoch().count());
-  stopping_ = true;
+  stop_.request(deadline);
   std::lock_guard lock(mutex_);
   for (auto& [id, running] : running_) running->task->stop(deadline);
 }
 
 void SourceTaskGroup::cancel() {
-  cancelled_ = true;
+  stop_.cancel();
   std::lock_guard lock(mutex_);
   for (auto& [id, running] : running_) running->task->cancel();
 }
@@ -84,7 +82,7 @@ void SourceTaskGroup::prepareTopic() {
     // generation's); with the same tasks.max, only the ids past it.
     const int first = previous && *previous != tasks_max ? 0 : tasks_max;
     const int last = std::max({partitions, tasks_max, previous.value_or(0)});
-    for (int id = first; id < last && !stopping_; ++id) {
+    for (int id = first; id < last && !stop_.requested(); ++id) {
       auto properties = settings_.client_properties;
       properties["transactional.id"] = settings_.transactional_id_prefix + std::to_string(id);
       KafkaProducer fencer(properties, [](uint64_t, const auto&, const auto&) {});
@@ -145,7 +143,7 @@ void SourceTaskGroup::run() {
     }
     spdlog::info("source connector {}: sharing {} task(s) in group {}", settings_.worker.name,
                  settings_.worker.tasks_max, settings_.task_group);
-    while (!stopping_) {
+    while (!stop_.requested()) {
       // Heartbeats and rebalances (the listener starts and stops tasks in here); the record the
       // topic holds is of no interest here.
       const auto m = consumer_->poll(kMembershipPoll);
@@ -159,8 +157,8 @@ void SourceTaskGroup::run() {
   } catch (...) {
     failure = std::current_exception();
   }
-  if (stop_deadline_ns_ == 0) stop(clock_.now() + settings_.worker.shutdown_graceful_timeout);
-  const Clock::time_point deadline{Clock::duration(stop_deadline_ns_.load())};
+  if (!stop_.deadline()) stop(clock_.now() + settings_.worker.shutdown_graceful_timeout);
+  const Clock::time_point deadline = *stop_.deadline();
   stopTasks({}, deadline);
   if (consumer_) consumer_->close(std::max(clock_.timeoutUntil(deadline), kStopSlack));
   {
@@ -180,10 +178,10 @@ void SourceTaskGroup::rethrowFailure() {
 
 OffsetMap SourceTaskGroup::onPartitionsAssigned(const std::vector<TopicPartition>& partitions) {
   // A process of another configuration may have changed tasks.max since this one started.
-  if (!partitions.empty() && !stopping_ && !stillCurrent()) return {};
+  if (!partitions.empty() && !stop_.requested() && !stillCurrent()) return {};
   for (const auto& tp : partitions) {
     if (tp.partition >= settings_.worker.tasks_max) continue;  // an id no longer in use
-    if (!stopping_) startTask(tp.partition);
+    if (!stop_.requested()) startTask(tp.partition);
   }
   return {};
 }

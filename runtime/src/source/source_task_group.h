@@ -45,6 +45,7 @@
 
 #include "kafka_consumer.h"
 #include "source_connector_config.h"
+#include "task_stop.h"
 #include "topic_offset_store.h"
 #include "worker_task.h"
 
@@ -105,9 +106,7 @@ class SourceTaskGroup final : public WorkerTask, private RebalanceListener {
   std::exception_ptr failure_;                       // of a task already stopped
   std::string state_ = "UNASSIGNED";
 
-  std::atomic<bool> stopping_{false};
-  std::atomic<bool> cancelled_{false};
-  std::atomic<int64_t> stop_deadline_ns_{0};
+  TaskStop stop_;
   std::shared_ptr<KafkaConsumer> consumer_;  // the group thread's
 };
 

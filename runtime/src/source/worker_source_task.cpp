@@ -31,9 +31,7 @@ WorkerSourceTask::WorkerSourceTask(int id, SourceConnectorConfig settings, Confi
 WorkerSourceTask::~WorkerSourceTask() = default;
 
 void WorkerSourceTask::stop(Clock::time_point deadline) {
-  int64_t expected = 0;
-  stop_deadline_ns_.compare_exchange_strong(expected, deadline.time_since_epoch().count());
-  stopping_ = true;
+  stop_.request(deadline);
   wakeTask();
 }
 
@@ -56,16 +54,16 @@ void WorkerSourceTask::run() {
       std::lock_guard lock(mutex_);
       store_->start();
     }
-    if (!stopping_) {
+    if (!stop_.requested()) {
       task_->start(config_, reader);
       waker_.started();
-      if (stopping_) wakeTask();  // a stop that came during start()
+      if (stop_.requested()) wakeTask();  // a stop that came during start()
       spdlog::info("source task {}-{} started (version {})", settings_.worker.name, id_,
                    task_->version());
       publish("RUNNING");
       service_ = std::thread([this] { serve(); });
     }
-    while (!stopping_) iteration();
+    while (!stop_.requested()) iteration();
   } catch (...) {
     failure = std::current_exception();
     spdlog::error("source task {}-{} failed: {}", settings_.worker.name, id_,
@@ -125,12 +123,12 @@ void WorkerSourceTask::iteration() {
 
 void WorkerSourceTask::createTopics() {
   if (topic_creation_)
-    createTopicsFor(to_send_, *topic_creation_, producer_->handle(), stopping_,
+    createTopicsFor(to_send_, *topic_creation_, producer_->handle(), stop_.requestedFlag(),
                     fmt::format("{}-{}", settings_.worker.name, id_));
 }
 
 void WorkerSourceTask::sendRecords() {
-  while (next_to_send_ < to_send_.size() && !stopping_) {
+  while (next_to_send_ < to_send_.size() && !stop_.requested()) {
     Committed dropped;
     std::optional<uint64_t> turn;
     {
@@ -203,10 +201,10 @@ void WorkerSourceTask::harvest() {
 }
 
 std::exception_ptr WorkerSourceTask::finish(std::exception_ptr failure) {
-  if (stop_deadline_ns_ == 0) stop(clock_.now() + settings_.worker.shutdown_graceful_timeout);
-  const Clock::time_point deadline{Clock::duration(stop_deadline_ns_.load())};
+  if (!stop_.deadline()) stop(clock_.now() + settings_.worker.shutdown_graceful_timeout);
+  const Clock::time_point deadline = *stop_.deadline();
   if (waker_.hasStarted() && producer_) {
-    if (cancelled_) {
+    if (stop_.cancelled()) {
       producer_closing_ = true;
       producer_->purge();
     } else {

@@ -45,6 +45,7 @@
 #include "source_task_driver.h"
 #include "source_task_waker.h"
 #include "submitted_records.h"
+#include "task_stop.h"
 #include "worker_task.h"
 
 namespace ksink {
@@ -62,7 +63,7 @@ class WorkerSourceTask final : public WorkerTask {
 
   void run() override;
   void stop(Clock::time_point deadline) override;
-  void cancel() override { cancelled_ = true; }
+  void cancel() override { stop_.cancel(); }
   int id() const override { return id_; }
   TaskStatus status() const override;
 
@@ -127,9 +128,7 @@ class WorkerSourceTask final : public WorkerTask {
   SourceTaskWaker waker_;
   SourceTaskCalls calls_;  // its turns taken under mutex_
 
-  std::atomic<bool> stopping_{false};
-  std::atomic<bool> cancelled_{false};
-  std::atomic<int64_t> stop_deadline_ns_{0};
+  TaskStop stop_;
   std::atomic<bool> service_stopping_{false};
   std::thread service_;
 
