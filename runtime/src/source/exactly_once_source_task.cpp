@@ -10,7 +10,6 @@
 #include "create_topics.h"
 #include "locked_offset_reader.h"
 #include "published_status.h"
-#include "worker_source_task.h"
 
 namespace ksink {
 
@@ -155,7 +154,7 @@ void ExactlyOnceSourceTask::iteration() {
         InPoll in_poll(*this);
         return task_->poll();
       },
-      WorkerSourceTask::kIdleWait);
+      SourcePoll::kIdleWait);
   if (!polled) return;
   to_send_ = std::move(*polled);
   if (topic_creation_)
@@ -163,13 +162,13 @@ void ExactlyOnceSourceTask::iteration() {
   sendRecords();
   if (to_send_.empty()) {
     // Nothing polled: the batch's boundary still applies to what earlier batches sent.
-    std::this_thread::sleep_for(WorkerSourceTask::kIdleWait);
+    clock_.sleepFor(SourcePoll::kIdleWait);
   }
 }
 
 void ExactlyOnceSourceTask::serveCommits() {
   while (!committer_stopping_) {
-    std::this_thread::sleep_for(WorkerSourceTask::kIdleWait);
+    clock_.sleepFor(SourcePoll::kIdleWait);
     std::unique_lock lock(mutex_);
     if (!in_poll_ || committer_failure_ || !producer_ || producer_->fatalError()) continue;
     if (!transaction_open_ && transaction_.offsets().empty()) continue;

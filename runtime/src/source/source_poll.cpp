@@ -4,7 +4,6 @@
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
-#include <thread>
 
 #include "ksink/retriable_error.h"
 
@@ -23,7 +22,7 @@ std::optional<std::vector<detail::PolledRecord>> SourcePoll::operator()(
     std::chrono::milliseconds idle_wait) {
   const auto started = clock_.now();
   if (started < not_before_) {
-    std::this_thread::sleep_for(std::min(clock_.timeoutUntil(not_before_), idle_wait));
+    clock_.sleepFor(std::min<Clock::duration>(not_before_ - started, idle_wait));
     return std::nullopt;
   }
   std::vector<detail::PolledRecord> records;

@@ -25,6 +25,8 @@ namespace ksink {
 class SourcePoll {
  public:
   static constexpr std::chrono::milliseconds kRetryBackoff{100};
+  // How long a source task's loop waits when there is nothing to do (poll() returned nothing).
+  static constexpr std::chrono::milliseconds kIdleWait{10};
 
   // `status`: where a retry shows (the task stays RUNNING).
   SourcePoll(std::string task_name, const Clock& clock, std::mutex& mutex, TaskCounters& counters,

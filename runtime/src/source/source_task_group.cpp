@@ -249,12 +249,12 @@ void SourceTaskGroup::stopTasks(std::vector<int> ids, Clock::time_point deadline
     // Its partition is not given up while it runs: past the deadline it is cancelled (its open
     // transaction dropped) and waited for a while more.
     while (!running->done && clock_.now() < deadline + kStopSlack)
-      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+      clock_.sleepFor(std::chrono::milliseconds(5));
     if (!running->done) {
       running->task->cancel();
       const auto give_up = clock_.now() + settings_.transaction_timeout;
       while (!running->done && clock_.now() < give_up)
-        std::this_thread::sleep_for(std::chrono::milliseconds(5));
+        clock_.sleepFor(std::chrono::milliseconds(5));
     }
     if (running->done) {
       running->thread.join();

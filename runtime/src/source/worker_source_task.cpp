@@ -78,7 +78,7 @@ void WorkerSourceTask::run() {
 
 void WorkerSourceTask::serve() {
   while (!service_stopping_) {
-    producer_->poll(kIdleWait);  // acknowledgements, into deliveries_
+    producer_->poll(SourcePoll::kIdleWait);  // acknowledgements, into deliveries_
     Committed committed;
     std::optional<uint64_t> turn;  // none when nothing is owed: no wait for another's calls
     {
@@ -109,11 +109,11 @@ void WorkerSourceTask::iteration() {
           next_to_send_ = 0;
           return task_->poll();
         },
-        kIdleWait);
+        SourcePoll::kIdleWait);
     if (!polled) return;
     to_send_ = std::move(*polled);
     if (to_send_.empty()) {
-      std::this_thread::sleep_for(kIdleWait);
+      clock_.sleepFor(SourcePoll::kIdleWait);
       return;
     }
     createTopics();
@@ -154,7 +154,7 @@ void WorkerSourceTask::sendRecords() {
     }
     if (turn) calls_.make(*turn, {&dropped});
     // The byte budget is spent: the service thread serves acknowledgements meanwhile.
-    if (next_to_send_ < to_send_.size()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    if (next_to_send_ < to_send_.size()) clock_.sleepFor(std::chrono::milliseconds(1));
   }
 }
 
@@ -213,7 +213,7 @@ std::exception_ptr WorkerSourceTask::finish(std::exception_ptr failure) {
       const auto flush_until =
           std::min(deadline, clock_.now() + settings_.worker.offset_flush_timeout);
       while (producer_->inFlight() > 0 && clock_.now() < flush_until)
-        producer_->poll(std::min(clock_.timeoutUntil(flush_until), kIdleWait));
+        producer_->poll(std::min(clock_.timeoutUntil(flush_until), SourcePoll::kIdleWait));
       producer_->poll(std::chrono::milliseconds(0));
       Committed committed;
       {

@@ -54,7 +54,6 @@ class WorkerSourceTask final : public WorkerTask {
  public:
   // An empty poll() is followed by a wait this long, so a task that returns at once when it has
   // nothing does not spin a core; also the service thread's longest wait for acknowledgements.
-  static constexpr std::chrono::milliseconds kIdleWait{10};
 
   WorkerSourceTask(int id, SourceConnectorConfig settings, Config config,
                    std::unique_ptr<detail::SourceTaskDriver> task,

@@ -10,7 +10,7 @@
 //    (librdkafka's poll). The call may return earlier; a caller that needs `deadline` to have
 //    passed checks now() again.
 //  - sleepUntil(): waits on a condition variable until `deadline` or until `done()`; a clock that
-//    is not the real one decides when `deadline` comes.
+//    is not the real one decides when `deadline` comes. sleepFor() is a pause made of it.
 //
 // Thread-safety: every method may be called from any thread.
 #pragma once
@@ -44,6 +44,14 @@ class Clock {
   virtual bool sleepUntil(std::unique_lock<std::mutex>& lock, std::condition_variable& changed,
                           time_point deadline, const std::function<bool()>& done) const {
     return changed.wait_for(lock, deadline - now(), done);
+  }
+
+  // Waits `pause` on this clock (a pause between tries: nothing ends it early).
+  void sleepFor(duration pause) const {
+    std::mutex mutex;
+    std::condition_variable never;
+    std::unique_lock lock(mutex);
+    sleepUntil(lock, never, now() + pause, [] { return false; });
   }
 
   // The steady clock, real waits. Lives as long as the process.
