@@ -383,6 +383,30 @@ TEST_F(WorkerSourceTest, StatusShowsASourceConnectorAndItsCounters) {
   ASSERT_TRUE(run.waitFinished(10s));
 }
 
+// The exactly-once task (KIP-618) on the embedded broker, which serves transactions: records and
+// offsets committed in transactions (read_committed sees every record once), the same calls to
+// the task, and its transaction counters.
+TEST_F(WorkerSourceTest, ExactlyOnceTheRecordsAndTheirOffsetsAreCommittedInTransactions) {
+  script->limit = 30;
+  auto w = worker({{"exactly.once.source.support", "enabled"}, {"transaction.boundary", "poll"}});
+  test::BackgroundRun run([&] { w->run(); });
+  ASSERT_TRUE(waitForStoredOffset(R"({"seq":29})")) << storedOffset().value_or("<none>");
+  ASSERT_TRUE(it::waitUntil(
+      [&] {
+        const auto s = w->status();
+        return s.tasks.size() == 1 && s.tasks[0].counters.transaction_commit_total >= 3;
+      },
+      5s));
+  w->stop();
+  ASSERT_TRUE(run.waitFinished(10s));
+  EXPECT_EQ(run.errorMessage(), "");
+  EXPECT_EQ(values(30), sequence(0, 30)) << "read_committed: every record once, in order";
+  EXPECT_EQ(w->status().tasks[0].counters.transaction_abort_total, 0u);
+  std::lock_guard lock(script->mutex);
+  ASSERT_GE(script->calls.size(), 30u);
+  EXPECT_EQ(script->calls.front(), "commitRecord 0 0");
+}
+
 TEST_F(WorkerSourceTest, APartitionThatDiffersFromAStoredOneOnlyInKeyOrderOrNumberTypeIsReported) {
   // Stored as an earlier version built it: the keys in another order, the shard a double.
   {
