@@ -12,6 +12,7 @@
 #include <fstream>
 
 #include "child_process.h"
+#include "free_port.h"
 #include "polling.h"
 #include "test_kafka.h"
 
@@ -20,18 +21,7 @@ namespace {
 
 using namespace std::chrono_literals;
 
-// A port nothing listens on now (the kernel's choice for port 0).
-int freePort() {
-  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in address{};
-  address.sin_family = AF_INET;
-  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  socklen_t length = sizeof address;
-  ::bind(fd, reinterpret_cast<sockaddr*>(&address), sizeof address);
-  ::getsockname(fd, reinterpret_cast<sockaddr*>(&address), &length);
-  ::close(fd);
-  return ntohs(address.sin_port);
-}
+using test::freePort;
 
 class StatusListenerTest : public ::testing::Test {
  protected:

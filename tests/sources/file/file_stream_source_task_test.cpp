@@ -9,6 +9,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <stdexcept>
 #include <thread>
 
 #include "ksink/config_exception.h"
@@ -194,6 +195,7 @@ class FileStreamSourceTaskRestartTest : public FileStreamSourceTaskTest {
     first.start(ctx->config());
     const auto records = first.poll();
     first.stop();
+    if (records.empty()) throw std::runtime_error("the task read no line of: " + text);
     return *records.back().sourceOffset();
   }
 };
