@@ -29,6 +29,93 @@ KafkaHandle makeClient(rd_kafka_type_t type, const std::map<std::string, std::st
   return rk;
 }
 
+// Reading an offsets topic to its end within one time limit; what fails names the store and
+// the topic.
+class TopicRead {
+ public:
+  TopicRead(rd_kafka_t* rk, const std::string& topic, const std::string& what,
+            std::chrono::milliseconds timeout)
+      : rk_(rk),
+        topic_(topic),
+        what_(what),
+        timeout_(timeout),
+        until_(std::chrono::steady_clock::now() + timeout) {}
+
+  std::chrono::milliseconds left() const {
+    return std::chrono::duration_cast<std::chrono::milliseconds>(until_ -
+                                                                 std::chrono::steady_clock::now());
+  }
+
+  // The topic's partitions, once the metadata has them.
+  int partitionCount() const {
+    while (true) {
+      const rd_kafka_metadata_t* md = nullptr;
+      rd_kafka_topic_t* rkt = rd_kafka_topic_new(rk_, topic_.c_str(), nullptr);
+      const auto err = rd_kafka_metadata(rk_, 0, rkt, &md, rdkafkaTimeoutMs(left()));
+      rd_kafka_topic_destroy(rkt);
+      int count = 0;
+      if (!err) {
+        if (md->topic_cnt == 1 && !md->topics[0].err) count = md->topics[0].partition_cnt;
+        rd_kafka_metadata_destroy(md);
+      }
+      if (count > 0) return count;
+      if (left().count() <= 0)
+        throw std::runtime_error(
+            fmt::format("{} {}: no metadata within {} ms", what_, topic_, timeout_.count()));
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
+  }
+
+  // The end offset of each of the `count` partitions that holds anything.
+  std::map<int32_t, int64_t> ends(int count) const {
+    std::map<int32_t, int64_t> out;
+    for (int32_t p = 0; p < count; ++p) {
+      int64_t low = 0, high = 0;
+      rd_kafka_resp_err_t err;
+      while ((err = rd_kafka_query_watermark_offsets(rk_, topic_.c_str(), p, &low, &high,
+                                                     rdkafkaTimeoutMs(left()))) != 0) {
+        if (left().count() <= 0)
+          throw std::runtime_error(fmt::format("{} {}-{}: end offset unknown: {}", what_, topic_, p,
+                                               rd_kafka_err2str(err)));
+        std::this_thread::sleep_for(std::chrono::milliseconds(100));
+      }
+      if (high > low) out[p] = high;
+    }
+    return out;
+  }
+
+  void assignFromTheBeginning(const std::map<int32_t, int64_t>& ends) const {
+    PartitionList assignment(rd_kafka_topic_partition_list_new(static_cast<int>(ends.size())));
+    for (const auto& [p, end] : ends)
+      rd_kafka_topic_partition_list_add(assignment.get(), topic_.c_str(), p)->offset =
+          RD_KAFKA_OFFSET_BEGINNING;
+    if (auto err = rd_kafka_assign(rk_, assignment.get()))
+      throw std::runtime_error(fmt::format("{} {}: {}", what_, topic_, rd_kafka_err2str(err)));
+  }
+
+  // Drops from `ends` the partitions whose position reached their end; true when none is left.
+  // A transaction marker, an aborted or a compacted-away record may hold the last offsets, so no
+  // record need come at end − 1.
+  bool reached(std::map<int32_t, int64_t>& ends) const {
+    PartitionList positions(rd_kafka_topic_partition_list_new(static_cast<int>(ends.size())));
+    for (const auto& [p, end] : ends)
+      rd_kafka_topic_partition_list_add(positions.get(), topic_.c_str(), p);
+    rd_kafka_position(rk_, positions.get());
+    for (int i = 0; i < positions->cnt; ++i)
+      if (positions->elems[i].offset >= 0 &&
+          positions->elems[i].offset >= ends.at(positions->elems[i].partition))
+        ends.erase(positions->elems[i].partition);
+    return ends.empty();
+  }
+
+ private:
+  rd_kafka_t* const rk_;
+  const std::string& topic_;
+  const std::string& what_;
+  const std::chrono::milliseconds timeout_;
+  const std::chrono::steady_clock::time_point until_;
+};
+
 }  // namespace
 
 TopicOffsetStore::TopicOffsetStore(std::map<std::string, std::string> client_properties,
@@ -95,68 +182,13 @@ void TopicOffsetStore::readToEnd() {
   properties["enable.partition.eof"] = "true";
   properties["isolation.level"] = "read_committed";  // Connect's offsets consumers read so
   auto rk = makeClient(RD_KAFKA_CONSUMER, properties);
-  const auto until = std::chrono::steady_clock::now() + read_timeout_;
-  const auto left = [&] {
-    return std::chrono::duration_cast<std::chrono::milliseconds>(until -
-                                                                 std::chrono::steady_clock::now());
-  };
-
-  // The partitions, then each one's end: read until every partition is there.
-  int count = 0;
-  while (count == 0) {
-    const rd_kafka_metadata_t* md = nullptr;
-    rd_kafka_topic_t* rkt = rd_kafka_topic_new(rk.get(), topic_.c_str(), nullptr);
-    const auto err = rd_kafka_metadata(rk.get(), 0, rkt, &md, rdkafkaTimeoutMs(left()));
-    rd_kafka_topic_destroy(rkt);
-    if (!err) {
-      if (md->topic_cnt == 1 && !md->topics[0].err) count = md->topics[0].partition_cnt;
-      rd_kafka_metadata_destroy(md);
-    }
-    if (count == 0) {
-      if (left().count() <= 0)
-        throw std::runtime_error(fmt::format("{} {}: no metadata within {} ms", role_.name, topic_,
-                                             read_timeout_.count()));
-      std::this_thread::sleep_for(std::chrono::milliseconds(100));
-    }
-  }
-  std::map<int32_t, int64_t> ends;
-  for (int32_t p = 0; p < count; ++p) {
-    int64_t low = 0, high = 0;
-    rd_kafka_resp_err_t err;
-    while ((err = rd_kafka_query_watermark_offsets(rk.get(), topic_.c_str(), p, &low, &high,
-                                                   rdkafkaTimeoutMs(left()))) != 0) {
-      if (left().count() <= 0)
-        throw std::runtime_error(fmt::format("{} {}-{}: end offset unknown: {}", role_.name, topic_,
-                                             p, rd_kafka_err2str(err)));
-      std::this_thread::sleep_for(std::chrono::milliseconds(100));
-    }
-    if (high > low) ends[p] = high;
-  }
+  const TopicRead read(rk.get(), topic_, role_.name, read_timeout_);
+  auto ends = read.ends(read.partitionCount());
   if (ends.empty()) return;
-
-  PartitionList assignment(rd_kafka_topic_partition_list_new(static_cast<int>(ends.size())));
-  for (const auto& [p, end] : ends)
-    rd_kafka_topic_partition_list_add(assignment.get(), topic_.c_str(), p)->offset =
-        RD_KAFKA_OFFSET_BEGINNING;
-  if (auto err = rd_kafka_assign(rk.get(), assignment.get()))
-    throw std::runtime_error(fmt::format("{} {}: {}", role_.name, topic_, rd_kafka_err2str(err)));
+  read.assignFromTheBeginning(ends);
   size_t records = 0;
-  // Done when each partition's position reached its end, or the consumer said it is there: a
-  // transaction marker, an aborted or a compacted-away record may hold the last offsets, so no
-  // record need come at end − 1.
-  auto reached = [&] {
-    PartitionList positions(rd_kafka_topic_partition_list_new(static_cast<int>(ends.size())));
-    for (const auto& [p, end] : ends)
-      rd_kafka_topic_partition_list_add(positions.get(), topic_.c_str(), p);
-    rd_kafka_position(rk.get(), positions.get());
-    for (int i = 0; i < positions->cnt; ++i)
-      if (positions->elems[i].offset >= 0 &&
-          positions->elems[i].offset >= ends.at(positions->elems[i].partition))
-        ends.erase(positions->elems[i].partition);
-    return ends.empty();
-  };
-  while (!reached()) {
-    if (left().count() <= 0)
+  while (!read.reached(ends)) {
+    if (read.left().count() <= 0)
       throw std::runtime_error(fmt::format("{} {}: not read to its end within {} ms", role_.name,
                                            topic_, read_timeout_.count()));
     MessagePtr m(rd_kafka_consumer_poll(rk.get(), 100));
@@ -172,17 +204,10 @@ void TopicOffsetStore::readToEnd() {
       continue;
     }
     ++records;
-    if (m->key) {
-      std::string key(static_cast<const char*>(m->key), m->key_len);
-      if (m->payload) {
-        reset_.erase(key);
-        entries_.insert_or_assign(std::move(key),
-                                  std::string(static_cast<const char*>(m->payload), m->len));
-      } else {  // a tombstone: the offset was reset
-        entries_.erase(key);
-        reset_.insert(std::move(key));
-      }
-    }
+    if (!m->key) continue;
+    std::optional<std::string> value;  // none: a tombstone, the offset was reset
+    if (m->payload) value.emplace(static_cast<const char*>(m->payload), m->len);
+    remember({{std::string(static_cast<const char*>(m->key), m->key_len), std::move(value)}});
   }
   rd_kafka_consumer_close(rk.get());
   spdlog::info("{} {}: read {} record(s), {} entries", role_.name, topic_, records,
