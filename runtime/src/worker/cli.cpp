@@ -22,48 +22,73 @@
 #include "ksink/config.h"
 #include "ksink/worker.h"
 #include "offsets_command.h"
+#include "signal_watch.h"
 #include "status_server.h"
 
 namespace ksink {
 namespace {
 
-int run(const std::string& worker_file, const std::vector<std::string>& connector_files) {
-  // Signals are taken by a dedicated thread (sigtimedwait), never by an async handler.
-  sigset_t signals;
-  sigemptyset(&signals);
-  sigaddset(&signals, SIGINT);
-  sigaddset(&signals, SIGTERM);
-  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
-  // A peer that closed its end (a schema registry's idle connection, a status client) is an
-  // error on that write, not the end of the process: cpp-httplib 0.11 writes without
-  // MSG_NOSIGNAL.
-  std::signal(SIGPIPE, SIG_IGN);
-
+// The connectors of `ksink run`, read and checked: throws ConfigException.
+struct Connectors {
+  std::map<std::string, std::string> worker_properties;
   std::vector<std::unique_ptr<Worker>> workers;
-  std::map<std::string, std::string> worker_props;
   std::chrono::milliseconds graceful_timeout{0};  // the longest of the connectors'
+};
+
+Connectors loadConnectors(const std::string& worker_file,
+                          const std::vector<std::string>& connector_files) {
+  Connectors out;
+  out.worker_properties = readWorker(worker_file);
+  std::set<std::string> names;
+  for (const auto& file : connector_files) {
+    auto connector = loadConnector(out.worker_properties, file);
+    requireUniqueName(names, connector);
+    for (const auto& w : connector.warnings) spdlog::warn("{}: {}", file, w);
+    out.workers.push_back(connector.makeWorker());
+    out.graceful_timeout = std::max(out.graceful_timeout, connector.gracefulTimeout());
+    spdlog::info("{} connector {} ({}) from {}", connector.sink ? "sink" : "source",
+                 connector.config.getString("name"), connector.className(), file);
+  }
+  return out;
+}
+
+// Runs every worker on a thread of its own until all ended; kExitFailed when one failed (it
+// stops the others: a supervisor restarts the process whole).
+int runAll(std::vector<std::unique_ptr<Worker>>& workers) {
+  std::atomic<int> exit_code{0};
+  std::vector<std::thread> threads;
+  for (auto& w : workers) {
+    threads.emplace_back([&, worker = w.get()] {
+      try {
+        worker->run();
+      } catch (const std::exception& e) {
+        spdlog::error("connector failed: {}", e.what());
+        exit_code = kExitFailed;
+        for (auto& other : workers) other->stop();
+      }
+    });
+  }
+  for (auto& t : threads) t.join();
+  return exit_code;
+}
+
+int run(const std::string& worker_file, const std::vector<std::string>& connector_files) {
+  SignalWatch::takeSignals();  // before any thread starts
+  Connectors connectors;
   try {
-    worker_props = readWorker(worker_file);
-    std::set<std::string> names;
-    for (const auto& file : connector_files) {
-      auto connector = loadConnector(worker_props, file);
-      requireUniqueName(names, connector);
-      for (const auto& w : connector.warnings) spdlog::warn("{}: {}", file, w);
-      workers.push_back(connector.makeWorker());
-      graceful_timeout = std::max(graceful_timeout, connector.gracefulTimeout());
-      spdlog::info("{} connector {} ({}) from {}", connector.sink ? "sink" : "source",
-                   connector.config.getString("name"), connector.className(), file);
-    }
+    connectors = loadConnectors(worker_file, connector_files);
   } catch (const ConfigException& e) {
     fmt::print(stderr, "ksink: {}\n", e.what());
     return kExitBadConfig;
   }
+  auto& workers = connectors.workers;
 
   // /status and /metrics. A listener that cannot be bound (say, a second ksink on this machine
   // with the default port) fails the start, as Connect's REST server does: a process running
   // without the listener it was given is one nobody can see.
   std::unique_ptr<StatusServer> status_server;
-  const auto listener = Config(worker_props).get("listeners").value_or("http://127.0.0.1:8083");
+  const auto listener =
+      Config(connectors.worker_properties).get("listeners").value_or("http://127.0.0.1:8083");
   if (!listener.empty()) {
     try {
       status_server = std::make_unique<StatusServer>(listener, [&workers] {
@@ -77,66 +102,10 @@ int run(const std::string& worker_file, const std::vector<std::string>& connecto
     }
   }
 
-  // First signal: stop gracefully. Second: the process leaves, whatever is still running, once
-  // task.shutdown.graceful.timeout.ms has passed since the first. Third: it leaves at once.
-  // This thread never blocks on the workers, so it always sees the next signal.
-  std::atomic<bool> done{false};
-  std::thread stopper;
-  std::thread signal_thread([&] {
-    int received = 0;
-    std::chrono::steady_clock::time_point first_signal;
-    std::optional<std::chrono::steady_clock::time_point> force_at;
-    const timespec tick{0, 50'000'000};
-    while (!done) {
-      if (force_at && std::chrono::steady_clock::now() >= *force_at) {
-        spdlog::error("still stopping {} ms after the first signal; exiting now",
-                      graceful_timeout.count());
-        spdlog::default_logger()->flush();
-        std::_Exit(kExitFailed);
-      }
-      const int sig = sigtimedwait(&signals, nullptr, &tick);
-      if (sig < 0) continue;
-      ++received;
-      if (received == 1) {
-        first_signal = std::chrono::steady_clock::now();
-        spdlog::info(
-            "signal {}: stopping gracefully (a second signal forces the exit after "
-            "task.shutdown.graceful.timeout.ms={})",
-            sig, graceful_timeout.count());
-        stopper = std::thread([&workers] {
-          for (auto& w : workers) w->stop();
-        });
-      } else if (received == 2) {
-        force_at = first_signal + graceful_timeout;
-        spdlog::warn("signal {} again: exiting at the latest {} ms after the first one", sig,
-                     graceful_timeout.count());
-      } else {
-        spdlog::warn("signal {} a third time: exiting at once", sig);
-        spdlog::default_logger()->flush();
-        std::_Exit(kExitFailed);
-      }
-    }
+  const SignalWatch signals(connectors.graceful_timeout, [&workers] {
+    for (auto& w : workers) w->stop();
   });
-
-  std::atomic<int> exit_code{0};
-  std::vector<std::thread> threads;
-  for (auto& w : workers) {
-    threads.emplace_back([&, worker = w.get()] {
-      try {
-        worker->run();
-      } catch (const std::exception& e) {
-        spdlog::error("connector failed: {}", e.what());
-        exit_code = kExitFailed;
-        // One failed connector stops the process, so a supervisor restarts it whole.
-        for (auto& other : workers) other->stop();
-      }
-    });
-  }
-  for (auto& t : threads) t.join();
-  done = true;
-  signal_thread.join();
-  if (stopper.joinable()) stopper.join();
-  return exit_code;
+  return runAll(workers);
 }
 
 int validate(const std::string& worker_file, const std::vector<std::string>& connector_files) {
