@@ -127,7 +127,12 @@ class Worker::Impl {
   ConnectorStatus status();
 
  private:
+  // Makes the tasks and starts their threads; false when a stop came first.
+  bool startTasks(const std::shared_ptr<RunState>& state, std::vector<std::thread>& threads);
   void awaitFirstAssignment(RunState& state);
+  // Until every task ended, stopping the others when one failed and giving up on those still
+  // running past the stop's deadline (their number).
+  int awaitTasks(RunState& state);
 
   const WorkerConfig settings_;
   const Config config_;
@@ -141,11 +146,31 @@ class Worker::Impl {
 void Worker::Impl::run() {
   auto state = std::make_shared<RunState>();
   std::vector<std::thread> threads;
-  // The factory is the sink's code and may take its time: run it without the lock, so stop()
-  // and status() never wait for it.
+  if (!startTasks(state, threads)) return;
+  const int abandoned = awaitTasks(*state);
+  for (auto& t : threads) {
+    if (abandoned == 0)
+      t.join();
+    else
+      t.detach();  // the thread owns its task through shared_ptr
+  }
+  std::lock_guard guard(state->mutex);
+  if (state->first_failure) std::rethrow_exception(state->first_failure);
+  // Not a graceful stop: what the abandoned tasks had in flight was neither committed nor closed.
+  if (abandoned > 0)
+    throw std::runtime_error(
+        fmt::format("{} task(s) did not stop within task.shutdown.graceful.timeout.ms and were "
+                    "abandoned",
+                    abandoned));
+}
+
+bool Worker::Impl::startTasks(const std::shared_ptr<RunState>& state,
+                              std::vector<std::thread>& threads) {
+  // The factory is the connector's code and may take its time: run it without the lock, so
+  // stop() and status() never wait for it.
   {
     std::lock_guard lock(mutex_);
-    if (stop_deadline_) return;  // stopped before it started
+    if (stop_deadline_) return false;  // stopped before it started
   }
   std::vector<std::shared_ptr<WorkerTask>> created;
   for (int i = 0; i < kind_.count.value_or(settings_.tasks_max); ++i)
@@ -166,27 +191,27 @@ void Worker::Impl::run() {
   };
   {
     std::lock_guard lock(mutex_);
-    if (stop_deadline_) return;  // stopped while the factory ran
+    if (stop_deadline_) return false;  // stopped while the factory ran
     tasks_ = std::move(created);
     state->running = static_cast<int>(tasks_.size());
     launch(tasks_.front());
   }
   if (tasks_.size() > 1 && kind_.stagger_start) awaitFirstAssignment(*state);
-  {
-    std::lock_guard lock(mutex_);
-    for (size_t i = 1; i < tasks_.size(); ++i) launch(tasks_[i]);
-  }
+  std::lock_guard lock(mutex_);
+  for (size_t i = 1; i < tasks_.size(); ++i) launch(tasks_[i]);
+  return true;
+}
 
-  std::unique_lock lock(state->mutex);
+int Worker::Impl::awaitTasks(RunState& state) {
+  std::unique_lock lock(state.mutex);
   bool stopping_others = false;
-  int abandoned = 0;
-  while (state->running > 0) {
+  while (state.running > 0) {
     std::optional<Clock::time_point> deadline;
     {
       std::lock_guard guard(mutex_);
       deadline = stop_deadline_;
     }
-    if (state->first_failure && !stopping_others) {
+    if (state.first_failure && !stopping_others) {
       // One task failed: stop the others gracefully so run() can report the failure.
       stopping_others = true;
       lock.unlock();
@@ -195,34 +220,19 @@ void Worker::Impl::run() {
       continue;
     }
     if (!deadline) {
-      state->changed.wait_for(lock, std::chrono::milliseconds(100));
+      state.changed.wait_for(lock, std::chrono::milliseconds(100));
       continue;
     }
     // Tasks bound their own teardown by the deadline; allow a little slack, then give up on them.
     const auto give_up = *deadline + std::chrono::milliseconds(500);
-    if (!clock_.sleepUntil(lock, state->changed, give_up, [&] { return state->running == 0; })) {
+    if (!clock_.sleepUntil(lock, state.changed, give_up, [&] { return state.running == 0; })) {
       spdlog::error("{} task(s) did not stop within task.shutdown.graceful.timeout.ms; abandoning",
-                    state->running);
+                    state.running);
       for (auto& task : tasks_) task->cancel();
-      abandoned = state->running;
-      break;
+      return state.running;
     }
   }
-  lock.unlock();
-  for (auto& t : threads) {
-    if (state->running == 0)
-      t.join();
-    else
-      t.detach();  // the thread owns its task through shared_ptr
-  }
-  std::lock_guard guard(state->mutex);
-  if (state->first_failure) std::rethrow_exception(state->first_failure);
-  // Not a graceful stop: what the abandoned tasks had in flight was neither committed nor closed.
-  if (abandoned > 0)
-    throw std::runtime_error(
-        fmt::format("{} task(s) did not stop within task.shutdown.graceful.timeout.ms and were "
-                    "abandoned",
-                    abandoned));
+  return 0;
 }
 
 // Consumers of one group that join at once cost librdkafka 2.0.2 two seconds when the broker
