@@ -113,6 +113,16 @@ class DifferentialTest : public ::testing::Test {
     return std::make_unique<PgTestSchema>(serverUrl(db), name);
   }
 
+  // Rows in every table of the schema.
+  static int64_t rowsIn(PgTestSchema& schema) {
+    const auto rows = schema.scalar(fmt::format(
+        "SELECT coalesce(sum((xpath('/row/c/text()', query_to_xml(format('SELECT count(*) AS c "
+        "FROM %I.%I', table_schema, table_name), false, true, '')))[1]::text::bigint), 0) "
+        "FROM information_schema.tables WHERE table_schema = '{}'",
+        schema.name()));
+    return rows ? std::stoll(*rows) : 0;
+  }
+
   std::string jdbcUrl(const std::string& db, const PgTestSchema& schema) const {
     return fmt::format("jdbc:postgresql://{}:{}/{}?currentSchema={}", pg_.host, pg_.port, db,
                        schema.name());
@@ -321,6 +331,9 @@ TEST_F(DifferentialTest, EveryCaseWritesTheTablesTheDebeziumJdbcSinkWrites) {
         tableDifferences({"Connect", run.connect_schema.get()}, {"ksink", run.ksink_schema.get()});
     seen.insert(seen.end(), run.failures.begin(), run.failures.end());
     for (auto& line : seen) line = replaceAll(line, prefix_, "");
+    // Two empty sides agree on nothing: a case is judged on rows Connect wrote.
+    EXPECT_GT(rowsIn(*run.connect_schema), 0)
+        << run.spec->name << ": Kafka Connect wrote no row, so the case compares nothing";
     const std::set<std::string> expected(run.spec->differences.begin(),
                                          run.spec->differences.end());
     std::vector<std::string> unexpected, missing;
