@@ -13,6 +13,7 @@
 
 #include "connect_json_writer.h"
 #include "ksink/civil_date.h"
+#include "ksink/connect_json.h"
 #include "ksink/conversion_error.h"
 
 namespace ksink {
@@ -40,6 +41,12 @@ std::string Value::toJson() const {
 std::string Value::toConnectJson() const {
   std::string out;
   appendSchemalessJson(out, *this, JsonSpelling::kConnect);
+  return out;
+}
+
+std::string toConnectJson(const Value::Object& map) {
+  std::string out;
+  appendSchemalessJson(out, map, JsonSpelling::kConnect);
   return out;
 }
 

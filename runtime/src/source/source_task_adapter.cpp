@@ -7,6 +7,7 @@
 #include <iterator>
 #include <stdexcept>
 
+#include "ksink/connect_json.h"
 #include "ksink/conversion_unavailable.h"
 #include "ksink/detail/error_handling.h"
 #include "ksink/detail/json_string.h"
@@ -90,14 +91,14 @@ std::string SourceTaskAdapter::offsetKey(std::string_view connector,
   std::string out = "[";
   detail::appendJsonString(out, connector);
   out += ',';
-  out += partition ? Value::object(*partition).toConnectJson() : "null";
+  out += partition ? toConnectJson(*partition) : "null";
   out += ']';
   return out;
 }
 
 std::optional<std::string> SourceTaskAdapter::offsetValue(const std::optional<SourceMap>& offset) {
   if (!offset) return std::nullopt;
-  return Value::object(*offset).toConnectJson();
+  return toConnectJson(*offset);
 }
 
 void SourceTaskAdapter::start(const Config& config, const detail::OffsetEntryReader& offsets) {

@@ -12,6 +12,7 @@
 #include "ksink/config.h"
 #include "ksink/config_def.h"
 #include "ksink/config_exception.h"
+#include "ksink/connect_json.h"
 #include "ksink/connect_record.h"
 #include "ksink/connector_registry.h"
 #include "ksink/connector_status.h"
