@@ -88,6 +88,10 @@ class DifferentialTest : public ::testing::Test {
         for (auto* schema : {run.connect_schema.get(), run.ksink_schema.get()})
           schema->exec(replaceAll(sql, "{{topic}}", run.topics.front()));
       run.connect_before = contents(*run.connect_schema);
+      // 36 idle connections held through the run would leave too few of the server's 100 for
+      // both connectors' tasks.
+      run.connect_schema->disconnect();
+      run.ksink_schema->disconnect();
       running_.push_back(std::move(run));
     }
   }
@@ -287,7 +291,8 @@ class DifferentialTest : public ::testing::Test {
           return all;
         },
         kBatchTimeout, 250ms);
-    ASSERT_TRUE(ksink_->running()) << "ksink exited: " << ksink_->log();
+    ASSERT_TRUE(ksink_->running()) << "ksink exited; its errors:\n"
+                                   << ksink_->errors() << "its log: " << ksink_->log();
     if (!done) {
       for (auto& run : running_)
         if (run.failures.empty() && !connectDone(run))
@@ -296,7 +301,8 @@ class DifferentialTest : public ::testing::Test {
           ADD_FAILURE() << run.spec->name << ": ksink did not consume batch " << batch + 1;
       FAIL() << "batch " << batch + 1 << " not consumed within "
              << std::chrono::duration_cast<std::chrono::seconds>(kBatchTimeout).count()
-             << " s; ksink's log: " << ksink_->log();
+             << " s; ksink's errors:\n"
+             << ksink_->errors() << "its log: " << ksink_->log();
     }
   }
 
@@ -350,6 +356,8 @@ TEST_F(DifferentialTest, EveryCaseWritesTheTablesTheDebeziumJdbcSinkWrites) {
     EXPECT_TRUE(missing.empty()) << run.spec->name
                                  << ": listed differences that no longer occur:\n  "
                                  << fmt::format("{}", fmt::join(missing, "\n  "));
+    run.connect_schema->disconnect();
+    run.ksink_schema->disconnect();
   }
 }
 

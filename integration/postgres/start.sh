@@ -84,6 +84,10 @@ if [[ ! -f $data/PG_VERSION ]]; then
 listen_addresses = '127.0.0.1'
 port = $port
 unix_socket_directories = '$sock'
+# The suite's tests share this server; the differential test alone runs 36 connectors (Connect's
+# and ksink's) at once, and a test's processes may still be closing their sessions when the next
+# test starts: 100, the default, left a task unable to connect at start.
+max_connections = 200
 CONF
   if [[ ${KSINK_PG_SSL:-0} == 1 ]]; then
     # EC P-256 rather than RSA: key generation takes milliseconds. The SAN names the address

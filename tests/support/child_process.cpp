@@ -72,4 +72,14 @@ std::string ChildProcess::log() const {
   return s.str();
 }
 
+std::string ChildProcess::errors() const {
+  std::ifstream in(log_);
+  std::string out, line;
+  while (std::getline(in, line))
+    if (line.find("] [error] ") != std::string::npos ||
+        line.find("] [critical] ") != std::string::npos)
+      out += line + '\n';
+  return out;
+}
+
 }  // namespace ksink::it

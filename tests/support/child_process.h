@@ -25,6 +25,9 @@ class ChildProcess {
   bool running();
   pid_t pid() const { return pid_; }
   std::string log() const;
+  // The log's lines at level error or critical: what to show first when the process failed
+  // (a long log is cut in the middle by CI's report).
+  std::string errors() const;
 
  private:
   pid_t pid_ = -1;

@@ -68,6 +68,10 @@ PgTestSchema::PgTestSchema(std::string server_url, std::string schema)
 
 PgTestSchema::~PgTestSchema() = default;
 
+void PgTestSchema::disconnect() {
+  connection_.reset();
+}
+
 PgTestSchema::Connection& PgTestSchema::connection() {
   if (connection_ && PQstatus(connection_->conn.get()) == CONNECTION_OK) return *connection_;
   connection_ = std::make_unique<Connection>();

@@ -62,6 +62,9 @@ class PgTestSchema {
   // The single value of a one-row, one-column query.
   std::optional<std::string> scalar(const std::string& sql);
   int64_t count(const std::string& table, const std::string& where = "");
+  // Gives the connection back to the server; the next call opens one again. For a test that
+  // holds many schemas while the code under test needs the server's connections.
+  void disconnect();
 
  private:
   struct Connection;
