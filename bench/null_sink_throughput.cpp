@@ -4,6 +4,9 @@
 // consumer runs twice: with librdkafka's defaults, and with the prefetch bound the worker sets
 // (queued.min.messages=10000000: librdkafka 2.0.2 otherwise stalls for up to a second whenever
 // the consumer drains its 100000 prefetched messages). Peak RSS is reset before each run.
+// The worker runs twice too: a null sink that converts records itself (it gets them as consumed)
+// and one the runtime converts for (ByteArrayConverter, the default where none is named: each
+// record's converted() built before put()).
 //
 //   bench/null_sink_throughput [--records N] [--partitions P] [--value-bytes B] [--rounds R]
 //
@@ -45,8 +48,9 @@ Run rawConsume(const std::string& bootstrap, const std::string& topic, int64_t r
 
 class NullSink : public ksink::SinkTask {
  public:
-  NullSink(std::atomic<int64_t>& count, std::atomic<int64_t>& first_ns)
-      : count_(count), first_ns_(first_ns) {}
+  NullSink(std::atomic<int64_t>& count, std::atomic<int64_t>& first_ns, bool converts_itself)
+      : count_(count), first_ns_(first_ns), converts_itself_(converts_itself) {}
+  bool convertsRecords() const override { return converts_itself_; }
   void start(const ksink::Config&) override {}
   void put(std::span<const ksink::SinkRecord> records) override {
     if (records.empty()) return;
@@ -62,18 +66,21 @@ class NullSink : public ksink::SinkTask {
  private:
   std::atomic<int64_t>& count_;
   std::atomic<int64_t>& first_ns_;
+  const bool converts_itself_;
   size_t bytes_ = 0;
 };
 
-Run workerConsume(const std::string& bootstrap, const std::string& topic, int64_t records) {
+Run workerConsume(const std::string& bootstrap, const std::string& topic, int64_t records,
+                  bool converts_itself) {
   ksink::bench::resetSelfPeakRss();
   std::atomic<int64_t> count{0}, first_ns{0};
-  ksink::Worker worker(ksink::Config(std::map<std::string, std::string>{
-                           {"name", ksink::it::uniqueName("bench-null")},
-                           {"bootstrap.servers", bootstrap},
-                           {"topics", topic},
-                           {"offset.flush.interval.ms", "5000"}}),
-                       [&] { return std::make_unique<NullSink>(count, first_ns); });
+  ksink::Worker worker(
+      ksink::Config(
+          std::map<std::string, std::string>{{"name", ksink::it::uniqueName("bench-null")},
+                                             {"bootstrap.servers", bootstrap},
+                                             {"topics", topic},
+                                             {"offset.flush.interval.ms", "5000"}}),
+      [&] { return std::make_unique<NullSink>(count, first_ns, converts_itself); });
   std::thread runner([&] { worker.run(); });
   while (count < records) std::this_thread::sleep_for(std::chrono::microseconds(200));
   const auto last = Clock::now();
@@ -131,18 +138,20 @@ int main(int argc, char** argv) {
     }
   }
 
-  std::vector<Run> raw, tuned, sdk;
+  std::vector<Run> raw, tuned, sdk, converted;
   for (int r = 0; r < rounds; ++r) {
     raw.push_back(rawConsume(bootstrap, topic, records, false));
     tuned.push_back(rawConsume(bootstrap, topic, records, true));
-    sdk.push_back(workerConsume(bootstrap, topic, records));
+    sdk.push_back(workerConsume(bootstrap, topic, records, true));
+    converted.push_back(workerConsume(bootstrap, topic, records, false));
     fmt::print(
         "round {}: raw {:.0f} rec/s, raw with the worker's prefetch {:.0f} rec/s, ksink null "
-        "sink {:.0f} rec/s\n",
+        "sink {:.0f} rec/s, converted by the runtime {:.0f} rec/s\n",
         r + 1, records / raw.back().seconds, records / tuned.back().seconds,
-        records / sdk.back().seconds);
+        records / sdk.back().seconds, records / converted.back().seconds);
   }
-  const Run raw_m = median(raw), tuned_m = median(tuned), sdk_m = median(sdk);
+  const Run raw_m = median(raw), tuned_m = median(tuned), sdk_m = median(sdk),
+            converted_m = median(converted);
   auto row = [&](const char* name, const Run& run) {
     fmt::print("{:<44}{:>14}{:>12}\n", name, fmt::format("{:.0f} rec/s", records / run.seconds),
                fmt::format("{} MiB", run.peak_rss_kb / 1024));
@@ -152,9 +161,12 @@ int main(int argc, char** argv) {
   row("raw librdkafka consumer, defaults", raw_m);
   row("raw librdkafka consumer, worker's prefetch", tuned_m);
   row("ksink worker, null sink", sdk_m);
+  row("ksink worker, null sink, records converted", converted_m);
   fmt::print("{:<44}{:>14.2f}\n", "ratio to raw with the same prefetch (aim >= 0.9)",
              tuned_m.seconds / sdk_m.seconds);
   fmt::print("{:<44}{:>14.2f}\n", "ratio to raw with librdkafka's defaults",
              raw_m.seconds / sdk_m.seconds);
+  fmt::print("{:<44}{:>14.2f}\n", "converted records, ratio to raw (same prefetch)",
+             tuned_m.seconds / converted_m.seconds);
   return 0;
 }

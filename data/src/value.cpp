@@ -38,12 +38,6 @@ std::string Value::toJson() const {
   return out;
 }
 
-std::string Value::toConnectJson() const {
-  std::string out;
-  appendSchemalessJson(out, *this, JsonSpelling::kConnect);
-  return out;
-}
-
 std::string toConnectJson(const Value::Object& map) {
   std::string out;
   appendSchemalessJson(out, map, JsonSpelling::kConnect);

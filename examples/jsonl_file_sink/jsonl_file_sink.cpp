@@ -30,11 +30,15 @@ void appendJsonString(std::string& out, std::string_view s) {
   out += '"';
 }
 
-void appendOptional(std::string& out, std::optional<std::string_view> s) {
-  if (s)
-    appendJsonString(out, *s);
-  else
-    out += "null";
+// A converted key or value: bytes (ByteArrayConverter, the default) and strings as a JSON string
+// of their text, anything else (a Struct from value.converter=json or avro, a number) as its JSON.
+void appendData(std::string& out, const ksink::SchemaAndValue& data) {
+  switch (data.value.kind()) {
+    case ksink::Value::Kind::kNull: out += "null"; break;
+    case ksink::Value::Kind::kBytes: appendJsonString(out, data.value.asBytes()); break;
+    case ksink::Value::Kind::kString: appendJsonString(out, data.value.asString()); break;
+    default: out += data.value.toJson();
+  }
 }
 
 }  // namespace
@@ -59,15 +63,18 @@ void JsonlFileSink::start(const ksink::Config& config) {
 
 void JsonlFileSink::put(std::span<const ksink::SinkRecord> records) {
   for (const auto& r : records) {
+    // The record as the runtime converted and transformed it: its topic may be a router's choice,
+    // while partition and offset are where it was read (what the worker commits).
+    const ksink::ConnectRecord& c = *r.converted();
     line_.clear();
     line_ += "{\"topic\":";
-    appendJsonString(line_, r.topic());
+    appendJsonString(line_, c.topic);
     line_ += fmt::format(",\"partition\":{},\"offset\":{},\"timestamp\":", r.partition(), r.offset());
-    line_ += r.timestamp() ? std::to_string(*r.timestamp()) : "null";
+    line_ += c.timestamp ? std::to_string(*c.timestamp) : "null";
     line_ += ",\"key\":";
-    appendOptional(line_, r.key());
+    appendData(line_, c.key);
     line_ += ",\"value\":";
-    appendOptional(line_, r.value());
+    appendData(line_, c.value);
     line_ += "}\n";
     if (std::fwrite(line_.data(), 1, line_.size(), file_) != line_.size())
       // A full disk may clear up: let the worker redeliver this batch later.

@@ -58,7 +58,8 @@ class KsinkProcessTest : public ::testing::Test {
     name_ = uniqueName("jsonl");
   }
 
-  fs::path writeConfigs(const std::string& tag, const fs::path& output, int flush_interval_ms) {
+  fs::path writeConfigs(const std::string& tag, const fs::path& output, int flush_interval_ms,
+                        const std::string& extra = "") {
     const auto worker = dir_ / (tag + "-worker.properties");
     std::ofstream(worker) << fmt::format(
         "bootstrap.servers={}\nlisteners=\noffset.flush.interval.ms={}\n"
@@ -66,15 +67,16 @@ class KsinkProcessTest : public ::testing::Test {
         RealKafka::shared().bootstrap(), flush_interval_ms);
     const auto connector = dir_ / (tag + "-connector.properties");
     std::ofstream(connector) << fmt::format(
-        "name={}\nconnector.class=jsonl-file\ntopics={}\nfile={}\n", name_, topic_,
-        output.string());
+        "name={}\nconnector.class=jsonl-file\ntopics={}\nfile={}\n{}", name_, topic_,
+        output.string(), extra);
     worker_files_[tag] = worker;
     return connector;
   }
 
   std::unique_ptr<ChildProcess> startKsink(const std::string& tag, const fs::path& output,
-                                           int flush_interval_ms = 1000) {
-    const auto connector = writeConfigs(tag, output, flush_interval_ms);
+                                           int flush_interval_ms = 1000,
+                                           const std::string& extra = "") {
+    const auto connector = writeConfigs(tag, output, flush_interval_ms, extra);
     return std::make_unique<ChildProcess>(
         std::vector<std::string>{KSINK_JSONL_BIN, "run", worker_files_[tag].string(),
                                  connector.string()},
@@ -185,6 +187,40 @@ TEST_F(KsinkProcessTest, KillNineThenRestartRedeliversExactlyTheUncommittedRecor
   for (int p = 0; p < kPartitions; ++p)
     for (int64_t o = 0; o < 75; ++o)
       EXPECT_EQ(seen.at({p, o}), o < 50 ? 1 : 2) << "partition " << p << " offset " << o;
+}
+
+// The README's example sink, a plugin-style custom SinkTask, gets what the runtime converted and
+// transformed: JSON values as Structs, a field an SMT inserted, the topic a router chose.
+TEST_F(KsinkProcessTest, TheExampleSinkWritesWhatTheConvertersAndTransformsMade) {
+  auto& kafka = RealKafka::shared();
+  kafka.createTopic(topic_, 1);
+  kafka.produce(topic_, {{0, "k1", std::string(R"({"id":1,"name":"a"})")},
+                         {0, "k2", std::string(R"({"id":2,"name":"b"})")}});
+  const auto output = dir_ / "out.jsonl";
+  auto run = startKsink("structs", output, 500,
+                        "value.converter=org.apache.kafka.connect.json.JsonConverter\n"
+                        "value.converter.schemas.enable=false\n"
+                        "key.converter=org.apache.kafka.connect.storage.StringConverter\n"
+                        "transforms=route,source\n"
+                        "transforms.route.type=org.apache.kafka.connect.transforms.RegexRouter\n"
+                        "transforms.route.regex=.*\ntransforms.route.replacement=routed\n"
+                        "transforms.source.type=org.apache.kafka.connect.transforms."
+                        "InsertField$Value\n"
+                        "transforms.source.static.field=source\n"
+                        "transforms.source.static.value=ksink\n");
+  EXPECT_EQ(kafka.waitForCommitted("connect-" + name_, topic_, 1, endOffsets(1, 2), 60s),
+            endOffsets(1, 2));
+  run->signal(SIGTERM);
+  ASSERT_EQ(run->wait(30s), 0) << run->log();
+  std::ifstream in(output);
+  std::vector<std::string> lines;
+  for (std::string line; std::getline(in, line);)
+    lines.push_back(std::regex_replace(line, std::regex(R"("timestamp":\d+)"), R"("timestamp":T)"));
+  EXPECT_EQ(lines, (std::vector<std::string>{
+                       R"({"topic":"routed","partition":0,"offset":0,"timestamp":T,"key":"k1",)"
+                       R"("value":{"id":1,"name":"a","source":"ksink"}})",
+                       R"({"topic":"routed","partition":0,"offset":1,"timestamp":T,"key":"k2",)"
+                       R"("value":{"id":2,"name":"b","source":"ksink"}})"}));
 }
 
 TEST_F(KsinkProcessTest, OffsetsSetOnAStoppedConnectorMovesWhereItResumes) {

@@ -120,11 +120,13 @@ std::vector<ConfigProblem> ConfigDef::validate(
       if (auto problem = key.validator(it->second)) problems.push_back({name, *problem});
     }
   }
-  for (const auto& check : checks_) {
-    auto found = check(values);
-    problems.insert(problems.end(), std::make_move_iterator(found.begin()),
-                    std::make_move_iterator(found.end()));
-  }
+  // A check included twice (two definitions that both include a chain's keys) says it once.
+  for (const auto& check : checks_)
+    for (auto& found : check(values))
+      if (std::ranges::none_of(problems, [&](const ConfigProblem& p) {
+            return p.key == found.key && p.reason == found.reason;
+          }))
+        problems.push_back(std::move(found));
   return problems;
 }
 

@@ -257,17 +257,23 @@ TEST_F(CliTest, ATransformFromAPluginServesTheChain) {
   EXPECT_NE(with.output.find("ok (sqlite)"), std::string::npos) << with.output;
 }
 
-TEST_F(CliTest, APluginBuiltForTheSinksOnlyAbiIsRefusedWithTheReason) {
-  std::ofstream(dir_ / "worker.properties")
-      << "bootstrap.servers=127.0.0.1:1\nplugin.path=" << KSINK_ABI1_PLUGIN_DIR << "\n";
-  auto c =
-      connector("name=x\nconnector.class=sqlite\nconnection.url=sqlite:///tmp/x.db\ntopics=a\n");
-  auto r = runKsink("validate " + files(c), KSINK_BIN);
-  EXPECT_EQ(r.exit_code, 2) << r.output;
-  EXPECT_NE(r.output.find("old_sink.so was built for plugin ABI 1 (the sinks-only SinkRegistry), "
-                          "this ksink loads ABI 3: rebuild it against this SDK"),
-            std::string::npos)
-      << r.output;
+TEST_F(CliTest, APluginBuiltForAnOlderAbiIsRefusedWithTheReason) {
+  const std::pair<std::string, std::string> plugins[] = {
+      {KSINK_ABI1_PLUGIN_DIR,
+       "old_sink.so was built for plugin ABI 1 (the sinks-only SinkRegistry)"},
+      {KSINK_ABI3_PLUGIN_DIR,
+       "unconverted_sink.so was built for plugin ABI 3 (sinks that got records unconverted)"}};
+  for (const auto& [dir, why] : plugins) {
+    std::ofstream(dir_ / "worker.properties")
+        << "bootstrap.servers=127.0.0.1:1\nplugin.path=" << dir << "\n";
+    auto c =
+        connector("name=x\nconnector.class=sqlite\nconnection.url=sqlite:///tmp/x.db\ntopics=a\n");
+    auto r = runKsink("validate " + files(c), KSINK_BIN);
+    EXPECT_EQ(r.exit_code, 2) << r.output;
+    EXPECT_NE(r.output.find(why + ", this ksink loads ABI 4: rebuild it against this SDK"),
+              std::string::npos)
+        << r.output;
+  }
 }
 
 TEST_F(CliTest, PluginPathThatIsNotADirectoryIsAConfigError) {

@@ -58,6 +58,20 @@ TEST(Config, ClaimedPrefixesMakeTheirKeysKnownAndIncludeCarriesThem) {
   }
 }
 
+TEST(Config, ACheckIncludedTwiceReportsItsProblemOnce) {
+  ConfigDef chain;
+  chain.check([](const std::map<std::string, std::string>& values) {
+    return values.contains("bad") ? std::vector<ConfigProblem>{{"bad", "is bad"}}
+                                  : std::vector<ConfigProblem>{};
+  });
+  ConfigDef both;
+  both.include(chain).include(chain);
+  const auto problems = both.validate({{"bad", "1"}});
+  ASSERT_EQ(problems.size(), 1u);
+  EXPECT_EQ(problems[0].key, "bad");
+  EXPECT_EQ(problems[0].reason, "is bad");
+}
+
 TEST(Config, TypedGettersFallBackToDeclaredDefaults) {
   Config config({{"name", "x"}}, sampleDef());
   EXPECT_EQ(config.getLong("interval.ms"), 1000);

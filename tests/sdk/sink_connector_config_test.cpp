@@ -170,32 +170,30 @@ TEST(SinkConnectorConfig, RejectsAnUnknownToleranceAndLogLevel) {
 namespace ksink {
 namespace {
 
-// For a sink that does not apply transforms (its definitions do not include
-// TransformationChain's), a transforms= chain would be skipped and the records written
-// untransformed: refused instead.
-TEST(SinkConnectorConfig, TransformsAndPredicatesAreRefusedForASinkThatDoesNotApplyThem) {
+// The runtime applies transforms for every sink (a sink converting records itself declares the
+// keys, replacing these): a chain is accepted and checked whole at start, whatever the sink.
+TEST(SinkConnectorConfig, TransformsAndPredicatesAreAcceptedAndCheckedForEverySink) {
   auto values = base();
   values["transforms"] = "unwrap";
   values["transforms.unwrap.type"] = "io.debezium.transforms.ExtractNewRecordState";
-  try {
-    SinkConnectorConfig::parse(Config(values));
-    FAIL() << "transforms=unwrap was accepted";
-  } catch (const ConfigException& e) {
-    ASSERT_EQ(e.problems().size(), 1u) << e.what();
-    EXPECT_EQ(e.problems()[0].key, "transforms");
-    EXPECT_NE(e.problems()[0].reason.find("does not apply single message transforms"),
-              std::string::npos)
-        << e.what();
-  }
-  // A sink that applies them declares the keys: accepted.
-  ConfigDef applies = TransformationChain::configDef();
-  EXPECT_NO_THROW(SinkConnectorConfig::parse(Config(values, applies)));
+  EXPECT_NO_THROW(SinkConnectorConfig::parse(Config(values)));
+  values["transforms.unwrap.type"] = "com.example.Missing";
+  EXPECT_EQ(rejectedKeys(values), (std::set<std::string>{"transforms.unwrap.type"}));
   auto predicates = base();
   predicates["predicates"] = "isTombstone";
-  EXPECT_EQ(rejectedKeys(predicates), (std::set<std::string>{"predicates"}));
+  predicates["predicates.isTombstone.type"] =
+      "org.apache.kafka.connect.transforms.predicates.RecordIsTombstone";
+  EXPECT_FALSE(rejectedKeys(predicates).empty()) << "a predicate no transform uses";
   auto empty = base();
   empty["transforms"] = " ";
   EXPECT_TRUE(rejectedKeys(empty).empty());
+  // The converters the runtime runs: checked too.
+  auto converter = base();
+  converter["value.converter"] = "com.example.Unknown";
+  EXPECT_EQ(rejectedKeys(converter), (std::set<std::string>{"value.converter"}));
+  auto header = base();
+  header["header.converter"] = "com.example.Unknown";
+  EXPECT_EQ(rejectedKeys(header), (std::set<std::string>{"header.converter"}));
 }
 
 }  // namespace

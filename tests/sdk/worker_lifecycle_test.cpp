@@ -1,8 +1,8 @@
 // Start, delivery, rewinds, task-driven pause and shutdown on the embedded broker
 // (Connect sink acceptance scenarios 1, 3, 5, 21–23, 30, 32, 33).
 //
-// Scenario 4 (records keep their original coordinates through SMTs) does not apply: ksink has no
-// single message transforms; records reach put() with the coordinates they were consumed with.
+// Scenario 4 (records keep their original coordinates through SMTs) is in
+// worker_conversion_test.cpp, with the runtime's conversion and transforms.
 // Scenario 33 in Connect is a connector pause through the REST API, which ksink does not have; the
 // task-driven pause/resume through SinkTaskContext is tested instead.
 #include <poll.h>

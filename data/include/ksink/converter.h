@@ -50,9 +50,19 @@ class Converter {
   // Builds the key (`is_key`) or value converter named in `config`; throws ConfigException for an
   // unknown converter name.
   static std::unique_ptr<Converter> create(const Config& config, bool is_key);
+  // The same with `fallback` (a class name or alias) where `config` names no converter.
+  static std::unique_ptr<Converter> create(const Config& config, bool is_key,
+                                           std::string_view fallback);
   // The converter keys (`key.converter`, `value.converter`, `*.schemas.enable`) for a sink's
   // ConfigDef.
   static const ConfigDef& configDef();
+  // The same keys with `fallback` as the converters' default.
+  static ConfigDef configDef(std::string_view fallback);
+
+  // Connect's class names of two of them.
+  static constexpr std::string_view kJsonClass = "org.apache.kafka.connect.json.JsonConverter";
+  static constexpr std::string_view kBytesClass =
+      "org.apache.kafka.connect.converters.ByteArrayConverter";
 };
 
 // Same as Converter::create (the name the sink-layer plan uses).

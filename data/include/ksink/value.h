@@ -63,9 +63,6 @@ class Value {
 
   // Compact JSON text (bytes as base64, as Connect's JsonConverter writes them).
   std::string toJson() const;
-  // The same as Connect's JsonConverter writes a schemaless value (numbers in Java's text): the
-  // form of Connect's source offsets.
-  std::string toConnectJson() const;
 
   // A decimal's size is work out of proportion to its bytes (a scale of 2000000000 is 2 GB of
   // text; digits convert in quadratic time), so it is bounded: a scale within ±16383 (the most

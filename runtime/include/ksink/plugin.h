@@ -18,12 +18,12 @@
 // `plugin.path` (comma-separated), in name order, before it reads the connectors. A plugin built
 // for another ABI version is refused with the reason (ABI 1 was the sinks-only registry,
 // ksink_register_sinks(SinkRegistry&); ABI 2 registered a source as the runtime's bytes-only
-// driver; rebuilding against this SDK is all it needs).
+// driver; ABI 3 had no SinkTask::convertsRecords(); rebuilding against this SDK is all it needs).
 #pragma once
 
 #include "ksink/connector_registry.h"
 
-#define KSINK_PLUGIN_ABI_VERSION 3
+#define KSINK_PLUGIN_ABI_VERSION 4
 
 #define KSINK_PLUGIN(registry_name)           \
   extern "C" int ksink_plugin_abi_version() { \

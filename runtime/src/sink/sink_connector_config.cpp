@@ -8,7 +8,9 @@
 #include <regex>
 
 #include "ksink/detail/config_parse.h"
+#include "ksink/transformation_chain.h"
 #include "rdkafka_handles.h"
+#include "sink_record_conversion.h"
 #include "worker_config.h"
 
 namespace ksink {
@@ -38,32 +40,16 @@ ConfigDef makeDef() {
       .define("errors.tolerance", Type::kString, "none", Importance::kMedium,
               "none: the first bad record fails the task; all: bad records are skipped.",
               ConfigDef::oneOf({"none", "all"}))
-      // A sink that applies transforms declares these keys itself (its definitions replace
-      // these): for any other sink, a chain would be skipped silently.
-      .define("transforms", Type::kList, "", Importance::kHigh,
-              "Single message transforms; only for sinks that apply them (the table sinks)",
-              [](std::string_view value) -> std::optional<std::string> {
-                if (detail::parseList(value).empty()) return std::nullopt;
-                return fmt::format(
-                    "'{}': this sink does not apply single message transforms (its "
-                    "configuration does not define transforms=), so the "
-                    "records would be written untransformed; remove the key or use a sink that "
-                    "applies them",
-                    value);
-              })
-      .define("predicates", Type::kList, "", Importance::kMedium,
-              "Transform predicates (KIP-585); only for sinks that apply transforms",
-              [](std::string_view value) -> std::optional<std::string> {
-                if (detail::parseList(value).empty()) return std::nullopt;
-                return fmt::format(
-                    "'{}': predicates apply to transforms, which this sink does not apply", value);
-              })
       // Not Connect's 500: a put() takes what is already fetched, up to this, without waiting, so
       // a slow topic still gets small batches; at full speed a sink writing a transaction per
       // put() pays its commit per 10000 records instead of per 500 (docs/performance.md).
       .define("consumer.max.poll.records", Type::kInt, "10000", Importance::kMedium,
               "Most records handed to one put().", ConfigDef::atLeast(1));
   def.include(ErrorsConfig::configDef());
+  // The runtime converts and transforms for every sink but one that converts records itself
+  // (which declares the converter and chain keys with its own definitions, replacing these).
+  def.include(SinkRecordConversion::configDef());
+  def.include(TransformationChain::configDef());
   return def;
 }
 

@@ -8,6 +8,7 @@
 
 #include "ksink/retriable_error.h"
 #include "retry_backoff.h"
+#include "sink_record_conversion.h"
 
 namespace ksink {
 
@@ -43,14 +44,32 @@ void WorkerBatch::add(const rd_kafka_message_t* m) {
 
 void WorkerBatch::clear() {
   records.clear();  // keeps the capacity for the next batch
+  put_records.clear();
+  connect_records.clear();
+  converted_count = 0;
   bytes.clear();
   topic_ = {};
 }
 
 void WorkerBatch::dropPartitions(const std::set<TopicPartition>& partitions) {
   if (partitions.empty() || records.empty()) return;
-  std::erase_if(records,
-                [&](const SinkRecord& r) { return partitions.contains(r.topicPartition()); });
+  auto dropped = [&](const SinkRecord& r) { return partitions.contains(r.topicPartition()); };
+  converted_count -= static_cast<size_t>(std::count_if(
+      records.begin(), records.begin() + static_cast<ptrdiff_t>(converted_count), dropped));
+  std::erase_if(records, dropped);
+  // The converted ones, index for index (SinkRecordConversion links them again before put()).
+  size_t kept = 0;
+  for (size_t i = 0; i < put_records.size(); ++i) {
+    if (dropped(put_records[i])) continue;
+    if (kept != i) {
+      put_records[kept] = std::move(put_records[i]);
+      connect_records[kept] = std::move(connect_records[i]);
+    }
+    ++kept;
+  }
+  put_records.erase(put_records.begin() + static_cast<ptrdiff_t>(kept), put_records.end());
+  connect_records.erase(connect_records.begin() + static_cast<ptrdiff_t>(kept),
+                        connect_records.end());
 }
 
 void WorkerBatchDelivery::pollBatch(time_point deadline) {
@@ -127,7 +146,10 @@ void WorkerBatchDelivery::deliver() {
   if (paused_for_redelivery_ && s.now() < retry_at_) return;
   const auto started = s.now();
   try {
-    s.task.put(std::span<const SinkRecord>(s.batch.records));
+    // A conversion the runtime runs: a record that fails it never reaches put(); one whose
+    // converter's service is away holds the batch back like a retriable put().
+    s.task.put(s.conversion ? s.conversion->convert()
+                            : std::span<const SinkRecord>(s.batch.records));
   } catch (const RetriableError& e) {
     s.metrics.retriable_put_failures++;
     if (!paused_for_redelivery_) {
@@ -152,7 +174,8 @@ void WorkerBatchDelivery::deliver() {
   const auto took =
       std::chrono::duration_cast<std::chrono::microseconds>(s.now() - started).count();
   markDelivered();
-  s.metrics.sink_record_send_total += s.batch.records.size();
+  s.metrics.sink_record_send_total +=
+      s.conversion ? s.batch.put_records.size() : s.batch.records.size();
   s.metrics.put_batch_count++;
   s.metrics.put_batch_total_time_us += static_cast<uint64_t>(took);
   if (static_cast<uint64_t>(took) > s.metrics.put_batch_max_time_us)

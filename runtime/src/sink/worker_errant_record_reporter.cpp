@@ -37,6 +37,15 @@ WorkerErrantRecordReporter::WorkerErrantRecordReporter(ErrorsConfig config, std:
 }
 
 void WorkerErrantRecordReporter::report(const SinkRecord& record, const std::exception& error) {
+  // A RetriableError reaches a report only as a conversion whose retries ran out
+  // (RecordMapper, errors.retry.timeout): put() hands its own to the worker instead.
+  const bool conversion = dynamic_cast<const ConversionError*>(&error) != nullptr ||
+                          dynamic_cast<const RetriableError*>(&error) != nullptr;
+  report(record, error, conversion ? "VALUE_CONVERTER" : "TASK_PUT");
+}
+
+void WorkerErrantRecordReporter::report(const SinkRecord& record, const std::exception& error,
+                                        std::string_view stage) {
   metrics_.total_record_errors++;
   metrics_.last_error_timestamp_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
                                          std::chrono::system_clock::now().time_since_epoch())
@@ -44,16 +53,12 @@ void WorkerErrantRecordReporter::report(const SinkRecord& record, const std::exc
   if (!config_.handling.tolerate_all) {
     // Connect would still copy the record to the DLQ here; ksink does not write a record to the
     // DLQ that it is not skipping (the task fails and the record is consumed again).
-    throw ToleranceExceededError(
-        fmt::format("Tolerance exceeded in error handler (errors.tolerance=none): record {}: {}",
-                    record, error.what()));
+    throw ToleranceExceededError(fmt::format(
+        "Tolerance exceeded in error handler (errors.tolerance=none): record {} failed at stage "
+        "{}: {}",
+        record, stage, error.what()));
   }
-  // A RetriableError reaches a report only as a conversion whose retries ran out
-  // (RecordMapper, errors.retry.timeout): put() hands its own to the worker instead.
-  const bool conversion = dynamic_cast<const ConversionError*>(&error) != nullptr ||
-                          dynamic_cast<const RetriableError*>(&error) != nullptr;
-  ErrorContext context{conversion ? "VALUE_CONVERTER" : "TASK_PUT", sink_name_,
-                       demangledType(error), error.what()};
+  ErrorContext context{std::string(stage), sink_name_, demangledType(error), error.what()};
   if (config_.handling.log_errors) {
     metrics_.total_errors_logged++;
     if (config_.handling.log_include_messages)

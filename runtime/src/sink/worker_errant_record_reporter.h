@@ -9,6 +9,7 @@
 #include <memory>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 
 #include "dead_letter_queue.h"
 #include "errors_config.h"
@@ -35,7 +36,12 @@ class WorkerErrantRecordReporter final : public ErrantRecordReporter {
   WorkerErrantRecordReporter(ErrorsConfig config, std::string connector, std::string sink_name,
                              int task_id, std::chrono::milliseconds delivery_timeout);
 
+  // A record the task reports: its stage is VALUE_CONVERTER for a ConversionError (or a
+  // conversion whose retries ran out), else TASK_PUT.
   void report(const SinkRecord& record, const std::exception& error) override;
+  // A record that failed at `stage` (Connect's names: KEY_CONVERTER, VALUE_CONVERTER,
+  // TRANSFORMATION, TASK_PUT), as the runtime's conversion reports it.
+  void report(const SinkRecord& record, const std::exception& error, std::string_view stage);
 
   // Every DLQ write so far acknowledged within the delivery timeout (kDelivered when there is no
   // DLQ).

@@ -5,6 +5,10 @@
 
 #include <algorithm>
 
+#include "ksink/config_exception.h"
+#include "ksink/detail/config_parse.h"
+#include "sink_record_conversion.h"
+
 namespace ksink {
 
 using std::chrono::milliseconds;
@@ -39,6 +43,7 @@ void WorkerSinkTask::run() {
       it->second += fmt::format("-{}", id());
     state_.consumer = KafkaConsumer::create(props, rebalance_);
     task_->initialize(context_);
+    setUpConversion();
     task_->start(config_);
     if (!settings_.topics.empty())
       state_.consumer->subscribe(settings_.topics);
@@ -65,6 +70,25 @@ void WorkerSinkTask::run() {
   }
   failure = finish(failure);
   if (failure) std::rethrow_exception(failure);
+}
+
+void WorkerSinkTask::setUpConversion() {
+  if (!task_->convertsRecords()) {
+    state_.conversion = std::make_unique<SinkRecordConversion>(config_, state_, stage_retry_);
+    return;
+  }
+  // A task converting records itself runs the chain only if it declared it: otherwise the
+  // records would be written untransformed.
+  const auto transforms = config_.get("transforms");
+  if (transforms && !detail::parseList(*transforms).empty() &&
+      !config_.definitions().find("transforms"))
+    throw ConfigException(
+        {{"transforms",
+          fmt::format("'{}': this sink converts records itself and does not apply single message "
+                      "transforms (its configuration does not define transforms=), so the records "
+                      "would be written untransformed; remove the key or use a sink that applies "
+                      "them",
+                      *transforms)}});
 }
 
 // Connect's shutdown order: final preCommit → close(all) → commit (skipped when cancelled) →

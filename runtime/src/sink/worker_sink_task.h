@@ -60,6 +60,9 @@ class WorkerSinkTask final : public WorkerTask {
   TaskStatus status() const override;
 
  private:
+  // The runtime's conversion for a task that does not convert records itself; for one that does,
+  // refuses a transforms= chain it does not declare.
+  void setUpConversion();
   void iteration();
   // Returns the task's failure: `failure`, else what failed during the teardown.
   std::exception_ptr finish(std::exception_ptr failure);

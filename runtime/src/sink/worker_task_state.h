@@ -20,10 +20,12 @@
 
 #include "clock.h"
 #include "kafka_consumer.h"
+#include "ksink/connect_record.h"
 #include "ksink/sink_task.h"
 #include "offset_ledger.h"
 #include "record_bytes.h"
 #include "sink_connector_config.h"
+#include "sink_record_conversion.h"
 #include "task_assignment.h"
 #include "task_metrics.h"
 #include "worker_errant_record_reporter.h"
@@ -39,6 +41,12 @@ inline TopicPartition partitionOf(const rd_kafka_message_t* m) {
 struct WorkerBatch {
   std::vector<SinkRecord> records;
   RecordBytes bytes;
+  // What the runtime's conversion (SinkRecordConversion) made of records[0, converted_count): the
+  // records put() gets — those no transform dropped and that were not skipped as bad — and, index
+  // for index, their converted form. Empty for a task that converts records itself.
+  std::vector<SinkRecord> put_records;
+  std::vector<ConnectRecord> connect_records;
+  size_t converted_count = 0;
 
   bool empty() const { return records.empty(); }
   size_t size() const { return records.size(); }
@@ -86,6 +94,8 @@ struct WorkerTaskState {
   bool task_stopped = false;
 
   std::unique_ptr<WorkerErrantRecordReporter> reporter;  // null: no tolerance, DLQ or log
+  // The runtime's conversion before put(); null for a task that converts records itself.
+  std::unique_ptr<SinkRecordConversion> conversion;
 };
 
 }  // namespace ksink

@@ -45,6 +45,7 @@ std::vector<std::string> loadPlugins(const std::vector<std::string>& directories
                         path.string(), version(),
                         version() == 1   ? " (the sinks-only SinkRegistry)"
                         : version() == 2 ? " (sources registered as bytes-only drivers)"
+                        : version() == 3 ? " (sinks that got records unconverted)"
                                          : "",
                         KSINK_PLUGIN_ABI_VERSION));
       auto init = reinterpret_cast<void (*)(ConnectorRegistry&)>(

@@ -8,6 +8,11 @@
 // after stop(). The worker commits to Kafka only what preCommit() returns, filtered to assigned
 // partitions and to offsets already delivered.
 //
+// Records reach put() converted and transformed by the runtime (SinkRecord::converted()): a record
+// that cannot be converted or transformed never reaches the task; the runtime applies
+// errors.tolerance, errors.retry.* and the dead-letter queue to it, as Connect's runtime does. A
+// task that converts records itself says so with convertsRecords().
+//
 // Errors: RetriableError from put() → the same batch is redelivered later; an exception from
 // flush()/preCommit() → consumption rewinds to the last committed offsets; any other exception →
 // the task fails (final preCommit of what was delivered before, close(), stop(), Worker::run()
@@ -52,6 +57,14 @@ class SinkTask {
   virtual void close(const std::vector<TopicPartition>& partitions) { (void)partitions; }
   virtual void stop() = 0;
   virtual std::string version() const { return "unknown"; }
+  // true: put() gets the records as consumed (converted() null) and the task converts them itself,
+  // with Converter and TransformationChain (the table sinks do, to write PostgreSQL's COPY stream
+  // straight from the bytes); it then reports a record it cannot convert to
+  // context().errantRecordReporter() and may retry a conversion through
+  // context().retryConversion(). Such a task that is configured with `transforms=` must define
+  // the chain's keys in its ConfigDef (TransformationChain::configDef()), or it is refused at
+  // start. Asked once, before start().
+  virtual bool convertsRecords() const { return false; }
 
  protected:
   SinkTaskContext& context() const { return *context_; }

@@ -79,6 +79,9 @@ class TransactionalSinkTask : public SinkTask {
   void close(const std::vector<TopicPartition>& partitions) final;
   // Stops the destination (what is in flight, its connection) and releases it.
   void stop() final;
+  // The destinations convert records themselves (RecordMapper, and PostgreSQL's COPY stream
+  // written from the bytes), with the runtime's errant record reporter and conversion retries.
+  bool convertsRecords() const final { return true; }
 
   // What committed transactions of this task cover, per open partition.
   OffsetMap committedOffsets() const;

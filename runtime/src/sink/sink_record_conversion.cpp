@@ -1,0 +1,115 @@
+#include "sink_record_conversion.h"
+
+#include <fmt/format.h>
+
+#include <new>
+
+#include "ksink/connect_record.h"
+#include "ksink/conversion_interrupted.h"
+#include "ksink/conversion_unavailable.h"
+#include "stage_retry.h"
+#include "worker_task_state.h"
+
+namespace ksink {
+namespace {
+
+constexpr std::string_view kSimpleHeaderConverter =
+    "org.apache.kafka.connect.storage.SimpleHeaderConverter";
+constexpr std::string_view kStringHeaderConverter =
+    "org.apache.kafka.connect.storage.StringConverter";
+
+}  // namespace
+
+SinkRecordConversion::SinkRecordConversion(const Config& config, WorkerTaskState& state,
+                                           StageRetry& retry)
+    : state_(state),
+      retry_(retry),
+      key_converter_(Converter::create(config, true, kDefaultConverter)),
+      value_converter_(Converter::create(config, false, kDefaultConverter)),
+      chain_(config) {}
+
+SinkRecordConversion::~SinkRecordConversion() = default;
+
+const ConfigDef& SinkRecordConversion::configDef() {
+  static const ConfigDef def = [] {
+    ConfigDef d = Converter::configDef(kDefaultConverter);
+    d.define("header.converter", ConfigDef::Type::kString, std::string(kSimpleHeaderConverter),
+             ConfigDef::Importance::kLow,
+             "Converter for record headers: Connect's SimpleHeaderConverter or StringConverter; "
+             "either gives each header value as an optional string",
+             ConfigDef::oneOf(
+                 {std::string(kSimpleHeaderConverter), std::string(kStringHeaderConverter)}));
+    return d;
+  }();
+  return def;
+}
+
+std::optional<ConnectRecord> SinkRecordConversion::convertOne(const SinkRecord& record,
+                                                              Stage& stage) {
+  stage = Stage::kKeyConverter;
+  auto key = key_converter_->toConnectData(record.topic(), record.key());
+  stage = Stage::kValueConverter;
+  auto value = value_converter_->toConnectData(record.topic(), record.value());
+  stage = Stage::kTransformation;
+  auto converted = ConnectRecord::from(record, std::move(key), std::move(value));
+  if (chain_.empty()) return converted;
+  return chain_.apply(std::move(converted));
+}
+
+std::span<const SinkRecord> SinkRecordConversion::convert() {
+  auto& batch = state_.batch;
+  batch.put_records.reserve(batch.records.size());
+  batch.connect_records.reserve(batch.records.size());
+  for (; batch.converted_count < batch.records.size(); ++batch.converted_count) {
+    const SinkRecord& record = batch.records[batch.converted_count];
+    std::optional<ConnectRecord> converted;
+    Stage stage = Stage::kKeyConverter;
+    try {
+      try {
+        converted = convertOne(record, stage);
+      } catch (const ConversionUnavailable&) {
+        throw;
+      } catch (const RetriableError&) {
+        retry_.run(std::current_exception(), [&] { converted = convertOne(record, stage); });
+      }
+    } catch (const ConversionUnavailable&) {
+      link();  // put() is not called, but the records kept stay consistent
+      throw;
+    } catch (const ConversionInterrupted&) {
+      throw;
+    } catch (const std::bad_alloc&) {
+      throw;
+    } catch (const std::exception& e) {
+      fail(record, e, stage);
+      continue;
+    }
+    if (!converted) continue;  // a transform dropped it
+    batch.put_records.push_back(record);
+    batch.connect_records.push_back(std::move(*converted));
+  }
+  link();
+  return batch.put_records;
+}
+
+void SinkRecordConversion::fail(const SinkRecord& record, const std::exception& error,
+                                Stage stage) {
+  const std::string_view name = stage == Stage::kKeyConverter     ? "KEY_CONVERTER"
+                                : stage == Stage::kValueConverter ? "VALUE_CONVERTER"
+                                                                  : "TRANSFORMATION";
+  if (!state_.reporter)
+    throw ToleranceExceededError(fmt::format(
+        "Tolerance exceeded in error handler (errors.tolerance=none): record {} failed at stage "
+        "{}: {}",
+        record, name, error.what()));
+  state_.reporter->report(record, error, name);
+}
+
+void SinkRecordConversion::link() {
+  auto& batch = state_.batch;
+  for (size_t i = 0; i < batch.put_records.size(); ++i) {
+    batch.put_records[i].converted_ = &batch.connect_records[i];
+    batch.connect_records[i].original = &batch.put_records[i];
+  }
+}
+
+}  // namespace ksink
