@@ -200,6 +200,8 @@ const ConfigDef& TableSinkConfig::configDef() {
                 "names lower case, as PostgreSQL folds Debezium's unquoted names");
     d.include(Converter::configDef());
     d.include(TransformationChain::configDef());  // RecordMapper runs the chain
+    d.defineIgnored("header.converter", "Kafka Connect",
+                    "the table sinks read no header through a converter");
     detail::defineJdbcSinkCompatKeys(d);
     d.check(crossKeyProblems);
     return d;

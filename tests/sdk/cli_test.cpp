@@ -139,6 +139,21 @@ TEST_F(CliTest, AMisspeltKeyIsRefusedNamingTheKeyItWasLikelyMeantToBe) {
 
 // A key far from every known one (a Kafka Connect worker key with no meaning here, say) is
 // reported and ignored; keys under the client and transform prefixes are their parts' to check.
+// A sink the runtime converts for gets header values as text: a header converter that would give
+// anything else is refused before the connector starts.
+TEST_F(CliTest, AHeaderConverterTheRuntimeDoesNotServeIsRefusedForASinkItConvertsFor) {
+  std::ofstream(dir_ / "worker.properties") << "bootstrap.servers=127.0.0.1:1\n";
+  auto c = connector(
+      "name=x\nconnector.class=jsonl-file\nfile=/tmp/x\ntopics=a\n"
+      "header.converter=org.apache.kafka.connect.json.JsonConverter\n");
+  auto r = runKsink("validate " + files(c));
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_NE(r.output.find("header.converter: 'org.apache.kafka.connect.json.JsonConverter' is not "
+                          "served: the runtime gives header values as text"),
+            std::string::npos)
+      << r.output;
+}
+
 TEST_F(CliTest, AnUnknownKeyFarFromEveryKnownOneIsWarnedAndTheConfigAccepted) {
   std::ofstream(dir_ / "worker.properties")
       << "bootstrap.servers=127.0.0.1:1\nrest.advertised.host.name=h\n";
@@ -146,7 +161,8 @@ TEST_F(CliTest, AnUnknownKeyFarFromEveryKnownOneIsWarnedAndTheConfigAccepted) {
       "name=x\nconnector.class=sqlite\nconnection.url=sqlite:///tmp/x.db\ntopics=a\n"
       "consumer.override.session.timeout.ms=10000\nsecurity.protocol=PLAINTEXT\n"
       "transforms=r\ntransforms.r.type=RegexRouter\ntransforms.r.regex=a\n"
-      "transforms.r.replacement=b\n");
+      "transforms.r.replacement=b\n"
+      "header.converter=org.apache.kafka.connect.converters.ByteArrayConverter\n");
   auto r = runKsink("validate " + files(c), KSINK_BIN);
   EXPECT_EQ(r.exit_code, 0) << r.output;
   EXPECT_NE(r.output.find("ok (sqlite)"), std::string::npos) << r.output;

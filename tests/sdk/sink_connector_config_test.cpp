@@ -191,9 +191,11 @@ TEST(SinkConnectorConfig, TransformsAndPredicatesAreAcceptedAndCheckedForEverySi
   auto converter = base();
   converter["value.converter"] = "com.example.Unknown";
   EXPECT_EQ(rejectedKeys(converter), (std::set<std::string>{"value.converter"}));
+  // header.converter: any value here (a task the runtime converts for refuses one it does not
+  // serve at start, the table sinks ignore it).
   auto header = base();
-  header["header.converter"] = "com.example.Unknown";
-  EXPECT_EQ(rejectedKeys(header), (std::set<std::string>{"header.converter"}));
+  header["header.converter"] = "org.apache.kafka.connect.converters.ByteArrayConverter";
+  EXPECT_TRUE(rejectedKeys(header).empty());
 }
 
 }  // namespace

@@ -4,9 +4,12 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <filesystem>
+#include <fstream>
 #include <mutex>
 #include <thread>
 
+#include "connector_file.h"
 #include "ksink/connect_record.h"
 #include "ksink/conversion_unavailable.h"
 #include "ksink/ksink.h"
@@ -14,6 +17,7 @@
 #include "support/mock_cluster.h"
 #include "support/topic_reader.h"
 #include "support/worker_runner.h"
+#include "worker_task_state.h"
 
 namespace ksink::test {
 namespace {
@@ -181,11 +185,14 @@ TEST(WorkerConversion, UnderToleranceAllRecordsFailingConversionOrATransformGoTo
   mock.createTopic(name, 1);
   mock.createTopic(name + "-dlq", 1);
   mock.produce(name, 0,
-               {{"k0", R"({"payload":"a"})"},
-                {"k1", "{not json"},           // the converter fails
-                {"k2", R"("just a string")"},  // ExtractField finds no struct or map
-                {"k3", R"({"payload":"d"})"}});
+               {{R"("k0")", R"({"payload":"a"})"},
+                {R"("k1")", "{not json"},            // the value converter fails
+                {R"("k2")", R"("just a string")"},   // ExtractField finds no struct or map
+                {"{bad key", R"({"payload":"d"})"},  // the key converter fails
+                {R"("k4")", R"({"payload":"e"})"}});
   auto props = mockWorkerProperties(name, name, mock.bootstrap());
+  props["key.converter"] = "json";
+  props["key.converter.schemas.enable"] = "false";
   props["value.converter"] = "json";
   props["value.converter.schemas.enable"] = "false";
   props["transforms"] = "extract";
@@ -198,20 +205,68 @@ TEST(WorkerConversion, UnderToleranceAllRecordsFailingConversionOrATransformGoTo
   auto received = std::make_shared<Received>();
   {
     WorkerRunner runner(props, capturing(received));
-    EXPECT_EQ(mock.waitForCommitted("connect-" + name, {name, 0}, 4, 30s), 4);
+    EXPECT_EQ(mock.waitForCommitted("connect-" + name, {name, 0}, 5, 30s), 5);
   }
   const auto seen = received->all();
   ASSERT_EQ(seen.size(), 2u);
   EXPECT_EQ(seen[0].offset, 0);
   EXPECT_EQ(seen[0].value, R"("a")");
-  EXPECT_EQ(seen[1].offset, 3);
-  const auto dlq = readPartition(mock.bootstrap(), name + "-dlq", 0, 2, 5s);
-  ASSERT_EQ(dlq.size(), 2u);
+  EXPECT_EQ(seen[1].offset, 4);
+  const auto dlq = readPartition(mock.bootstrap(), name + "-dlq", 0, 3, 5s);
+  ASSERT_EQ(dlq.size(), 3u);
   EXPECT_EQ(dlq[0].value, "{not json");
   EXPECT_EQ(dlq[0].headers.at("__connect.errors.offset"), "1");
   EXPECT_EQ(dlq[0].headers.at("__connect.errors.stage"), "VALUE_CONVERTER");
   EXPECT_EQ(dlq[1].headers.at("__connect.errors.offset"), "2");
   EXPECT_EQ(dlq[1].headers.at("__connect.errors.stage"), "TRANSFORMATION");
+  EXPECT_EQ(dlq[2].headers.at("__connect.errors.offset"), "3");
+  EXPECT_EQ(dlq[2].headers.at("__connect.errors.stage"), "KEY_CONVERTER");
+}
+
+// put() throws RetriableError once: the same converted records come again (not converted again,
+// so a bad record of the batch is in the dead-letter queue once).
+class FailsFirstPut : public CapturingSink {
+ public:
+  using CapturingSink::CapturingSink;
+  std::vector<const ConnectRecord*> first, second;
+  void put(std::span<const SinkRecord> records) override {
+    if (records.empty()) return;
+    auto& into = first.empty() ? first : second;
+    if (into.empty())
+      for (const auto& r : records) into.push_back(r.converted());
+    if (&into == &first) throw RetriableError("not yet");
+    CapturingSink::put(records);
+  }
+};
+
+TEST(WorkerConversion, APutRedeliveredGetsTheSameConvertedRecordsAndNoRecordReachesTheDlqTwice) {
+  MockCluster mock;
+  const auto name = currentTestName();
+  mock.createTopic(name, 1);
+  mock.createTopic(name + "-dlq", 1);
+  mock.produce(name, 0, {{"k0", R"({"id":1})"}, {"k1", "{bad"}, {"k2", R"({"id":3})"}});
+  auto props = mockWorkerProperties(name, name, mock.bootstrap());
+  props["value.converter"] = "json";
+  props["value.converter.schemas.enable"] = "false";
+  props["errors.tolerance"] = "all";
+  props["errors.deadletterqueue.topic.name"] = name + "-dlq";
+  props["errors.deadletterqueue.topic.replication.factor"] = "1";
+  props["errors.retry.delay.max.ms"] = "50";
+  auto received = std::make_shared<Received>();
+  FailsFirstPut* sink = nullptr;
+  {
+    WorkerRunner runner(props, [&] {
+      auto task = std::make_unique<FailsFirstPut>(received, false);
+      sink = task.get();
+      return task;
+    });
+    EXPECT_EQ(mock.waitForCommitted("connect-" + name, {name, 0}, 3, 30s), 3);
+    ASSERT_NE(sink, nullptr);
+    EXPECT_EQ(sink->first.size(), 2u);
+    EXPECT_EQ(sink->second, sink->first) << "the redelivered batch was converted again";
+  }
+  EXPECT_EQ(received->all().size(), 2u);
+  EXPECT_EQ(readPartition(mock.bootstrap(), name + "-dlq", 0, 2, 2s).size(), 1u);
 }
 
 TEST(WorkerConversion, ARecordAFilterDropsIsNotPutAndItsOffsetIsCommitted) {
@@ -295,6 +350,14 @@ class FaultyTransform : public Transformation {
   }
 };
 
+// Leaves the faults off whatever the test's outcome (they are shared by the tests of the binary).
+struct FaultsOff {
+  ~FaultsOff() {
+    faults().away = false;
+    faults().flaky_failures = 0;
+  }
+};
+
 Properties withFaultyTransform(Properties props) {
   static const bool registered = [] {
     TransformationRegistry::global().addTransformation(
@@ -315,6 +378,7 @@ TEST(WorkerConversion, ARetriableFailureIsRetriedWithinErrorsRetryTimeoutAndTheR
   auto props = withFaultyTransform(mockWorkerProperties(name, name, mock.bootstrap()));
   props["errors.retry.timeout"] = "30000";
   props["errors.retry.delay.max.ms"] = "10";
+  FaultsOff off;
   faults().flaky_failures = 2;
   auto received = std::make_shared<Received>();
   {
@@ -335,6 +399,7 @@ TEST(WorkerConversion, AServiceAwayHoldsTheBatchBackAndThenEveryRecordIsPutOnce)
   mock.produceValues(name, 0, 5);
   auto props = withFaultyTransform(mockWorkerProperties(name, name, mock.bootstrap()));
   props["errors.retry.delay.max.ms"] = "50";
+  FaultsOff off;
   faults().away = true;
   faults().unavailable_calls = 0;
   auto received = std::make_shared<Received>();
@@ -352,6 +417,90 @@ TEST(WorkerConversion, AServiceAwayHoldsTheBatchBackAndThenEveryRecordIsPutOnce)
   const auto seen = received->all();
   ASSERT_EQ(seen.size(), 5u);
   for (size_t i = 0; i < seen.size(); ++i) EXPECT_EQ(seen[i].offset, static_cast<int64_t>(i));
+}
+
+TEST(WorkerConversion, AStopWhileAConversionWaitsForItsRetryEndsTheTaskStoppedAndDeliversNothing) {
+  MockCluster mock;
+  const auto name = currentTestName();
+  mock.createTopic(name, 1);
+  mock.produce(name, 0, {{"k0", "flaky-a"}});
+  auto props = withFaultyTransform(mockWorkerProperties(name, name, mock.bootstrap()));
+  props["errors.retry.timeout"] = "-1";  // retried for ever
+  props["errors.retry.delay.max.ms"] = "60000";
+  FaultsOff off;
+  faults().flaky_failures = 1000000;
+  auto received = std::make_shared<Received>();
+  WorkerRunner runner(props, capturing(received));
+  const auto deadline = std::chrono::steady_clock::now() + 30s;
+  while (faults().flaky_failures == 1000000 && std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(20ms);
+  ASSERT_LT(faults().flaky_failures, 1000000) << "the record was never converted";
+  const auto took = runner.stopAndMeasure(30s);
+  ASSERT_TRUE(took.has_value());
+  EXPECT_LT(*took, 10s) << "the stop waited for the retry's backoff";
+  EXPECT_EQ(runner.run().errorMessage(), "");
+  EXPECT_TRUE(received->all().empty());
+  const auto committed = mock.committed("connect-" + name, TopicPartition{name, 0});
+  EXPECT_TRUE(!committed || *committed == 0) << *committed;
+}
+
+// Partitions dropped from a batch that is partly converted (a rewind, a revocation while a
+// converter's service is away): the converted records of the others stay, index for index, and
+// conversion goes on at the first record not converted yet.
+TEST(WorkerBatchTest, DroppingAPartitionKeepsTheOthersConvertedRecordsAndWhereConversionStopped) {
+  WorkerBatch batch;
+  const std::string a = "a", b = "b";
+  for (int64_t i = 0; i < 3; ++i) {
+    batch.records.emplace_back(a, 0, i, std::nullopt, std::nullopt, std::nullopt);
+    batch.records.emplace_back(b, 0, i, std::nullopt, std::nullopt, std::nullopt);
+  }
+  // The first four converted (a0 b0 a1 b1); b0 was skipped as bad.
+  batch.converted_count = 4;
+  for (size_t i : {0u, 2u, 3u}) {
+    batch.put_records.push_back(batch.records[i]);
+    ConnectRecord c;
+    c.topic = std::string(batch.records[i].topic()) + "-converted";
+    c.timestamp = batch.records[i].offset();
+    batch.connect_records.push_back(std::move(c));
+  }
+  batch.dropPartitions({{"a", 0}});
+  ASSERT_EQ(batch.records.size(), 3u);
+  EXPECT_EQ(batch.converted_count, 2u) << "b0 and b1 were converted, b2 not yet";
+  ASSERT_EQ(batch.put_records.size(), 1u);
+  ASSERT_EQ(batch.connect_records.size(), 1u);
+  EXPECT_EQ(batch.put_records[0].topic(), "b");
+  EXPECT_EQ(batch.put_records[0].offset(), 1);
+  EXPECT_EQ(batch.connect_records[0].topic, "b-converted");
+  EXPECT_EQ(batch.connect_records[0].timestamp, 1);
+}
+
+// What `ksink run` and `ksink validate` read: a sink whose tasks convert records themselves and
+// that does not declare the chain is refused transforms= before any task starts.
+TEST(WorkerConversion, TheConnectorFileRefusesAChainASelfConvertingSinkDoesNotDeclare) {
+  static const bool registered = [] {
+    ConnectorRegistry::global().add(
+        {"self-converting-test-sink",
+         [] { return std::make_unique<CapturingSink>(std::make_shared<Received>(), true); },
+         ConfigDef(), "converts itself, applies no chain"});
+    return true;
+  }();
+  (void)registered;
+  const auto dir = std::filesystem::temp_directory_path() / ("ksink-" + currentTestName());
+  std::filesystem::create_directories(dir);
+  const auto file = (dir / "c.properties").string();
+  std::ofstream(file) << "name=x\nconnector.class=self-converting-test-sink\ntopics=a\n"
+                         "bootstrap.servers=127.0.0.1:1\ntransforms=route\n"
+                         "transforms.route.type=org.apache.kafka.connect.transforms.RegexRouter\n"
+                         "transforms.route.regex=.*\ntransforms.route.replacement=b\n";
+  try {
+    loadConnector({}, file);
+    ADD_FAILURE() << "the chain was accepted";
+  } catch (const ConfigException& e) {
+    EXPECT_NE(std::string(e.what()).find("transforms: 'route': this sink converts records itself"),
+              std::string::npos)
+        << e.what();
+  }
+  std::filesystem::remove_all(dir);
 }
 
 }  // namespace

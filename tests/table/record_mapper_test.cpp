@@ -324,5 +324,16 @@ TEST(TableSinkConfigTest, JdbcSinkKeysKsinkDoesNotImplementAreRefusedTuningKeysA
                   .empty());
 }
 
+// The table sinks convert records themselves and read no header through a converter: any
+// header.converter is accepted and logged as ignored (the runtime serves it for other sinks).
+TEST(TableSinkConfigTest, HeaderConverterIsAcceptedAndNamedAsIgnored) {
+  const std::map<std::string, std::string> values{
+      {"header.converter", "org.apache.kafka.connect.converters.ByteArrayConverter"}};
+  EXPECT_TRUE(refusedTableKeys(values).empty());
+  const auto ignored = TableSinkConfig::configDef().ignoredIn(values);
+  ASSERT_EQ(ignored.size(), 1u);
+  EXPECT_NE(ignored[0].find("header.converter"), std::string::npos) << ignored[0];
+}
+
 }  // namespace
 }  // namespace ksink

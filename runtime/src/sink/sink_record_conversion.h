@@ -23,7 +23,9 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <span>
+#include <string>
 #include <string_view>
 
 #include "ksink/config.h"
@@ -41,7 +43,8 @@ class SinkRecordConversion {
  public:
   static constexpr std::string_view kDefaultConverter = Converter::kBytesClass;
 
-  // Throws ConfigException for converters or a chain that `config` cannot build.
+  // Throws ConfigException for converters or a chain that `config` cannot build, and for a
+  // header.converter other than the two that give header values as text.
   SinkRecordConversion(const Config& config, WorkerTaskState& state, StageRetry& retry);
   ~SinkRecordConversion();
 
@@ -51,9 +54,17 @@ class SinkRecordConversion {
   // errors.tolerance=none.
   std::span<const SinkRecord> convert();
 
-  // The converter and header keys of a sink the runtime converts for, with their defaults
-  // (the chain's keys are TransformationChain::configDef()).
+  // The converter keys of a sink the runtime converts for, with its default (the bytes), and
+  // header.converter (the chain's keys are TransformationChain::configDef()). A task converting
+  // records itself includes Converter::configDef() in its definitions, so that Converter::create
+  // reads Converter's default, JSON, where the configuration names none.
   static const ConfigDef& configDef();
+  // Why header.converter=`value` is refused for a task the runtime converts for; nullopt when it
+  // is served.
+  static std::optional<std::string> unservedHeaderConverter(std::string_view value);
+  // Why `transforms` (its value) is refused for a task converting records itself that does not
+  // declare the chain's keys.
+  static std::string undeclaredChain(std::string_view transforms);
 
  private:
   enum class Stage { kKeyConverter, kValueConverter, kTransformation };

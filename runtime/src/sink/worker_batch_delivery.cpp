@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <map>
 
+#include "ksink/conversion_interrupted.h"
 #include "ksink/retriable_error.h"
 #include "retry_backoff.h"
 #include "sink_record_conversion.h"
@@ -145,13 +146,22 @@ void WorkerBatchDelivery::deliver() {
   applyRewinds();
   if (paused_for_redelivery_ && s.now() < retry_at_) return;
   const auto started = s.now();
+  bool converting = false;  // a retriable failure of the runtime's conversion, not of put()
   try {
     // A conversion the runtime runs: a record that fails it never reaches put(); one whose
     // converter's service is away holds the batch back like a retriable put().
-    s.task.put(s.conversion ? s.conversion->convert()
-                            : std::span<const SinkRecord>(s.batch.records));
+    auto records = std::span<const SinkRecord>(s.batch.records);
+    if (s.conversion) {
+      converting = true;
+      records = s.conversion->convert();
+      converting = false;
+    }
+    s.task.put(records);
+  } catch (const ConversionInterrupted&) {
+    return;  // the task stops while a conversion waited for its retry: nothing is delivered
   } catch (const RetriableError& e) {
-    s.metrics.retriable_put_failures++;
+    const char* what = converting ? "the conversion before put()" : "put()";
+    if (!converting) s.metrics.retriable_put_failures++;
     if (!paused_for_redelivery_) {
       first_retry_failure_ = started;
       retry_attempt_ = 0;
@@ -159,15 +169,15 @@ void WorkerBatchDelivery::deliver() {
     if (s.settings.retry_timeout.count() > 0 &&
         started - first_retry_failure_ >= s.settings.retry_timeout) {
       throw std::runtime_error(fmt::format(
-          "put() kept failing with retriable errors for longer than errors.retry.timeout={} ms: {}",
-          s.settings.retry_timeout.count(), e.what()));
+          "{} kept failing with retriable errors for longer than errors.retry.timeout={} ms: {}",
+          what, s.settings.retry_timeout.count(), e.what()));
     }
     const auto delay = retryDelay();
     retry_at_ = s.now() + delay;
     ++retry_attempt_;
     s.metrics.total_retries++;
-    spdlog::warn("task {}-{}: retriable error from put() ({} records), retrying in {} ms: {}",
-                 s.settings.name, s.id, s.batch.records.size(), delay.count(), e.what());
+    spdlog::warn("task {}-{}: retriable error from {} ({} records), retrying in {} ms: {}",
+                 s.settings.name, s.id, what, s.batch.records.size(), delay.count(), e.what());
     pauseForRedelivery();
     return;
   }

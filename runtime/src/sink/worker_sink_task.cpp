@@ -78,17 +78,12 @@ void WorkerSinkTask::setUpConversion() {
     return;
   }
   // A task converting records itself runs the chain only if it declared it: otherwise the
-  // records would be written untransformed.
+  // records would be written untransformed. (ksink run checks it before any task starts, on the
+  // sink's own definitions: connector_file.cpp.)
   const auto transforms = config_.get("transforms");
   if (transforms && !detail::parseList(*transforms).empty() &&
       !config_.definitions().find("transforms"))
-    throw ConfigException(
-        {{"transforms",
-          fmt::format("'{}': this sink converts records itself and does not apply single message "
-                      "transforms (its configuration does not define transforms=), so the records "
-                      "would be written untransformed; remove the key or use a sink that applies "
-                      "them",
-                      *transforms)}});
+    throw ConfigException({{"transforms", SinkRecordConversion::undeclaredChain(*transforms)}});
 }
 
 // Connect's shutdown order: final preCommit → close(all) → commit (skipped when cancelled) →

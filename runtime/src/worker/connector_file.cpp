@@ -10,6 +10,7 @@
 #include "ksink/detail/config_parse.h"
 #include "plugin_loader.h"
 #include "sink_connector_config.h"
+#include "sink_record_conversion.h"
 #include "source_connector_config.h"
 #include "unknown_keys.h"
 #include "worker_config.h"
@@ -43,6 +44,31 @@ std::string urlScheme(std::string_view url) {
   const auto colon = url.find(':', jdbc);
   if (colon == std::string_view::npos || (jdbc == 0 && url.find("://") != colon)) return "…";
   return std::string(url.substr(0, colon + 1)) + "…";
+}
+
+// The runtime converts and transforms records for a sink but one whose tasks convert records
+// themselves. Such a sink applies transforms= only if its own definitions declare the chain
+// (otherwise its records would be written untransformed); for any other, the runtime serves only
+// the header converters that give text. A task is made to be asked, only when it matters (never
+// started).
+std::vector<ConfigProblem> conversionProblems(const ConnectorRegistry::SinkEntry& sink,
+                                              const std::map<std::string, std::string>& values) {
+  const auto transforms = values.find("transforms");
+  const bool undeclared = transforms != values.end() &&
+                          !detail::parseList(transforms->second).empty() &&
+                          !sink.config_def.find("transforms");
+  const auto header = values.find("header.converter");
+  const auto unserved = header == values.end()
+                            ? std::nullopt
+                            : SinkRecordConversion::unservedHeaderConverter(header->second);
+  if (!undeclared && !unserved) return {};
+  if (sink.factory()->convertsRecords())
+    return undeclared
+               ? std::vector<ConfigProblem>{{"transforms", SinkRecordConversion::undeclaredChain(
+                                                               transforms->second)}}
+               : std::vector<ConfigProblem>{};
+  return unserved ? std::vector<ConfigProblem>{{"header.converter", *unserved}}
+                  : std::vector<ConfigProblem>{};
 }
 
 }  // namespace
@@ -107,6 +133,7 @@ ConnectorFile loadConnector(const std::map<std::string, std::string>& worker,
   } catch (const ConfigException& e) {
     addProblems(problems, e.problems());
   }
+  if (out.sink) addProblems(problems, conversionProblems(*out.sink, values));
   ConfigDef def = out.sink ? Worker::configDef() : Worker::sourceConfigDef();
   def.include(keys);
   auto unknown = findUnknownKeys(def, values);

@@ -61,9 +61,10 @@ class SinkTask {
   // with Converter and TransformationChain (the table sinks do, to write PostgreSQL's COPY stream
   // straight from the bytes); it then reports a record it cannot convert to
   // context().errantRecordReporter() and may retry a conversion through
-  // context().retryConversion(). Such a task that is configured with `transforms=` must define
-  // the chain's keys in its ConfigDef (TransformationChain::configDef()), or it is refused at
-  // start. Asked once, before start().
+  // context().retryConversion(). Its ConfigDef includes Converter::configDef() (the converter
+  // keys with Connect's JSON default) and, to apply `transforms=`, TransformationChain::configDef()
+  // — a chain it does not declare is refused at start. Asked before start() (and by `ksink run`
+  // and `ksink validate`, of a task made for the question).
   virtual bool convertsRecords() const { return false; }
 
  protected:
