@@ -4,7 +4,8 @@
 // the test binary if it hangs there for a minute).
 //
 // mockWorkerProperties() is the configuration every mock-cluster test starts from: the session
-// timeouts the mock needs (a measured deviation of the mock) and short commit intervals so a test takes seconds.
+// timeouts the mock needs (a measured deviation of the mock) and short commit intervals so a test
+// takes seconds.
 #pragma once
 
 #include <chrono>
@@ -68,6 +69,7 @@ class WorkerRunner {
   ~WorkerRunner();
 
   void stop() { worker_.stop(); }
+  Worker& worker() { return worker_; }
   // Worker::stop(), then the time until run() returned; nullopt when it did not within `timeout`.
   std::optional<std::chrono::milliseconds> stopAndMeasure(std::chrono::milliseconds timeout);
   BackgroundRun& run() { return *run_; }

@@ -37,6 +37,15 @@ class Worker {
 
   void run();
   void stop();
+  // Connect's task restart (POST /connectors/{c}/tasks/{t}/restart): stops task `task` as stop()
+  // stops every task (its final commit, close(), stop(), bounded by
+  // task.shutdown.graceful.timeout.ms) and starts a new one in its place, made by the factory,
+  // while the others keep running; returns once the new one was started. Throws
+  // std::out_of_range for a task the connector does not run, std::logic_error while the
+  // connector is not running (before run() started its tasks, once stopping, or that task ended
+  // or is being restarted already); what the factory throws fails the connector as a task's
+  // failure does, and is rethrown here. Any thread.
+  void restartTask(int task);
   // What every task is doing now: state, per-partition offsets and lag, counters. Any thread.
   ConnectorStatus status() const;
 

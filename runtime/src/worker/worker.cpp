@@ -5,112 +5,47 @@
 
 #include <condition_variable>
 #include <mutex>
+#include <set>
 #include <stdexcept>
 #include <thread>
 #include <vector>
 
 #include "clock.h"
-#include "exactly_once_source_task.h"
-#include "ksink/config_exception.h"
-#include "offset_stores.h"
 #include "sink_connector_config.h"
 #include "source_connector_config.h"
-#include "source_task_adapter.h"
-#include "source_task_group.h"
+#include "task_kind.h"
 #include "worker_config.h"
-#include "worker_sink_task.h"
-#include "worker_source_task.h"
 
 namespace ksink {
 namespace {
 
-// Shared by run() and the task threads, which may outlive run() when a stop times out.
+// Shared by run(), restartTask() and the task threads, which may outlive run() when a stop times
+// out.
 struct RunState {
   std::mutex mutex;
   std::condition_variable changed;
-  int running = 0;
+  int running = 0;  // threads running, and replacements a restart is about to start
   std::exception_ptr first_failure;
+  std::set<const WorkerTask*> replaced;  // stopped by a restart: their end is no failure
+  std::set<const WorkerTask*> ended;     // the tasks (of the slots) whose thread has ended
 };
 
-// How a Worker makes the tasks of its connector's kind.
-struct TaskKind {
-  std::string type;  // Connect's connector type: sink, source
-  // Consumers of one group start one after the other (see awaitFirstAssignment).
-  bool stagger_start = false;
-  std::function<std::shared_ptr<WorkerTask>(int id, const Clock& clock)> make;
-  // How many to make; nullopt: tasks.max.
-  std::optional<int> count;
-};
-
-TaskKind sinkKind(const Config& config, TaskFactory factory) {
-  auto settings = SinkConnectorConfig::parse(config);
-  return {"sink", true,
-          [settings, config, factory = std::move(factory)](int id, const Clock& clock) {
-            auto task = factory();
-            if (!task) throw std::runtime_error("the task factory returned no task");
-            return std::make_shared<WorkerSinkTask>(id, settings, config, std::move(task), clock);
-          },
-          std::nullopt};
-}
-
-// What exactly.once.support=required and transaction.boundary=connector ask of the connector
-// (Connect's preflight checks, DistributedHerder): refused at start, with the key and why.
-void checkCapabilities(const SourceConnectorConfig& settings, const Config& config,
-                       const SourceCapabilities& capabilities) {
-  std::vector<ConfigProblem> problems;
-  if (settings.exactly_once_required &&
-      (!capabilities.exactly_once ||
-       capabilities.exactly_once(config) != ExactlyOnceSupport::kSupported))
-    problems.push_back(
-        {"exactly.once.support",
-         capabilities.exactly_once
-             ? "required, but the connector does not support exactly-once delivery with this "
-               "configuration"
-             : "required, but the connector does not say whether it supports exactly-once "
-               "delivery"});
-  if (settings.exactly_once &&
-      settings.transaction_boundary == SourceConnectorConfig::TransactionBoundary::kConnector &&
-      (!capabilities.transaction_boundaries ||
-       capabilities.transaction_boundaries(config) != ConnectorTransactionBoundaries::kSupported))
-    problems.push_back({"transaction.boundary",
-                        "connector, but the connector's tasks do not define transaction "
-                        "boundaries: use poll or interval"});
-  if (!problems.empty()) throw ConfigException(std::move(problems));
-}
-
-TaskKind sourceKind(const Config& config, detail::SourceDriverFactory factory,
-                    const SourceCapabilities& capabilities) {
-  auto settings = SourceConnectorConfig::parse(config);
-  checkCapabilities(settings, config, capabilities);
-  auto make = [settings, config, factory = std::move(factory)](
-                  int id, const Clock& clock,
-                  std::function<void()> before_start = {}) -> std::shared_ptr<WorkerTask> {
-    auto task = factory();
-    if (!task) throw std::runtime_error("the task factory returned no task");
-    // Which of the connector's tasks this is, for a source that shares its work out
-    // (Connect's connectors split it in taskConfigs(); ksink's tasks take their share).
-    auto values = config.values();
-    values[std::string(kSourceTaskIdKey)] = std::to_string(id);
-    Config task_config(std::move(values), config.definitions());
-    if (settings.exactly_once)
-      return std::make_shared<ExactlyOnceSourceTask>(
-          id, settings, std::move(task_config), std::move(task), openTopicOffsetStore(settings),
-          clock, std::move(before_start));
-    return std::make_shared<WorkerSourceTask>(id, settings, std::move(task_config), std::move(task),
-                                              openOffsetStore(settings), clock);
-  };
-  if (!settings.shared_tasks) return {"source", false, std::move(make), std::nullopt};
-  // The processes running the connector share its tasks: this one runs those the group gives it.
-  return {"source", false,
-          [settings, make = std::move(make)](int, const Clock& clock) {
-            return std::make_shared<SourceTaskGroup>(
-                settings,
-                [make, &clock](int id, std::function<void()> before_start) {
-                  return make(id, clock, std::move(before_start));
-                },
-                clock);
-          },
-          1};
+// Runs `task` on a new thread, which reports its end to `state`.
+std::thread launch(std::shared_ptr<RunState> state, std::shared_ptr<WorkerTask> task) {
+  return std::thread([task = std::move(task), state = std::move(state)] {
+    std::exception_ptr failure;
+    try {
+      task->run();
+    } catch (...) {
+      failure = std::current_exception();
+    }
+    std::lock_guard lock(state->mutex);
+    state->ended.insert(task.get());
+    if (failure && !state->replaced.contains(task.get()) && !state->first_failure)
+      state->first_failure = failure;
+    --state->running;
+    state->changed.notify_all();
+  });
 }
 
 }  // namespace
@@ -124,36 +59,54 @@ class Worker::Impl {
 
   void run();
   void stop();
+  void restartTask(int id);
   ConnectorStatus status();
 
  private:
+  // One task of the connector and the thread running it.
+  struct Slot {
+    std::shared_ptr<WorkerTask> task;
+    std::thread thread;
+  };
+
   // Makes the tasks and starts their threads; false when a stop came first.
-  bool startTasks(const std::shared_ptr<RunState>& state, std::vector<std::thread>& threads);
+  bool startTasks(const std::shared_ptr<RunState>& state);
   void awaitFirstAssignment(RunState& state);
   // Until every task ended, stopping the others when one failed and giving up on those still
   // running past the stop's deadline (their number).
   int awaitTasks(RunState& state);
+  // Stops `old` by `deadline` (cancelled past it) and waits for its thread: false when it was
+  // abandoned.
+  bool stopReplaced(RunState& state, WorkerTask& old, std::thread& thread,
+                    Clock::time_point deadline);
 
   const WorkerConfig settings_;
   const Config config_;
   TaskKind kind_;
   const Clock& clock_ = Clock::steady();  // the stop deadline and the wait for it
-  std::mutex mutex_;                      // guards tasks_, stop_deadline_
-  std::vector<std::shared_ptr<WorkerTask>> tasks_;
+  std::mutex mutex_;                      // guards slots_, state_, stop_deadline_, restarts_
+  std::condition_variable restarts_changed_;
+  std::vector<Slot> slots_;
+  std::shared_ptr<RunState> state_;  // the running tasks' (null until they start)
   std::optional<Clock::time_point> stop_deadline_;
+  std::set<int> restarts_;  // tasks being restarted
 };
 
 void Worker::Impl::run() {
   auto state = std::make_shared<RunState>();
-  std::vector<std::thread> threads;
-  if (!startTasks(state, threads)) return;
+  if (!startTasks(state)) return;
   const int abandoned = awaitTasks(*state);
-  for (auto& t : threads) {
+  std::unique_lock lock(mutex_);
+  // A restart under way finishes first: it holds the thread of the task it replaces.
+  restarts_changed_.wait(lock, [&] { return restarts_.empty(); });
+  for (auto& slot : slots_) {
+    if (!slot.thread.joinable()) continue;
     if (abandoned == 0)
-      t.join();
+      slot.thread.join();
     else
-      t.detach();  // the thread owns its task through shared_ptr
+      slot.thread.detach();  // the thread owns its task through shared_ptr
   }
+  lock.unlock();
   std::lock_guard guard(state->mutex);
   if (state->first_failure) std::rethrow_exception(state->first_failure);
   // Not a graceful stop: what the abandoned tasks had in flight was neither committed nor closed.
@@ -164,42 +117,129 @@ void Worker::Impl::run() {
                     abandoned));
 }
 
-bool Worker::Impl::startTasks(const std::shared_ptr<RunState>& state,
-                              std::vector<std::thread>& threads) {
+bool Worker::Impl::startTasks(const std::shared_ptr<RunState>& state) {
   // The factory is the connector's code and may take its time: run it without the lock, so
   // stop() and status() never wait for it.
   {
     std::lock_guard lock(mutex_);
     if (stop_deadline_) return false;  // stopped before it started
   }
-  std::vector<std::shared_ptr<WorkerTask>> created;
+  std::vector<Slot> created;
   for (int i = 0; i < kind_.count.value_or(settings_.tasks_max); ++i)
-    created.push_back(kind_.make(i, clock_));
-  auto launch = [&threads, state](std::shared_ptr<WorkerTask> task) {
-    threads.emplace_back([task, state] {
-      std::exception_ptr failure;
-      try {
-        task->run();
-      } catch (...) {
-        failure = std::current_exception();
-      }
-      std::lock_guard lock(state->mutex);
-      if (failure && !state->first_failure) state->first_failure = failure;
-      --state->running;
-      state->changed.notify_all();
-    });
-  };
+    created.push_back({kind_.make(i, clock_), {}});
   {
     std::lock_guard lock(mutex_);
     if (stop_deadline_) return false;  // stopped while the factory ran
-    tasks_ = std::move(created);
-    state->running = static_cast<int>(tasks_.size());
-    launch(tasks_.front());
+    slots_ = std::move(created);
+    state_ = state;
+    state->running = static_cast<int>(slots_.size());
+    slots_.front().thread = launch(state, slots_.front().task);
   }
-  if (tasks_.size() > 1 && kind_.stagger_start) awaitFirstAssignment(*state);
+  if (slots_.size() > 1 && kind_.stagger_start) awaitFirstAssignment(*state);
   std::lock_guard lock(mutex_);
-  for (size_t i = 1; i < tasks_.size(); ++i) launch(tasks_[i]);
+  for (size_t i = 1; i < slots_.size(); ++i) slots_[i].thread = launch(state, slots_[i].task);
   return true;
+}
+
+void Worker::Impl::restartTask(int id) {
+  std::shared_ptr<RunState> state;
+  std::shared_ptr<WorkerTask> old;
+  std::thread thread;
+  {
+    std::lock_guard lock(mutex_);
+    if (!state_ || stop_deadline_)
+      throw std::logic_error(fmt::format("connector {} is not running", settings_.name));
+    if (id < 0 || static_cast<size_t>(id) >= slots_.size())
+      throw std::out_of_range(fmt::format("connector {} has no task {} (it runs {})",
+                                          settings_.name, id, slots_.size()));
+    if (restarts_.contains(id))
+      throw std::logic_error(
+          fmt::format("task {} of connector {} is restarting already", id, settings_.name));
+    if (!slots_[static_cast<size_t>(id)].thread.joinable())
+      throw std::logic_error(
+          fmt::format("task {} of connector {} was abandoned", id, settings_.name));
+    restarts_.insert(id);
+    state = state_;
+    old = slots_[static_cast<size_t>(id)].task;
+    thread = std::move(slots_[static_cast<size_t>(id)].thread);
+  }
+  auto done = [&] {
+    std::lock_guard lock(mutex_);
+    restarts_.erase(id);
+    restarts_changed_.notify_all();
+  };
+  bool ended = false;
+  {
+    // The replacement counts from now: run() keeps waiting while the old one ends.
+    std::lock_guard lock(state->mutex);
+    ended = state->ended.contains(old.get());
+    state->replaced.insert(old.get());
+    ++state->running;
+  }
+  spdlog::info("task {}-{}: restarting", settings_.name, id);
+  // A task that ended (it failed, say) is only replaced.
+  bool stopped = true;
+  if (ended)
+    thread.join();
+  else
+    stopped =
+        stopReplaced(*state, *old, thread, clock_.now() + settings_.shutdown_graceful_timeout);
+  std::shared_ptr<WorkerTask> fresh;
+  std::exception_ptr failure;
+  try {
+    if (!stopped)
+      throw std::runtime_error(fmt::format(
+          "task {} did not stop within task.shutdown.graceful.timeout.ms for its restart and was "
+          "abandoned",
+          id));
+    fresh = kind_.make(id, clock_);
+  } catch (...) {
+    failure = std::current_exception();
+  }
+  bool launched = false;
+  {
+    std::lock_guard lock(mutex_);
+    if (fresh && !stop_deadline_) {
+      slots_[static_cast<size_t>(id)].task = fresh;
+      slots_[static_cast<size_t>(id)].thread = launch(state, fresh);
+      launched = true;
+    }
+  }
+  {
+    // Never under mutex_: the task threads' state is locked before it (awaitTasks).
+    std::lock_guard lock(state->mutex);
+    state->replaced.erase(old.get());
+    state->ended.erase(old.get());
+    if (!launched) {
+      // A restart that could not start its task fails the connector as a task failure does.
+      if (failure && !state->first_failure) state->first_failure = failure;
+      --state->running;
+      state->changed.notify_all();
+    }
+  }
+  done();
+  if (failure) std::rethrow_exception(failure);
+}
+
+bool Worker::Impl::stopReplaced(RunState& state, WorkerTask& old, std::thread& thread,
+                                Clock::time_point deadline) {
+  old.stop(deadline);
+  std::unique_lock lock(state.mutex);
+  const bool ended =
+      clock_.sleepUntil(lock, state.changed, deadline + std::chrono::milliseconds(500),
+                        [&] { return state.ended.contains(&old); });
+  lock.unlock();
+  if (ended) {
+    thread.join();
+    return true;
+  }
+  spdlog::error(
+      "task {}-{} did not stop for its restart within task.shutdown.graceful.timeout.ms; "
+      "abandoning it",
+      settings_.name, old.id());
+  old.cancel();
+  thread.detach();  // the thread owns its task through shared_ptr
+  return false;
 }
 
 int Worker::Impl::awaitTasks(RunState& state) {
@@ -228,7 +268,8 @@ int Worker::Impl::awaitTasks(RunState& state) {
     if (!clock_.sleepUntil(lock, state.changed, give_up, [&] { return state.running == 0; })) {
       spdlog::error("{} task(s) did not stop within task.shutdown.graceful.timeout.ms; abandoning",
                     state.running);
-      for (auto& task : tasks_) task->cancel();
+      std::lock_guard guard(mutex_);
+      for (auto& slot : slots_) slot.task->cancel();
       return state.running;
     }
   }
@@ -244,7 +285,7 @@ int Worker::Impl::awaitTasks(RunState& state) {
 // generation), and one rebalance spreads the partitions.
 void Worker::Impl::awaitFirstAssignment(RunState& state) {
   const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(1);
-  const auto& first = *tasks_.front();
+  const auto& first = *slots_.front().task;
   while (std::chrono::steady_clock::now() < until) {
     {
       std::lock_guard lock(mutex_);
@@ -252,7 +293,7 @@ void Worker::Impl::awaitFirstAssignment(RunState& state) {
     }
     {
       std::lock_guard lock(state.mutex);
-      if (state.running < static_cast<int>(tasks_.size())) return;  // the first task ended
+      if (state.running < static_cast<int>(slots_.size())) return;  // the first task ended
     }
     if (!first.status().partitions.empty()) return;
     std::this_thread::sleep_for(std::chrono::milliseconds(5));
@@ -266,7 +307,7 @@ void Worker::Impl::stop() {
     std::lock_guard lock(mutex_);
     if (!stop_deadline_) stop_deadline_ = clock_.now() + settings_.shutdown_graceful_timeout;
     deadline = *stop_deadline_;
-    tasks = tasks_;
+    for (const auto& slot : slots_) tasks.push_back(slot.task);
   }
   // Without the lock: a task's stop wakes its code (a source's wakeup() may reach a database
   // that stopped answering), and status() or the wait for the deadline must not wait on it.
@@ -279,7 +320,7 @@ ConnectorStatus Worker::Impl::status() {
   out.type = kind_.type;
   out.connector_class = settings_.connector_class;
   std::lock_guard lock(mutex_);
-  for (const auto& task : tasks_) task->appendStatus(out.tasks);
+  for (const auto& slot : slots_) slot.task->appendStatus(out.tasks);
   return out;
 }
 
@@ -297,6 +338,9 @@ void Worker::run() {
 }
 void Worker::stop() {
   impl_->stop();
+}
+void Worker::restartTask(int task) {
+  impl_->restartTask(task);
 }
 ConnectorStatus Worker::status() const {
   return impl_->status();

@@ -215,6 +215,31 @@ TEST_F(WorkerSourceTest, ARestartedTaskResumesAfterTheCommittedOffset) {
   EXPECT_EQ(values(100), sequence(0, 100)) << "nothing twice, nothing missing";
 }
 
+// Worker::restartTask on a source: the task stops (its final offset commit), a new one starts in
+// its place in the same run() and resumes from the committed offset.
+TEST_F(WorkerSourceTest, ATaskRestartedInPlaceResumesAfterItsCommittedOffset) {
+  script->limit = 40;
+  auto w = worker();
+  test::BackgroundRun run([&] { w->run(); });
+  ASSERT_TRUE(waitForStoredOffset(R"({"seq":39})"));
+  w->restartTask(0);
+  {
+    std::lock_guard lock(script->mutex);  // poll() reads it under the lock
+    script->limit = 100;                  // only the new task has more to read
+  }
+  ASSERT_TRUE(waitForStoredOffset(R"({"seq":99})"));
+  EXPECT_FALSE(run.finished()) << run.errorMessage();
+  w->stop();
+  ASSERT_TRUE(run.waitFinished(10s));
+  EXPECT_EQ(run.errorMessage(), "");
+  {
+    std::lock_guard lock(script->mutex);
+    ASSERT_TRUE(script->resumed_from);
+    EXPECT_EQ(Value::object(*script->resumed_from).toJson(), R"({"seq":39})");
+  }
+  EXPECT_EQ(values(100), sequence(0, 100)) << "nothing twice, nothing missing";
+}
+
 TEST_F(WorkerSourceTest, TheOffsetsOfFilteredRecordsAreCommittedToo) {
   // Every record dropped: Connect would never commit an offset (KAFKA-15296).
   auto w = worker({{"transforms", "drop"},
