@@ -46,6 +46,13 @@ class Worker {
   // or is being restarted already); what the factory throws fails the connector as a task's
   // failure does, and is rethrown here. Any thread.
   void restartTask(int task);
+  // Connect's connector pause and resume (PUT /connectors/{c}/pause, /resume): a paused sink task
+  // pauses every partition it holds or is assigned and goes on committing what it delivered and
+  // serving rebalances (put() gets no new records); a paused source task does not call poll() and
+  // goes on committing what Kafka acknowledged. /status shows its running tasks PAUSED. Holds for
+  // the tasks started later (a restart) until resume(). Any thread, any time, idempotent.
+  void pause();
+  void resume();
   // What every task is doing now: state, per-partition offsets and lag, counters. Any thread.
   ConnectorStatus status() const;
 

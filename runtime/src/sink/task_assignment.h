@@ -1,5 +1,6 @@
 // TaskAssignment: the partitions a sink task holds and those it paused (SinkTaskContext::pause),
-// with an epoch that changes whenever either does. Whoever caches a decision about a partition
+// or all of them while its connector is paused (TaskPause), with an epoch that changes whenever
+// any of these does. Whoever caches a decision about a partition
 // (WorkerBatchDelivery decides once per run of records from one partition) keys it by the epoch,
 // so no change can be missed: every mutation here bumps it, in one place.
 //
@@ -19,7 +20,11 @@ class TaskAssignment {
   const std::set<TopicPartition>& assigned() const { return assigned_; }
   std::vector<TopicPartition> partitions() const { return {assigned_.begin(), assigned_.end()}; }
   bool contains(const TopicPartition& tp) const { return assigned_.contains(tp); }
-  bool isPaused(const TopicPartition& tp) const { return paused_.contains(tp); }
+  // Paused by the task, or by its connector.
+  bool isPaused(const TopicPartition& tp) const { return all_paused_ || paused_.contains(tp); }
+  bool allPaused() const { return all_paused_; }
+  // The task's own pause of `tp`, whatever the connector's.
+  bool pausedByTask(const TopicPartition& tp) const { return paused_.contains(tp); }
   uint64_t epoch() const { return epoch_; }
 
   void add(const TopicPartition& tp) {
@@ -47,12 +52,18 @@ class TaskAssignment {
     ++epoch_;
     return paused_.erase(tp) > 0;
   }
+  // The connector paused (every partition, those assigned later too) or resumed.
+  void pauseAll(bool paused) {
+    all_paused_ = paused;
+    ++epoch_;
+  }
   // A rebalance is starting: cached decisions end with it, even before any partition changes.
   void rebalancing() { ++epoch_; }
 
  private:
   std::set<TopicPartition> assigned_;
   std::set<TopicPartition> paused_;
+  bool all_paused_ = false;
   uint64_t epoch_ = 1;
 };
 

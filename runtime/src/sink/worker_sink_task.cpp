@@ -132,6 +132,7 @@ std::exception_ptr WorkerSinkTask::finish(std::exception_ptr failure) {
 }
 
 void WorkerSinkTask::iteration() {
+  applyPause();
   commits_.drainResults();
   // Rewinds first: a commit must not cover records the task asked to have again.
   delivery_.applyRewinds();
@@ -147,6 +148,22 @@ void WorkerSinkTask::iteration() {
   delivery_.pollBatch(std::max(deadline, now));
   delivery_.deliver();
   publishSnapshot();
+}
+
+void WorkerSinkTask::applyPause() {
+  const bool paused = pause_.paused();
+  if (paused == state_.assignment.allPaused()) return;
+  state_.assignment.pauseAll(paused);
+  spdlog::info("task {}-{} {}", settings_.name, id(), paused ? "paused" : "resumed");
+  // Paused for a redelivery, the partitions resume with it (as isPaused() then says).
+  if (delivery_.pausedForRedelivery()) return;
+  std::vector<TopicPartition> partitions;
+  for (const auto& tp : state_.assignment.assigned())
+    if (paused || !state_.assignment.pausedByTask(tp)) partitions.push_back(tp);
+  if (paused)
+    state_.consumer->pause(partitions);
+  else
+    state_.consumer->resume(partitions);
 }
 
 void WorkerSinkTask::publishSnapshot() {
@@ -169,7 +186,7 @@ TaskStatus WorkerSinkTask::status() const {
   out.id = id();
   {
     std::lock_guard lock(snapshot_mutex_);
-    out.state = state_name_;
+    out.state = pause_.shown(state_name_);
     out.last_error = last_error_;
     for (const auto& [tp, offsets] : snapshot_) {
       PartitionStatus p{tp, offsets, std::nullopt};

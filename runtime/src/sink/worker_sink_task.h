@@ -27,6 +27,7 @@
 #include "sink_connector_config.h"
 #include "stage_retry.h"
 #include "task_metrics.h"
+#include "task_pause.h"
 #include "task_stop.h"
 #include "worker_batch_delivery.h"
 #include "worker_commit_cycle.h"
@@ -51,6 +52,8 @@ class WorkerSinkTask final : public WorkerTask {
   void stop(Clock::time_point deadline) override;
   // The graceful stop ran out of time: skip the final commit (close() and stop() still run).
   void cancel() override { stop_.cancel(); }
+  void pause() override { pause_.pause(); }
+  void resume() override { pause_.resume(); }
 
   int id() const override { return state_.id; }
   const TaskMetrics& metrics() const { return metrics_; }
@@ -64,6 +67,8 @@ class WorkerSinkTask final : public WorkerTask {
   // refuses a transforms= chain it does not declare.
   void setUpConversion();
   void iteration();
+  // The connector's pause or resume, applied to the partitions on the task's thread.
+  void applyPause();
   // Returns the task's failure: `failure`, else what failed during the teardown.
   std::exception_ptr finish(std::exception_ptr failure);
   void publishSnapshot();
@@ -76,6 +81,7 @@ class WorkerSinkTask final : public WorkerTask {
   StageRetry stage_retry_;  // after metrics_: counts into it
 
   TaskStop stop_;
+  TaskPause pause_;
 
   WorkerBatchDelivery delivery_;
   WorkerCommitCycle commits_;

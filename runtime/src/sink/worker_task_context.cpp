@@ -38,7 +38,9 @@ void WorkerTaskContext::resume(const std::vector<TopicPartition>& partitions) {
   std::vector<TopicPartition> to_resume;
   for (const auto& tp : partitions)
     if (state_.assignment.resume(tp)) to_resume.push_back(tp);
-  if (!delivery_.pausedForRedelivery()) state_.consumer->resume(to_resume);
+  // Paused for a redelivery or by the connector, the partitions resume with it.
+  if (!delivery_.pausedForRedelivery() && !state_.assignment.allPaused())
+    state_.consumer->resume(to_resume);
 }
 
 }  // namespace ksink

@@ -26,7 +26,7 @@ ExactlyOnceSourceTask::ExactlyOnceSourceTask(int id, SourceConnectorConfig setti
       before_start_(std::move(before_start)),
       topic_creation_(settings_.topic_creation),
       calls_(*task_, name()),
-      poll_(name(), clock_, mutex_, counters_, published_),
+      poll_(name(), clock_, mutex_, counters_, published_, pause_),
       waker_(*task_) {}
 
 ExactlyOnceSourceTask::~ExactlyOnceSourceTask() = default;
@@ -384,7 +384,9 @@ void ExactlyOnceSourceTask::publishLocked(const char* state, const std::string& 
 }
 
 TaskStatus ExactlyOnceSourceTask::status() const {
-  return published_.status(id_);
+  auto out = published_.status(id_);
+  out.state = pause_.shown(out.state);
+  return out;
 }
 
 }  // namespace ksink

@@ -56,6 +56,7 @@
 #include "source_task_driver.h"
 #include "source_task_waker.h"
 #include "submitted_records.h"
+#include "task_pause.h"
 #include "task_stop.h"
 #include "transaction_contents.h"
 #include "worker_task.h"
@@ -74,6 +75,8 @@ class ExactlyOnceSourceTask final : public WorkerTask {
   void run() override;
   void stop(Clock::time_point deadline) override;
   void cancel() override { stop_.cancel(); }
+  void pause() override { pause_.pause(); }
+  void resume() override { pause_.resume(); }
   int id() const override { return id_; }
   TaskStatus status() const override;
 
@@ -136,6 +139,7 @@ class ExactlyOnceSourceTask final : public WorkerTask {
   SourcePoll poll_;  // the task thread's
   SourceTaskWaker waker_;
   TaskStop stop_;
+  TaskPause pause_;  // read by poll_
   std::atomic<bool> committer_stopping_{false};
   std::thread committer_;
 

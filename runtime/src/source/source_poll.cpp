@@ -10,16 +10,21 @@
 namespace ksink {
 
 SourcePoll::SourcePoll(std::string task_name, const Clock& clock, std::mutex& mutex,
-                       TaskCounters& counters, PublishedStatus& status)
+                       TaskCounters& counters, PublishedStatus& status, const TaskPause& pause)
     : task_name_(std::move(task_name)),
       clock_(clock),
       mutex_(mutex),
       counters_(counters),
-      status_(status) {}
+      status_(status),
+      pause_(pause) {}
 
 std::optional<std::vector<detail::PolledRecord>> SourcePoll::operator()(
     const std::function<std::vector<detail::PolledRecord>()>& poll,
     std::chrono::milliseconds idle_wait) {
+  if (pause_.paused()) {
+    clock_.sleepFor(idle_wait);
+    return std::nullopt;
+  }
   const auto started = clock_.now();
   if (started < not_before_) {
     clock_.sleepFor(std::min<Clock::duration>(not_before_ - started, idle_wait));

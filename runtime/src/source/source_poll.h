@@ -1,9 +1,9 @@
 // SourcePoll: a source task's poll() as both task kinds call it (WorkerSourceTask,
-// ExactlyOnceSourceTask). A RetriableError from poll() is logged, shown in /status while the task
-// retries (the first poll that returns clears it), and the next poll waits kRetryBackoff (Connect
-// retries poll() alike); any other exception passes. Each poll counts in Connect's
-// source-task-metrics: poll_batch_count, the average and longest poll() time,
-// source_record_poll_total.
+// ExactlyOnceSourceTask). While the connector is paused (TaskPause) poll() is not called. A
+// RetriableError from poll() is logged, shown in /status while the task retries (the first poll
+// that returns clears it), and the next poll waits kRetryBackoff (Connect retries poll() alike);
+// any other exception passes. Each poll counts in Connect's source-task-metrics: poll_batch_count,
+// the average and longest poll() time, source_record_poll_total.
 //
 // Thread-safety: the task's thread calls it; the counters are updated under the task's lock.
 #pragma once
@@ -19,6 +19,7 @@
 #include "ksink/connector_status.h"
 #include "published_status.h"
 #include "source_task_driver.h"
+#include "task_pause.h"
 
 namespace ksink {
 
@@ -30,10 +31,11 @@ class SourcePoll {
 
   // `status`: where a retry shows (the task stays RUNNING).
   SourcePoll(std::string task_name, const Clock& clock, std::mutex& mutex, TaskCounters& counters,
-             PublishedStatus& status);
+             PublishedStatus& status, const TaskPause& pause);
 
-  // `poll` (the task's poll()) called, unless a retry's backoff is still running (then this
-  // waits up to `idle_wait` of it); nullopt when nothing was polled.
+  // `poll` (the task's poll()) called, unless the task is paused (this waits `idle_wait`) or a
+  // retry's backoff is still running (this waits up to `idle_wait` of it); nullopt when nothing
+  // was polled.
   std::optional<std::vector<detail::PolledRecord>> operator()(
       const std::function<std::vector<detail::PolledRecord>()>& poll,
       std::chrono::milliseconds idle_wait);
@@ -44,6 +46,7 @@ class SourcePoll {
   std::mutex& mutex_;
   TaskCounters& counters_;
   PublishedStatus& status_;
+  const TaskPause& pause_;
   Clock::time_point not_before_{};
   bool retrying_ = false;
 };

@@ -45,6 +45,18 @@ void SourceTaskGroup::cancel() {
   for (auto& [id, running] : running_) running->task->cancel();
 }
 
+void SourceTaskGroup::pause() {
+  pause_.pause();
+  std::lock_guard lock(mutex_);
+  for (auto& [id, running] : running_) running->task->pause();
+}
+
+void SourceTaskGroup::resume() {
+  pause_.resume();
+  std::lock_guard lock(mutex_);
+  for (auto& [id, running] : running_) running->task->resume();
+}
+
 std::optional<int> SourceTaskGroup::recordedTasksMax(TopicOffsetStore& record) const {
   if (const auto stored = record.get(kTasksMaxKey))
     return static_cast<int>(detail::parseLong(*stored).value_or(0));
@@ -218,6 +230,7 @@ void SourceTaskGroup::startTask(int id) {
   running->task = make_(id, [this] {
     if (auto stale = staleness()) throw std::runtime_error(*stale);
   });
+  if (pause_.paused()) running->task->pause();
   running->thread = std::thread([r = running] {
     try {
       r->task->run();
@@ -275,7 +288,7 @@ TaskStatus SourceTaskGroup::status() const {
   std::lock_guard lock(mutex_);
   TaskStatus out;
   out.id = -1;
-  out.state = state_;
+  out.state = pause_.shown(state_);
   return out;
 }
 

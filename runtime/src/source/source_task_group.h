@@ -45,6 +45,7 @@
 
 #include "kafka_consumer.h"
 #include "source_connector_config.h"
+#include "task_pause.h"
 #include "task_stop.h"
 #include "topic_offset_store.h"
 #include "worker_task.h"
@@ -64,6 +65,9 @@ class SourceTaskGroup final : public WorkerTask, private RebalanceListener {
   void run() override;
   void stop(Clock::time_point deadline) override;
   void cancel() override;
+  // Every task running here, and those it starts while paused.
+  void pause() override;
+  void resume() override;
   int id() const override { return -1; }
   // The group as a whole (its state); appendStatus() lists the tasks running here.
   TaskStatus status() const override;
@@ -107,6 +111,7 @@ class SourceTaskGroup final : public WorkerTask, private RebalanceListener {
   std::string state_ = "UNASSIGNED";
 
   TaskStop stop_;
+  TaskPause pause_;
   std::shared_ptr<KafkaConsumer> consumer_;  // the group thread's
 };
 

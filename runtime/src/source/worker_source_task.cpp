@@ -23,8 +23,8 @@ WorkerSourceTask::WorkerSourceTask(int id, SourceConnectorConfig settings, Confi
       commits_(*store_, clock, settings_.worker.offset_flush_interval,
                settings_.worker.offset_flush_timeout),
       topic_creation_(settings_.topic_creation),
-      poll_(fmt::format("{}-{}", settings_.worker.name, id_), clock_, mutex_, counters_,
-            published_),
+      poll_(fmt::format("{}-{}", settings_.worker.name, id_), clock_, mutex_, counters_, published_,
+            pause_),
       waker_(*task_),
       calls_(*task_, fmt::format("{}-{}", settings_.worker.name, id_)) {}
 
@@ -268,7 +268,9 @@ void WorkerSourceTask::publish(const char* state, const std::string& error) {
 }
 
 TaskStatus WorkerSourceTask::status() const {
-  return published_.status(id_);
+  auto out = published_.status(id_);
+  out.state = pause_.shown(out.state);
+  return out;
 }
 
 }  // namespace ksink

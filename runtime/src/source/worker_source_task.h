@@ -45,6 +45,7 @@
 #include "source_task_driver.h"
 #include "source_task_waker.h"
 #include "submitted_records.h"
+#include "task_pause.h"
 #include "task_stop.h"
 #include "worker_task.h"
 
@@ -63,6 +64,8 @@ class WorkerSourceTask final : public WorkerTask {
   void run() override;
   void stop(Clock::time_point deadline) override;
   void cancel() override { stop_.cancel(); }
+  void pause() override { pause_.pause(); }
+  void resume() override { pause_.resume(); }
   int id() const override { return id_; }
   TaskStatus status() const override;
 
@@ -128,6 +131,7 @@ class WorkerSourceTask final : public WorkerTask {
   SourceTaskCalls calls_;  // its turns taken under mutex_
 
   TaskStop stop_;
+  TaskPause pause_;  // read by poll_
   std::atomic<bool> service_stopping_{false};
   std::thread service_;
 

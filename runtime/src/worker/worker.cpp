@@ -60,6 +60,7 @@ class Worker::Impl {
   void run();
   void stop();
   void restartTask(int id);
+  void pause(bool paused);
   ConnectorStatus status();
 
  private:
@@ -90,6 +91,7 @@ class Worker::Impl {
   std::shared_ptr<RunState> state_;  // the running tasks' (null until they start)
   std::optional<Clock::time_point> stop_deadline_;
   std::set<int> restarts_;  // tasks being restarted
+  bool paused_ = false;     // the connector's target state: its tasks, new ones too, paused
 };
 
 void Worker::Impl::run() {
@@ -131,6 +133,8 @@ bool Worker::Impl::startTasks(const std::shared_ptr<RunState>& state) {
     std::lock_guard lock(mutex_);
     if (stop_deadline_) return false;  // stopped while the factory ran
     slots_ = std::move(created);
+    if (paused_)
+      for (auto& slot : slots_) slot.task->pause();
     state_ = state;
     state->running = static_cast<int>(slots_.size());
     slots_.front().thread = launch(state, slots_.front().task);
@@ -200,6 +204,7 @@ void Worker::Impl::restartTask(int id) {
   {
     std::lock_guard lock(mutex_);
     if (fresh && !stop_deadline_) {
+      if (paused_) fresh->pause();
       slots_[static_cast<size_t>(id)].task = fresh;
       slots_[static_cast<size_t>(id)].thread = launch(state, fresh);
       launched = true;
@@ -314,6 +319,19 @@ void Worker::Impl::stop() {
   for (auto& task : tasks) task->stop(deadline);
 }
 
+void Worker::Impl::pause(bool paused) {
+  std::lock_guard lock(mutex_);
+  if (paused_ == paused) return;
+  paused_ = paused;
+  spdlog::info("connector {} {}", settings_.name, paused ? "paused" : "resumed");
+  for (auto& slot : slots_) {
+    if (paused)
+      slot.task->pause();
+    else
+      slot.task->resume();
+  }
+}
+
 ConnectorStatus Worker::Impl::status() {
   ConnectorStatus out;
   out.name = settings_.name;
@@ -341,6 +359,12 @@ void Worker::stop() {
 }
 void Worker::restartTask(int task) {
   impl_->restartTask(task);
+}
+void Worker::pause() {
+  impl_->pause(true);
+}
+void Worker::resume() {
+  impl_->pause(false);
 }
 ConnectorStatus Worker::status() const {
   return impl_->status();

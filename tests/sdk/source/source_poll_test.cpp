@@ -25,7 +25,8 @@ class SourcePollTest : public ::testing::Test {
   std::mutex mutex;
   TaskCounters counters;
   PublishedStatus status;
-  SourcePoll poll{"conn-0", clock, mutex, counters, status};
+  TaskPause pause;
+  SourcePoll poll{"conn-0", clock, mutex, counters, status, pause};
   std::string shown() const { return status.status(0).last_error; }
 };
 
@@ -50,6 +51,25 @@ TEST_F(SourcePollTest, EachPollIsCountedWithItsRecordsAndItsTime) {
   EXPECT_DOUBLE_EQ(counters.poll_batch_avg_time_ms, 20.0);
   EXPECT_DOUBLE_EQ(counters.poll_batch_max_time_ms, 30.0);
   EXPECT_EQ(shown(), "");
+}
+
+TEST_F(SourcePollTest, WhilePausedPollIsNotCalledAndTheWaitIsTheIdleWait) {
+  int calls = 0;
+  auto counted = [&] {
+    ++calls;
+    return records(1);
+  };
+  pause.pause();
+  const auto before = clock.now();
+  EXPECT_FALSE(poll(counted, 10ms).has_value());
+  EXPECT_EQ(clock.now() - before, 10ms);
+  EXPECT_EQ(calls, 0);
+  EXPECT_EQ(pause.shown("RUNNING"), "PAUSED");
+  EXPECT_EQ(pause.shown("FAILED"), "FAILED");
+  pause.resume();
+  EXPECT_TRUE(poll(counted, 10ms).has_value());
+  EXPECT_EQ(calls, 1);
+  EXPECT_EQ(counters.poll_batch_count, 1u);
 }
 
 TEST_F(SourcePollTest, ARetriableErrorIsShownAndPollIsNotCalledAgainBeforeTheBackoff) {

@@ -240,6 +240,29 @@ TEST_F(WorkerSourceTest, ATaskRestartedInPlaceResumesAfterItsCommittedOffset) {
   EXPECT_EQ(values(100), sequence(0, 100)) << "nothing twice, nothing missing";
 }
 
+// Worker::pause/resume on a source: /status shows the task PAUSED (SourcePollTest checks that a
+// paused task's poll() is not called), and after resume() it goes on where it was.
+TEST_F(WorkerSourceTest, APausedConnectorShowsPausedAndGoesOnAfterResume) {
+  script->limit = 40;
+  auto w = worker();
+  test::BackgroundRun run([&] { w->run(); });
+  ASSERT_TRUE(waitForStoredOffset(R"({"seq":39})"));
+  w->pause();
+  ASSERT_EQ(w->status().tasks.size(), 1u);
+  EXPECT_EQ(w->status().tasks[0].state, "PAUSED");
+  w->resume();
+  {
+    std::lock_guard lock(script->mutex);
+    script->limit = 100;
+  }
+  ASSERT_TRUE(waitForStoredOffset(R"({"seq":99})"));
+  EXPECT_EQ(w->status().tasks[0].state, "RUNNING");
+  w->stop();
+  ASSERT_TRUE(run.waitFinished(10s));
+  EXPECT_EQ(run.errorMessage(), "");
+  EXPECT_EQ(values(100), sequence(0, 100)) << "nothing twice, nothing missing";
+}
+
 TEST_F(WorkerSourceTest, TheOffsetsOfFilteredRecordsAreCommittedToo) {
   // Every record dropped: Connect would never commit an offset (KAFKA-15296).
   auto w = worker({{"transforms", "drop"},
