@@ -42,9 +42,10 @@ class Worker {
   // task.shutdown.graceful.timeout.ms) and starts a new one in its place, made by the factory,
   // while the others keep running; returns once the new one was started. Throws
   // std::out_of_range for a task the connector does not run, std::logic_error while the
-  // connector is not running (before run() started its tasks, once stopping, or that task ended
-  // or is being restarted already); what the factory throws fails the connector as a task's
-  // failure does, and is rethrown here. Any thread.
+  // connector is not running (before run() started its tasks, once stopping or once every task
+  // ended) and for a task being restarted already or abandoned; a task that ended is replaced.
+  // What the factory throws fails the connector as a task's failure does, and is rethrown here.
+  // Any thread.
   void restartTask(int task);
   // Connect's connector pause and resume (PUT /connectors/{c}/pause, /resume): a paused sink task
   // pauses every partition it holds or is assigned and goes on committing what it delivered and

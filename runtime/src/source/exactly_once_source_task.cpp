@@ -155,7 +155,10 @@ void ExactlyOnceSourceTask::iteration() {
         return task_->poll();
       },
       SourcePoll::kIdleWait);
-  if (!polled) return;
+  if (!polled) {
+    if (pause_.paused()) commitForPause();
+    return;
+  }
   to_send_ = std::move(*polled);
   if (topic_creation_)
     createTopicsFor(to_send_, *topic_creation_, producer_->handle(), stop_.requestedFlag(), name());
@@ -164,6 +167,17 @@ void ExactlyOnceSourceTask::iteration() {
     // Nothing polled: the batch's boundary still applies to what earlier batches sent.
     clock_.sleepFor(SourcePoll::kIdleWait);
   }
+}
+
+// A paused task polls nothing, so no boundary would come: what it sent is committed at once, or
+// an open transaction would hold back every read_committed consumer of its partitions (and run
+// into transaction.timeout.ms), whatever the transaction boundary.
+void ExactlyOnceSourceTask::commitForPause() {
+  std::unique_lock lock(mutex_);
+  if (committer_failure_) std::rethrow_exception(committer_failure_);
+  if (!transaction_open_ && transaction_.offsets().empty()) return;
+  last_commit_ = clock_.now();
+  endTransaction(detail::TransactionRequest::kCommit, lock);
 }
 
 void ExactlyOnceSourceTask::serveCommits() {

@@ -87,6 +87,8 @@ class ExactlyOnceSourceTask final : public WorkerTask {
   using Calls = SourceTaskCalls::Due;  // what a commit or an abort owes the task
 
   void iteration();
+  // Commits what a paused task sent (it polls nothing, so no boundary comes).
+  void commitForPause();
   void sendRecords();
   // With `lock` (on mutex_) held: ends the open transaction — commits it, or aborts it and commits
   // its offsets alone — then makes the task's calls with the lock released, and takes it again.

@@ -85,13 +85,14 @@ class Worker::Impl {
   const Config config_;
   TaskKind kind_;
   const Clock& clock_ = Clock::steady();  // the stop deadline and the wait for it
-  std::mutex mutex_;                      // guards slots_, state_, stop_deadline_, restarts_
+  std::mutex mutex_;  // guards slots_, state_, stop_deadline_, restarts_, paused_, ended_
   std::condition_variable restarts_changed_;
   std::vector<Slot> slots_;
   std::shared_ptr<RunState> state_;  // the running tasks' (null until they start)
   std::optional<Clock::time_point> stop_deadline_;
   std::set<int> restarts_;  // tasks being restarted
   bool paused_ = false;     // the connector's target state: its tasks, new ones too, paused
+  bool ended_ = false;      // every task ended (run() is returning)
 };
 
 void Worker::Impl::run() {
@@ -99,7 +100,9 @@ void Worker::Impl::run() {
   if (!startTasks(state)) return;
   const int abandoned = awaitTasks(*state);
   std::unique_lock lock(mutex_);
-  // A restart under way finishes first: it holds the thread of the task it replaces.
+  // Every task ended: no restart starts one any more. One under way finishes first (it holds the
+  // thread of the task it replaces), without starting its task.
+  ended_ = true;
   restarts_changed_.wait(lock, [&] { return restarts_.empty(); });
   for (auto& slot : slots_) {
     if (!slot.thread.joinable()) continue;
@@ -151,7 +154,7 @@ void Worker::Impl::restartTask(int id) {
   std::thread thread;
   {
     std::lock_guard lock(mutex_);
-    if (!state_ || stop_deadline_)
+    if (!state_ || stop_deadline_ || ended_)
       throw std::logic_error(fmt::format("connector {} is not running", settings_.name));
     if (id < 0 || static_cast<size_t>(id) >= slots_.size())
       throw std::out_of_range(fmt::format("connector {} has no task {} (it runs {})",
@@ -203,7 +206,7 @@ void Worker::Impl::restartTask(int id) {
   bool launched = false;
   {
     std::lock_guard lock(mutex_);
-    if (fresh && !stop_deadline_) {
+    if (fresh && !stop_deadline_ && !ended_) {
       if (paused_) fresh->pause();
       slots_[static_cast<size_t>(id)].task = fresh;
       slots_[static_cast<size_t>(id)].thread = launch(state, fresh);
@@ -290,7 +293,11 @@ int Worker::Impl::awaitTasks(RunState& state) {
 // generation), and one rebalance spreads the partitions.
 void Worker::Impl::awaitFirstAssignment(RunState& state) {
   const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(1);
-  const auto& first = *slots_.front().task;
+  std::shared_ptr<const WorkerTask> first;  // held: a restart may replace it meanwhile
+  {
+    std::lock_guard lock(mutex_);
+    first = slots_.front().task;
+  }
   while (std::chrono::steady_clock::now() < until) {
     {
       std::lock_guard lock(mutex_);
@@ -300,7 +307,7 @@ void Worker::Impl::awaitFirstAssignment(RunState& state) {
       std::lock_guard lock(state.mutex);
       if (state.running < static_cast<int>(slots_.size())) return;  // the first task ended
     }
-    if (!first.status().partitions.empty()) return;
+    if (!first->status().partitions.empty()) return;
     std::this_thread::sleep_for(std::chrono::milliseconds(5));
   }
 }

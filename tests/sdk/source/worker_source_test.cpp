@@ -240,9 +240,9 @@ TEST_F(WorkerSourceTest, ATaskRestartedInPlaceResumesAfterItsCommittedOffset) {
   EXPECT_EQ(values(100), sequence(0, 100)) << "nothing twice, nothing missing";
 }
 
-// Worker::pause/resume on a source: /status shows the task PAUSED (SourcePollTest checks that a
-// paused task's poll() is not called), and after resume() it goes on where it was.
-TEST_F(WorkerSourceTest, APausedConnectorShowsPausedAndGoesOnAfterResume) {
+// Worker::pause/resume on a source: a paused task polls nothing (its sequence, given more to read,
+// stays where it was), /status shows it PAUSED, and after resume() it goes on where it was.
+TEST_F(WorkerSourceTest, APausedConnectorPollsNothingAndGoesOnAfterResume) {
   script->limit = 40;
   auto w = worker();
   test::BackgroundRun run([&] { w->run(); });
@@ -250,17 +250,39 @@ TEST_F(WorkerSourceTest, APausedConnectorShowsPausedAndGoesOnAfterResume) {
   w->pause();
   ASSERT_EQ(w->status().tasks.size(), 1u);
   EXPECT_EQ(w->status().tasks[0].state, "PAUSED");
-  w->resume();
   {
     std::lock_guard lock(script->mutex);
     script->limit = 100;
   }
+  // Bounded: what a paused task must not do within a second and a half (offsets commit every
+  // 200 ms here).
+  EXPECT_FALSE(waitForStoredOffset(R"({"seq":49})", 1500ms)) << "a paused task polled";
+  w->resume();
   ASSERT_TRUE(waitForStoredOffset(R"({"seq":99})"));
   EXPECT_EQ(w->status().tasks[0].state, "RUNNING");
   w->stop();
   ASSERT_TRUE(run.waitFinished(10s));
   EXPECT_EQ(run.errorMessage(), "");
   EXPECT_EQ(values(100), sequence(0, 100)) << "nothing twice, nothing missing";
+}
+
+// Exactly once with a long transaction.boundary.interval.ms: a pause commits what was sent at
+// once (a paused task polls nothing, so no boundary would come for a minute; meanwhile every
+// read_committed consumer would wait on the open transaction).
+TEST_F(WorkerSourceTest, ExactlyOnceAPauseCommitsTheOpenTransaction) {
+  script->limit = 40;
+  auto w = worker({{"exactly.once.source.support", "enabled"},
+                   {"transaction.boundary", "interval"},
+                   {"transaction.boundary.interval.ms", "60000"}});
+  test::BackgroundRun run([&] { w->run(); });
+  ASSERT_TRUE(waitForStoredOffset(R"({"seq":9})")) << storedOffset().value_or("<none>");
+  w->pause();
+  EXPECT_TRUE(waitForStoredOffset(R"({"seq":39})", 10s)) << storedOffset().value_or("<none>");
+  w->resume();
+  w->stop();
+  ASSERT_TRUE(run.waitFinished(10s));
+  EXPECT_EQ(run.errorMessage(), "");
+  EXPECT_EQ(values(40), sequence(0, 40)) << "read_committed: every record once, in order";
 }
 
 TEST_F(WorkerSourceTest, TheOffsetsOfFilteredRecordsAreCommittedToo) {
