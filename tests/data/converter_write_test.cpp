@@ -12,6 +12,7 @@
 #include "ksink/config.h"
 #include "ksink/conversion_error.h"
 #include "ksink/converter.h"
+#include "ksink/simple_header_converter.h"
 #include "string_converter.h"
 
 namespace ksink {
@@ -214,6 +215,27 @@ TEST(ConverterWriteTest, EveryConverterReadsBackWhatItWrote) {
     const auto read = c->toConnectData("t", bytes);
     EXPECT_EQ(c->fromConnectData("t", read), bytes);
   }
+}
+
+// What a source record's headers become on the wire: Connect's SimpleHeaderConverter text.
+TEST(SimpleHeaderConverterTest, HeaderValuesAreWrittenAsConnectsSimpleHeaderConverterWritesThem) {
+  auto text = [](std::shared_ptr<const Schema> schema, Value value) {
+    return SimpleHeaderConverter::fromConnectHeader({std::move(schema), std::move(value)});
+  };
+  using T = Schema::Type;
+  EXPECT_EQ(text(Schema::of(T::kString), Value::string("café")), "café");
+  EXPECT_EQ(text(Schema::of(T::kBytes), Value::bytes(std::string("\x00\x01", 2))),
+            std::string("\x00\x01", 2));
+  EXPECT_EQ(text(Schema::of(T::kBoolean), Value::boolean(true)), "true");
+  EXPECT_EQ(text(Schema::of(T::kInt64), Value::integer(-42)), "-42");
+  EXPECT_EQ(text(Schema::of(T::kFloat32), Value::floating(0.1f)), "0.1");  // Float.toString
+  EXPECT_EQ(text(Schema::of(T::kFloat64), Value::floating(100.0)), "100.0");
+  EXPECT_EQ(text(Schema::of(T::kFloat64), Value::floating(1e10)), "1.0E10");
+  EXPECT_EQ(text(nullptr, Value()), std::nullopt);
+  EXPECT_EQ(text(Schema::of(T::kString, true), Value()), std::nullopt);
+  EXPECT_EQ(text(nullptr, Value::object({{"a", Value::integer(1)}, {"b", Value::string("x")}})),
+            R"({"a":1,"b":"x"})");
+  EXPECT_EQ(text(nullptr, Value::array({Value::integer(1), Value::boolean(false)})), "[1,false]");
 }
 
 }  // namespace

@@ -286,7 +286,7 @@ void ExactlyOnceSourceTask::endTransaction(detail::TransactionRequest how,
 void ExactlyOnceSourceTask::abortTransaction(Calls& calls) {
   if (!transaction_open_) return;
   spdlog::info("source task {}: aborting the transaction of {} record(s), as the task asked",
-               name(), transaction_.records());
+               name(), transaction_.produced());
   abortOpenTransaction();
   ++counters_.transaction_abort_total;
   transaction_.aborted(calls);

@@ -15,7 +15,6 @@ void TransactionContents::abandonSend(bool keep) {
 
 void TransactionContents::produced(uint64_t record_id, const std::string& topic, bool keep) {
   ++next_token_;
-  ++produced_;
   if (keep) records_.push_back({record_id, &*topics_.insert(topic).first});
 }
 
@@ -37,7 +36,6 @@ void TransactionContents::forgetRecords() {
   records_.clear();
   delivered_.clear();
   first_token_ = next_token_;
-  produced_ = 0;
 }
 
 void TransactionContents::aborted(SourceTaskCalls::Due& calls) {
@@ -60,10 +58,10 @@ uint64_t TransactionContents::committed(SourceTaskCalls::Due& calls) {
     calls.records.emplace_back(kept.record_id, std::move(metadata));
   }
   calls.commit = true;
-  const uint64_t produced = produced_;
+  const uint64_t count = produced();
   offsets_.clear();
   forgetRecords();
-  return produced;
+  return count;
 }
 
 }  // namespace ksink

@@ -45,7 +45,10 @@ class TransactionContents {
   uint64_t committed(SourceTaskCalls::Due& calls);
 
   const OffsetEntries& offsets() const { return offsets_; }
+  // The records kept for commitRecord() calls.
   size_t records() const { return records_.size(); }
+  // The records produced in the open transaction.
+  uint64_t produced() const { return next_token_ - first_token_; }
 
  private:
   struct Kept {
@@ -60,7 +63,6 @@ class TransactionContents {
   void forgetRecords();
 
   OffsetEntries offsets_;  // newest per source partition
-  uint64_t produced_ = 0;
   std::vector<Kept> records_;
   std::vector<Delivered> delivered_;  // the produced records of records_, in order
   uint64_t first_token_ = 0;          // the transaction's first produced record's token

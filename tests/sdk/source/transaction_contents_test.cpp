@@ -29,6 +29,8 @@ TEST(TransactionContentsTest, ACommitOwesEachRecordWhereKafkaPutItInOrderThenCom
   t.delivered(third, at("b", 1, 7));
   t.delivered(first, at("a", 0, 5));
   EXPECT_EQ(t.offsets(), (OffsetEntries{{"p", "2"}}));
+  EXPECT_EQ(t.produced(), 3u);
+  EXPECT_EQ(t.records(), 4u);
 
   Calls calls;
   EXPECT_EQ(t.committed(calls), 3u);
@@ -38,6 +40,22 @@ TEST(TransactionContentsTest, ACommitOwesEachRecordWhereKafkaPutItInOrderThenCom
   EXPECT_TRUE(calls.commit);
   EXPECT_TRUE(t.offsets().empty());
   EXPECT_EQ(t.records(), 0u);
+  EXPECT_EQ(t.produced(), 0u);
+}
+
+// A task that keeps no record for commitRecord(): nothing kept, the produced ones still counted
+// (what an abort's log line and a commit's count report).
+TEST(TransactionContentsTest, ProducedCountsRecordsThatAreNotKept) {
+  TransactionContents t;
+  t.beginSend(false);
+  t.produced(1, "a", false);
+  t.beginSend(false);
+  t.produced(2, "a", false);
+  EXPECT_EQ(t.records(), 0u);
+  EXPECT_EQ(t.produced(), 2u);
+  Calls calls;
+  EXPECT_EQ(t.committed(calls), 2u);
+  EXPECT_EQ(t.produced(), 0u);
 }
 
 TEST(TransactionContentsTest, AnAbortOwesTheRecordsNoMetadataAndKeepsTheirOffsets) {
