@@ -31,10 +31,6 @@ ExactlyOnceSourceTask::ExactlyOnceSourceTask(int id, SourceConnectorConfig setti
 
 ExactlyOnceSourceTask::~ExactlyOnceSourceTask() = default;
 
-std::string ExactlyOnceSourceTask::transactionalId(const SourceConnectorConfig& settings, int id) {
-  return settings.transactional_id_prefix + std::to_string(id);
-}
-
 std::string ExactlyOnceSourceTask::fencedMessage(const std::string& error) const {
   return fmt::format(
       "{} — the task's producer was fenced or failed for good: another instance of this task "
@@ -43,17 +39,9 @@ std::string ExactlyOnceSourceTask::fencedMessage(const std::string& error) const
       error, transactionalId(settings_, id_));
 }
 
-std::string ExactlyOnceSourceTask::name() const {
-  return fmt::format("{}-{}", settings_.worker.name, id_);
-}
-
 void ExactlyOnceSourceTask::stop(Clock::time_point deadline) {
   stop_.request(deadline);
   wakeTask();
-}
-
-void ExactlyOnceSourceTask::wakeTask() {
-  waker_.wake();
 }
 
 bool ExactlyOnceSourceTask::initTransactions() {

@@ -81,7 +81,9 @@ class ExactlyOnceSourceTask final : public WorkerTask {
   TaskStatus status() const override;
 
   // The producer's transactional.id for task `id`.
-  static std::string transactionalId(const SourceConnectorConfig& settings, int id);
+  static std::string transactionalId(const SourceConnectorConfig& settings, int id) {
+    return settings.transactional_id_prefix + std::to_string(id);
+  }
 
  private:
   using Calls = SourceTaskCalls::Due;  // what a commit or an abort owes the task
@@ -105,10 +107,10 @@ class ExactlyOnceSourceTask final : public WorkerTask {
   bool initTransactions();
   std::chrono::milliseconds transactionTimeout() const;
   std::exception_ptr finish(std::exception_ptr failure);
-  void wakeTask();
+  void wakeTask() { waker_.wake(); }
   void publish(const char* state = nullptr, const std::string& error = {});
   void publishLocked(const char* state = nullptr, const std::string& error = {});  // mutex_ held
-  std::string name() const;
+  std::string name() const { return settings_.worker.name + "-" + std::to_string(id_); }
   std::string fencedMessage(const std::string& error) const;
 
   const int id_;
