@@ -244,7 +244,8 @@ TEST(WorkerConversion, APutRedeliveredGetsTheSameConvertedRecordsAndNoRecordReac
   const auto name = currentTestName();
   mock.createTopic(name, 1);
   mock.createTopic(name + "-dlq", 1);
-  mock.produce(name, 0, {{"k0", R"({"id":1})"}, {"k1", "{bad"}, {"k2", R"({"id":3})"}});
+  // The bad record first: it is in the first batch whatever the fetch returns with it.
+  mock.produce(name, 0, {{"k0", "{bad"}, {"k1", R"({"id":2})"}, {"k2", R"({"id":3})"}});
   auto props = mockWorkerProperties(name, name, mock.bootstrap());
   props["value.converter"] = "json";
   props["value.converter.schemas.enable"] = "false";
@@ -262,7 +263,7 @@ TEST(WorkerConversion, APutRedeliveredGetsTheSameConvertedRecordsAndNoRecordReac
     });
     EXPECT_EQ(mock.waitForCommitted("connect-" + name, {name, 0}, 3, 30s), 3);
     ASSERT_NE(sink, nullptr);
-    EXPECT_EQ(sink->first.size(), 2u);
+    EXPECT_GE(sink->first.size(), 1u);  // all of the batch that came through (a fetch may split)
     EXPECT_EQ(sink->second, sink->first) << "the redelivered batch was converted again";
   }
   EXPECT_EQ(received->all().size(), 2u);
