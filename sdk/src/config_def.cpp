@@ -150,11 +150,7 @@ ConfigDef::Validator ConfigDef::oneOfAnyCase(std::vector<std::string> allowed) {
   return [allowed = std::move(allowed)](std::string_view value) -> std::optional<std::string> {
     const auto v = detail::trim(value);
     for (const auto& a : allowed)
-      if (std::equal(a.begin(), a.end(), v.begin(), v.end(), [](char x, char y) {
-            return std::tolower(static_cast<unsigned char>(x)) ==
-                   std::tolower(static_cast<unsigned char>(y));
-          }))
-        return std::nullopt;
+      if (detail::equalsIgnoreCase(a, v)) return std::nullopt;
     return fmt::format("'{}' is not one of [{}]", value, fmt::join(allowed, ", "));
   };
 }
@@ -164,10 +160,7 @@ ConfigDef::Validator ConfigDef::supportedOnly(std::vector<std::string> allowed, 
           why = std::move(why)](std::string_view value) -> std::optional<std::string> {
     for (const auto& item : detail::parseList(value)) {
       const bool ok = std::any_of(allowed.begin(), allowed.end(), [&](const std::string& a) {
-        return std::equal(a.begin(), a.end(), item.begin(), item.end(), [](char x, char y) {
-          return std::tolower(static_cast<unsigned char>(x)) ==
-                 std::tolower(static_cast<unsigned char>(y));
-        });
+        return detail::equalsIgnoreCase(a, item);
       });
       if (!ok) return fmt::format("'{}' is not supported: {}", item, why);
     }

@@ -36,11 +36,24 @@ std::optional<double> parseDouble(std::string_view text) {
 }
 
 std::optional<bool> parseBoolean(std::string_view text) {
-  std::string lower(trim(text));
-  std::transform(lower.begin(), lower.end(), lower.begin(), ::tolower);
+  const auto lower = asciiLower(trim(text));
   if (lower == "true") return true;
   if (lower == "false") return false;
   return std::nullopt;
+}
+
+std::string asciiLower(std::string_view text) {
+  std::string out(text);
+  for (char& c : out)
+    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+  return out;
+}
+
+bool equalsIgnoreCase(std::string_view a, std::string_view b) {
+  return std::equal(a.begin(), a.end(), b.begin(), b.end(), [](char x, char y) {
+    auto lower = [](char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c; };
+    return lower(x) == lower(y);
+  });
 }
 
 std::vector<std::string> parseList(std::string_view text) {

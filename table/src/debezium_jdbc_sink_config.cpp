@@ -35,13 +35,6 @@ bool isTuningKey(std::string_view key) {
          key == "dialect.sqlserver.identity.insert";
 }
 
-std::string lower(std::string_view s) {
-  std::string out(s);
-  std::transform(out.begin(), out.end(), out.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return out;
-}
-
 }  // namespace
 
 std::map<std::string, std::string> TableSinkConfig::fromDebeziumJdbcSink(
@@ -56,7 +49,7 @@ std::map<std::string, std::string> TableSinkConfig::fromDebeziumJdbcSink(
   };
   auto oneOf = [&](const std::string& key, std::string value,
                    std::initializer_list<std::string_view> allowed) {
-    value = lower(value);
+    value = detail::asciiLower(value);
     if (std::find(allowed.begin(), allowed.end(), value) == allowed.end())
       problems.push_back({key, fmt::format("'{}' is not one of {}", value,
                                            fmt::join(allowed.begin(), allowed.end(), ", "))});

@@ -29,11 +29,6 @@ PkMode pkModeOf(const std::string& s) {
   return PkMode::kNone;
 }
 
-std::string lower(std::string s) {
-  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::tolower(c); });
-  return s;
-}
-
 }  // namespace
 
 std::string TableSinkConfig::tableName(std::string_view topic) const {
@@ -42,7 +37,7 @@ std::string TableSinkConfig::tableName(std::string_view topic) const {
   for (size_t at = out.find(kPlaceholder); at != std::string::npos;
        at = out.find(kPlaceholder, at + topic.size()))
     out.replace(at, kPlaceholder.size(), topic);
-  return fold_identifiers ? lower(std::move(out)) : out;
+  return fold_identifiers ? detail::asciiLower(out) : out;
 }
 
 bool TableSinkConfig::FieldFilter::keeps(std::string_view topic, std::string_view field) const {
@@ -52,7 +47,7 @@ bool TableSinkConfig::FieldFilter::keeps(std::string_view topic, std::string_vie
 }
 
 std::string TableSinkConfig::identifier(std::string_view name) const {
-  return fold_identifiers ? lower(std::string(name)) : std::string(name);
+  return fold_identifiers ? detail::asciiLower(name) : std::string(name);
 }
 
 namespace {
@@ -69,21 +64,21 @@ TableSinkConfig read(const std::map<std::string, std::string>& values) {
     return detail::parseList(str(key));
   };  // trimmed, once each
   auto boolean = [&](std::string_view key) {
-    return lower(std::string(detail::trim(str(key)))) == "true";
+    return detail::asciiLower(detail::trim(str(key))) == "true";
   };
 
   TableSinkConfig out;
   out.connector_name = str("name");
   out.table_name_format = str("table.name.format");
-  out.insert_mode = insertModeOf(lower(std::string(detail::trim(str("insert.mode")))));
-  out.pk_mode = pkModeOf(lower(std::string(detail::trim(str("pk.mode")))));
+  out.insert_mode = insertModeOf(detail::asciiLower(detail::trim(str("insert.mode"))));
+  out.pk_mode = pkModeOf(detail::asciiLower(detail::trim(str("pk.mode"))));
   out.pk_fields = list("pk.fields");
   out.fields_whitelist = list("fields.whitelist");
   out.delete_enabled = boolean("delete.enabled");
   out.auto_create = boolean("auto.create");
   out.auto_evolve = boolean("auto.evolve");
   out.batch_size = static_cast<int32_t>(detail::parseLong(str("batch.size")).value_or(0));
-  if (lower(std::string(detail::trim(str("table.style")))) == "debezium") {
+  if (detail::asciiLower(detail::trim(str("table.style"))) == "debezium") {
     out.table_style = TableSinkConfig::TableStyle::kDebezium;
     out.fold_identifiers = !boolean("quote.identifiers");
   }

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include "ksink/detail/config_parse.h"
+
 namespace ksink {
 namespace {
 
@@ -56,6 +58,18 @@ TEST(Config, ClaimedPrefixesMakeTheirKeysKnownAndIncludeCarriesThem) {
     EXPECT_FALSE(d->claims("consumer"));
     EXPECT_FALSE(d->claims("mdoe"));
   }
+}
+
+TEST(Config, AsciiCaseIsFoldedForLettersOnly) {
+  EXPECT_EQ(detail::asciiLower("UPSERT Mode_1"), "upsert mode_1");
+  EXPECT_EQ(detail::asciiLower("ÉCOLE"), "École") << "bytes beyond ASCII stay as they are";
+  EXPECT_TRUE(detail::equalsIgnoreCase("Record_Key", "record_KEY"));
+  EXPECT_FALSE(detail::equalsIgnoreCase("record_key", "record_keys"));
+  EXPECT_FALSE(detail::equalsIgnoreCase("a", "b"));
+  EXPECT_TRUE(detail::equalsIgnoreCase("", ""));
+  EXPECT_EQ(detail::parseBoolean(" TRUE "), true);
+  EXPECT_EQ(detail::parseBoolean("False"), false);
+  EXPECT_EQ(detail::parseBoolean("yes"), std::nullopt);
 }
 
 TEST(Config, ACheckIncludedTwiceReportsItsProblemOnce) {
@@ -166,9 +180,9 @@ TEST(ConfigDefTest, IgnoredKeysAreKnownAndNamedWhenSet) {
   EXPECT_TRUE(def.claims("tuning.knob"));
   EXPECT_TRUE(def.validate({{"tuning.knob", "3"}}).empty());
   EXPECT_TRUE(def.ignoredIn({{"real", "1"}}).empty());
-  EXPECT_EQ(def.ignoredIn({{"real", "1"}, {"tuning.knob", "3"}}),
-            (std::vector<std::string>{
-                "tuning.knob: no meaning in ksink, ignored (ksink paces itself)"}));
+  EXPECT_EQ(
+      def.ignoredIn({{"real", "1"}, {"tuning.knob", "3"}}),
+      (std::vector<std::string>{"tuning.knob: no meaning in ksink, ignored (ksink paces itself)"}));
   ConfigDef outer;
   outer.include(def);
   EXPECT_EQ(outer.ignoredIn({{"tuning.knob", ""}}).size(), 1u);

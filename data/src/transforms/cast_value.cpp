@@ -13,6 +13,7 @@
 #include "date_format.h"
 #include "java_float.h"
 #include "ksink/conversion_error.h"
+#include "ksink/detail/config_parse.h"
 #include "transform_support.h"
 
 namespace ksink::detail {
@@ -118,15 +119,6 @@ double parseJavaFloating(const std::string& text, Type target) {
                                             : std::strtod(body.c_str(), &end);
   if (end != body.c_str() + body.size()) outOfRange(text);
   return d;
-}
-
-bool equalsIgnoreCase(std::string_view a, std::string_view b) {
-  if (a.size() != b.size()) return false;
-  for (size_t i = 0; i < a.size(); ++i)
-    if (std::tolower(static_cast<unsigned char>(a[i])) !=
-        std::tolower(static_cast<unsigned char>(b[i])))
-      return false;
-  return true;
 }
 
 // The text Connect's castToString gives a Date/Time/Timestamp (Values.dateFormatFor, UTC).
@@ -261,7 +253,7 @@ Value castValue(const Schema* schema, const Value& value, Type target) {
       if (number) return Value::boolean(toIntegral(*number, Type::kInt64) != 0);
       if (value.kind() == Value::Kind::kBoolean) return value;
       if (value.kind() == Value::Kind::kString)
-        return Value::boolean(equalsIgnoreCase(value.asString(), "true"));
+        return Value::boolean(detail::equalsIgnoreCase(value.asString(), "true"));
       return unexpected();
     default:
       return unexpected();

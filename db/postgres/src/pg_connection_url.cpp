@@ -8,6 +8,7 @@
 #include <stdexcept>
 
 #include "ksink/config.h"
+#include "ksink/detail/config_parse.h"
 
 namespace ksink::postgres {
 namespace {
@@ -43,9 +44,7 @@ std::string percentDecode(std::string_view s, std::string_view what) {
 
 // PostgreSQL's names of UTF-8, in any case (UTF8, UTF-8, Unicode).
 bool isUtf8(std::string_view name) {
-  std::string lower;
-  for (char c : name)
-    lower.push_back(static_cast<char>(std::tolower(static_cast<unsigned char>(c))));
+  const auto lower = detail::asciiLower(name);
   return lower == "utf8" || lower == "utf-8" || lower == "unicode";
 }
 

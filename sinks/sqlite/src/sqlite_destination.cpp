@@ -11,6 +11,7 @@
 #include <thread>
 #include <utility>
 
+#include "ksink/detail/config_parse.h"
 #include "ksink/sqlite_db/sqlite_failure.h"
 #include "ksink/table_policy.h"
 #include "ksink/write_failure.h"
@@ -26,7 +27,7 @@ SQLite::Database openDatabase(const SqliteSinkConfig& config) {
                       SQLite::OPEN_READWRITE | SQLite::OPEN_CREATE | SQLite::OPEN_NOMUTEX,
                       config.busy_timeout_ms);
   const auto mode = db.execAndGet(SqliteDialect::journalModeWal()).getString();
-  if (lower(mode) != "wal")
+  if (detail::asciiLower(mode) != "wal")
     spdlog::warn("sqlite sink: {} runs in journal mode {}, not WAL", config.path, mode);
   db.exec(SqliteDialect::synchronous(config.synchronous));
   return db;

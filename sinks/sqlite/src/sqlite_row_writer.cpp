@@ -6,6 +6,7 @@
 #include <stdexcept>
 
 #include "ksink/conversion_error.h"
+#include "ksink/detail/config_parse.h"
 #include "ksink/sqlite_db/sqlite_failure.h"
 #include "ksink/table_policy.h"
 #include "sqlite_dialect.h"
@@ -82,7 +83,7 @@ SqliteRowWriter::Plan& SqliteRowWriter::planFor(const std::shared_ptr<const Layo
     b.scale = column.schema->decimalScale();
     b.bits_length = column.schema->intParameter(Schema::kLengthParameter);
     b.name = column.name;
-    auto it = cols.find(lower(column.name));
+    auto it = cols.find(detail::asciiLower(column.name));
     b.declared_type = it == cols.end() ? "" : it->second;
     b.affinity = SqliteDialect::affinity(b.declared_type);
     plan.columns.push_back(std::move(b));

@@ -5,16 +5,10 @@
 #include <algorithm>
 #include <cctype>
 
+#include "ksink/detail/config_parse.h"
 #include "sqlite_dialect.h"
 
 namespace ksink::sqlite {
-
-std::string lower(std::string_view s) {
-  std::string out(s);
-  std::transform(out.begin(), out.end(), out.begin(),
-                 [](unsigned char c) { return std::tolower(c); });
-  return out;
-}
 
 SqliteTables::SqliteTables(SQLite::Database& db, TablePolicy policy)
     : db_(db), policy_(policy), table_info_(db, SqliteDialect::tableInfo()) {}
@@ -25,7 +19,8 @@ const SqliteTables::Columns& SqliteTables::columns(const std::string& table, boo
   Columns cols;
   table_info_.bind(1, table);
   while (table_info_.executeStep())
-    cols[lower(table_info_.getColumn(0).getString())] = table_info_.getColumn(1).getString();
+    cols[detail::asciiLower(table_info_.getColumn(0).getString())] =
+        table_info_.getColumn(1).getString();
   table_info_.reset();
   return tables_[table] = std::move(cols);
 }
@@ -41,7 +36,7 @@ bool SqliteTables::exists(const std::string& table, bool refresh) {
 }
 
 bool SqliteTables::hasColumn(const std::string& table, const std::string& column) {
-  return columns(table, false).contains(lower(column));
+  return columns(table, false).contains(detail::asciiLower(column));
 }
 
 void SqliteTables::create(const RecordMapper::Layout& layout) {

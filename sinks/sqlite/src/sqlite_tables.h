@@ -52,7 +52,5 @@ class SqliteTables final : public TablePolicy::Catalog {
   bool ddl_ran_ = false;
 };
 
-// `s` in lower case (SQLite's identifiers are case-insensitive).
-std::string lower(std::string_view s);
 
 }  // namespace ksink::sqlite
