@@ -15,7 +15,9 @@ using std::chrono::milliseconds;
 
 WorkerSinkTask::WorkerSinkTask(int id, SinkConnectorConfig settings, Config config,
                                std::unique_ptr<SinkTask> task, const Clock& clock)
-    : settings_(std::move(settings)),
+    : WorkerTask(id, fmt::format("task {}-{}", settings.name, id), clock,
+                 settings.shutdown_graceful_timeout),
+      settings_(std::move(settings)),
       config_(std::move(config)),
       task_(std::move(task)),
       state_(id, settings_, *task_, metrics_, clock),
@@ -28,48 +30,22 @@ WorkerSinkTask::WorkerSinkTask(int id, SinkConnectorConfig settings, Config conf
 
 WorkerSinkTask::~WorkerSinkTask() = default;
 
-void WorkerSinkTask::stop(Clock::time_point deadline) {
-  stop_.request(deadline);
-  stage_retry_.cancel();  // a conversion waiting to be retried inside put() gives up now
-}
-
-void WorkerSinkTask::run() {
-  std::exception_ptr failure;
-  try {
-    auto props = settings_.consumer_properties;
-    props["client.id"] += fmt::format("-{}", id());
-    // Static membership (KIP-345): one id per consumer, stable across restarts of this process.
-    if (auto it = props.find("group.instance.id"); it != props.end())
-      it->second += fmt::format("-{}", id());
-    state_.consumer = KafkaConsumer::create(props, rebalance_);
-    task_->initialize(context_);
-    setUpConversion();
-    task_->start(config_);
-    if (!settings_.topics.empty())
-      state_.consumer->subscribe(settings_.topics);
-    else
-      state_.consumer->subscribeRegex(settings_.topics_regex);
-    commits_.start();
-    spdlog::info("task {}-{} started (group {})", settings_.name, id(), settings_.group_id);
-    {
-      std::lock_guard lock(snapshot_mutex_);
-      state_name_ = "RUNNING";
-    }
-    while (!stop_.requested()) iteration();
-  } catch (...) {
-    failure = std::current_exception();
-    try {
-      std::rethrow_exception(failure);
-    } catch (const std::exception& e) {
-      spdlog::error("task {}-{} failed: {}", settings_.name, id(), e.what());
-      std::lock_guard lock(snapshot_mutex_);
-      last_error_ = e.what();
-    } catch (...) {
-      spdlog::error("task {}-{} failed with a non-standard exception", settings_.name, id());
-    }
-  }
-  failure = finish(failure);
-  if (failure) std::rethrow_exception(failure);
+void WorkerSinkTask::start() {
+  auto props = settings_.consumer_properties;
+  props["client.id"] += fmt::format("-{}", id());
+  // Static membership (KIP-345): one id per consumer, stable across restarts of this process.
+  if (auto it = props.find("group.instance.id"); it != props.end())
+    it->second += fmt::format("-{}", id());
+  state_.consumer = KafkaConsumer::create(props, rebalance_);
+  task_->initialize(context_);
+  setUpConversion();
+  task_->start(config_);
+  if (!settings_.topics.empty())
+    state_.consumer->subscribe(settings_.topics);
+  else
+    state_.consumer->subscribeRegex(settings_.topics_regex);
+  commits_.start();
+  spdlog::info("task {}-{} started (group {})", settings_.name, id(), settings_.group_id);
 }
 
 void WorkerSinkTask::setUpConversion() {
@@ -89,9 +65,7 @@ void WorkerSinkTask::setUpConversion() {
 // Connect's shutdown order: final preCommit → close(all) → commit (skipped when cancelled) →
 // stop() → consumer close. No preCommit after stop(); the revocations the consumer close
 // triggers are ignored.
-std::exception_ptr WorkerSinkTask::finish(std::exception_ptr failure) {
-  if (!stop_.deadline()) stop(state_.now() + settings_.shutdown_graceful_timeout);
-  const Clock::time_point deadline = *stop_.deadline();
+std::exception_ptr WorkerSinkTask::finish(std::exception_ptr failure, Clock::time_point deadline) {
   // Rewinds the task asked for but the loop did not apply: the final commit must not cover them.
   for (const auto& [tp, offset] : std::exchange(state_.pending_rewinds, {}))
     state_.ledger.rewind(tp, offset);
@@ -123,11 +97,6 @@ std::exception_ptr WorkerSinkTask::finish(std::exception_ptr failure) {
   state_.assignment.clear();
   state_.ledger.clear();
   publishSnapshot();
-  {
-    std::lock_guard lock(snapshot_mutex_);
-    state_name_ = failure ? "FAILED" : "STOPPED";
-  }
-  spdlog::info("task {}-{} stopped", settings_.name, id());
   return failure;
 }
 
@@ -182,12 +151,9 @@ void WorkerSinkTask::publishSnapshot() {
 }
 
 TaskStatus WorkerSinkTask::status() const {
-  TaskStatus out;
-  out.id = id();
+  TaskStatus out = WorkerTask::status();
   {
     std::lock_guard lock(snapshot_mutex_);
-    out.state = pause_.shown(state_name_);
-    out.last_error = last_error_;
     for (const auto& [tp, offsets] : snapshot_) {
       PartitionStatus p{tp, offsets, std::nullopt};
       if (auto it = ends_.find(tp); it != ends_.end()) p.end = it->second;

@@ -7,9 +7,9 @@
 // (preCommit and the group commits), WorkerRebalanceListener (assign, revoke, lose) and
 // WorkerTaskContext (what the SinkTask may ask of it).
 //
-// run() is called on the task's own thread and holds it until the task ends; everything the
-// SinkTask sees happens on that thread. stop(), cancel(), metrics(), ledgerSnapshot() and status()
-// may be called from any thread.
+// Its lifecycle is WorkerTask's: run() is called on the task's own thread and holds it until the
+// task ends; everything the SinkTask sees happens on that thread. stop(), cancel(), pause(),
+// resume(), metrics(), ledgerSnapshot() and status() may be called from any thread.
 #pragma once
 
 #include <atomic>
@@ -27,8 +27,6 @@
 #include "sink_connector_config.h"
 #include "stage_retry.h"
 #include "task_metrics.h"
-#include "task_pause.h"
-#include "task_stop.h"
 #include "worker_batch_delivery.h"
 #include "worker_commit_cycle.h"
 #include "worker_rebalance_listener.h"
@@ -45,17 +43,6 @@ class WorkerSinkTask final : public WorkerTask {
                  std::unique_ptr<SinkTask> task, const Clock& clock = Clock::steady());
   ~WorkerSinkTask() override;
 
-  // Runs the task until stop() or a fatal error; rethrows the task's fatal error.
-  void run() override;
-  // Graceful stop: the loop ends after the current put(); final commit and teardown must be done
-  // by `deadline`.
-  void stop(Clock::time_point deadline) override;
-  // The graceful stop ran out of time: skip the final commit (close() and stop() still run).
-  void cancel() override { stop_.cancel(); }
-  void pause() override { pause_.pause(); }
-  void resume() override { pause_.resume(); }
-
-  int id() const override { return state_.id; }
   const TaskMetrics& metrics() const { return metrics_; }
   // A copy of the ledger, refreshed at every loop iteration.
   std::map<TopicPartition, PartitionOffsets> ledgerSnapshot() const;
@@ -63,14 +50,19 @@ class WorkerSinkTask final : public WorkerTask {
   TaskStatus status() const override;
 
  private:
+  // The consumer made and subscribed, the task initialized and started.
+  void start() override;
+  void iteration() override;
+  // Returns the task's failure: `failure`, else what failed during the teardown.
+  std::exception_ptr finish(std::exception_ptr failure, Clock::time_point deadline) override;
+  // A conversion waiting to be retried inside put() gives up now.
+  void onStop(Clock::time_point) override { stage_retry_.cancel(); }
+
   // The runtime's conversion for a task that does not convert records itself; for one that does,
   // refuses a transforms= chain it does not declare.
   void setUpConversion();
-  void iteration();
   // The connector's pause or resume, applied to the partitions on the task's thread.
   void applyPause();
-  // Returns the task's failure: `failure`, else what failed during the teardown.
-  std::exception_ptr finish(std::exception_ptr failure);
   void publishSnapshot();
 
   const SinkConnectorConfig settings_;
@@ -80,20 +72,15 @@ class WorkerSinkTask final : public WorkerTask {
   WorkerTaskState state_;
   StageRetry stage_retry_;  // after metrics_: counts into it
 
-  TaskStop stop_;
-  TaskPause pause_;
-
   WorkerBatchDelivery delivery_;
   WorkerCommitCycle commits_;
   WorkerRebalanceListener rebalance_;
   WorkerTaskContext context_;
 
-  mutable std::mutex snapshot_mutex_;  // guards the five below
+  mutable std::mutex snapshot_mutex_;  // guards the three below
   std::map<TopicPartition, PartitionOffsets> snapshot_;
   std::map<TopicPartition, int64_t> ends_;  // high watermarks, refreshed a few times a second
   Clock::time_point ends_refreshed_{};
-  std::string state_name_ = "UNASSIGNED";
-  std::string last_error_;
 };
 
 }  // namespace ksink

@@ -17,17 +17,19 @@ ExactlyOnceSourceTask::ExactlyOnceSourceTask(int id, SourceConnectorConfig setti
                                              std::unique_ptr<detail::SourceTaskDriver> task,
                                              std::shared_ptr<ConnectorOffsetStore> store,
                                              const Clock& clock, std::function<void()> before_start)
-    : id_(id),
+    : WorkerTask(id, fmt::format("source task {}-{}", settings.worker.name, id), clock,
+                 settings.worker.shutdown_graceful_timeout),
       settings_(std::move(settings)),
       config_(std::move(config)),
       task_(std::move(task)),
       store_(std::move(store)),
-      clock_(clock),
       before_start_(std::move(before_start)),
       topic_creation_(settings_.topic_creation),
-      calls_(*task_, name()),
-      poll_(name(), clock_, mutex_, counters_, published_, pause_),
-      waker_(*task_) {}
+      calls_(*task_, fmt::format("{}-{}", settings_.worker.name, id)),
+      poll_(fmt::format("{}-{}", settings_.worker.name, id), clock_, mutex_, counters_, published_,
+            pause_),
+      waker_(*task_),
+      reader_(*store_, mutex_) {}
 
 ExactlyOnceSourceTask::~ExactlyOnceSourceTask() = default;
 
@@ -36,12 +38,7 @@ std::string ExactlyOnceSourceTask::fencedMessage(const std::string& error) const
       "{} — the task's producer was fenced or failed for good: another instance of this task "
       "(transactional.id {}) started, or a transaction ran past transaction.timeout.ms; nothing "
       "of the open transaction is visible",
-      error, transactionalId(settings_, id_));
-}
-
-void ExactlyOnceSourceTask::stop(Clock::time_point deadline) {
-  stop_.request(deadline);
-  wakeTask();
+      error, transactionalId(settings_, id()));
 }
 
 bool ExactlyOnceSourceTask::initTransactions() {
@@ -58,7 +55,7 @@ bool ExactlyOnceSourceTask::initTransactions() {
       if (e.fatal || clock_.now() >= until) throw;
     }
   }
-  spdlog::info("source task {}: stopped before its producer was ready", name());
+  spdlog::info("{}: stopped before its producer was ready", name());
   return false;
 }
 
@@ -69,47 +66,33 @@ std::chrono::milliseconds ExactlyOnceSourceTask::transactionTimeout() const {
   return std::max(timeout, std::chrono::milliseconds(1));
 }
 
-void ExactlyOnceSourceTask::run() {
-  std::exception_ptr failure;
-  LockedOffsetReader reader(*store_, mutex_);
-  try {
-    auto props = settings_.producer_properties;
-    props["client.id"] += fmt::format("-{}", id_);
-    props["transactional.id"] = transactionalId(settings_, id_);
-    producer_ = std::make_unique<KafkaProducer>(
-        props, [this](uint64_t token, const std::optional<std::string>& error,
-                      const RecordMetadata& metadata) {
-          // A failed record fails the transaction's commit, which fails the task.
-          if (!error) transaction_.delivered(token, metadata);
-        });
-    // Fences the task's older producers (zombies) and ends what they left open, before the
-    // offsets topic is read: its committed offsets are then final.
-    if (initTransactions()) {
-      if (before_start_) before_start_();
-      store_->start();
-    }
-    if (!stop_.requested()) {
-      task_->start(config_, reader);
-      waker_.started();
-      if (stop_.requested()) wakeTask();
-      spdlog::info("source task {} started exactly once (transactional.id {}, version {})", name(),
-                   transactionalId(settings_, id_), task_->version());
-      {
-        std::lock_guard lock(mutex_);
-        last_commit_ = clock_.now();
-      }
-      publish("RUNNING");
-      if (settings_.transaction_boundary == SourceConnectorConfig::TransactionBoundary::kInterval)
-        committer_ = std::thread([this] { serveCommits(); });
-    }
-    while (!stop_.requested()) iteration();
-  } catch (...) {
-    failure = std::current_exception();
-    spdlog::error("source task {} failed: {}", name(), describeFailure(failure));
-    publish("FAILED", describeFailure(failure));
+void ExactlyOnceSourceTask::start() {
+  auto props = settings_.producer_properties;
+  props["client.id"] += fmt::format("-{}", id());
+  props["transactional.id"] = transactionalId(settings_, id());
+  producer_ = std::make_unique<KafkaProducer>(
+      props, [this](uint64_t token, const std::optional<std::string>& error,
+                    const RecordMetadata& metadata) {
+        // A failed record fails the transaction's commit, which fails the task.
+        if (!error) transaction_.delivered(token, metadata);
+      });
+  // Fences the task's older producers (zombies) and ends what they left open, before the
+  // offsets topic is read: its committed offsets are then final.
+  if (!initTransactions()) return;
+  if (before_start_) before_start_();
+  store_->start();
+  if (stop_.requested()) return;
+  task_->start(config_, reader_);
+  waker_.started();
+  if (stop_.requested()) wakeTask();
+  spdlog::info("{} started exactly once (transactional.id {}, version {})", name(),
+               transactionalId(settings_, id()), task_->version());
+  {
+    std::lock_guard lock(mutex_);
+    last_commit_ = clock_.now();
   }
-  failure = finish(failure);
-  if (failure) std::rethrow_exception(failure);
+  if (settings_.transaction_boundary == SourceConnectorConfig::TransactionBoundary::kInterval)
+    committer_ = std::thread([this] { serveCommits(); });
 }
 
 void ExactlyOnceSourceTask::iteration() {
@@ -149,7 +132,8 @@ void ExactlyOnceSourceTask::iteration() {
   }
   to_send_ = std::move(*polled);
   if (topic_creation_)
-    createTopicsFor(to_send_, *topic_creation_, producer_->handle(), stop_.requestedFlag(), name());
+    createTopicsFor(to_send_, *topic_creation_, producer_->handle(), stop_.requestedFlag(),
+                    fmt::format("{}-{}", settings_.worker.name, id()));
   sendRecords();
   if (to_send_.empty()) {
     // Nothing polled: the batch's boundary still applies to what earlier batches sent.
@@ -182,7 +166,7 @@ void ExactlyOnceSourceTask::serveCommits() {
       if (!lock.owns_lock()) lock.lock();
       committer_failure_ = std::current_exception();
       lock.unlock();
-      spdlog::error("source task {}: a commit while poll() waited failed: {}", name(),
+      spdlog::error("{}: a commit while poll() waited failed: {}", name(),
                     describeFailure(committer_failure_));
       wakeTask();  // its poll() returns, and the task thread fails the task
     }
@@ -273,8 +257,8 @@ void ExactlyOnceSourceTask::endTransaction(detail::TransactionRequest how,
 
 void ExactlyOnceSourceTask::abortTransaction(Calls& calls) {
   if (!transaction_open_) return;
-  spdlog::info("source task {}: aborting the transaction of {} record(s), as the task asked",
-               name(), transaction_.produced());
+  spdlog::info("{}: aborting the transaction of {} record(s), as the task asked", name(),
+               transaction_.produced());
   abortOpenTransaction();
   ++counters_.transaction_abort_total;
   transaction_.aborted(calls);
@@ -321,13 +305,13 @@ void ExactlyOnceSourceTask::commitTransaction(Calls& calls) {
   ++counters_.transaction_commit_total;
   counters_.source_record_write_total += produced;
   spdlog::debug(
-      "source task {}: committed a transaction of {} record(s) in {} ms", name(), produced,
+      "{}: committed a transaction of {} record(s) in {} ms", name(), produced,
       std::chrono::duration_cast<std::chrono::milliseconds>(clock_.now() - started).count());
   publishLocked();
 }
 
-std::exception_ptr ExactlyOnceSourceTask::finish(std::exception_ptr failure) {
-  if (!stop_.deadline()) stop(clock_.now() + settings_.worker.shutdown_graceful_timeout);
+std::exception_ptr ExactlyOnceSourceTask::finish(std::exception_ptr failure,
+                                                 Clock::time_point deadline) {
   committer_stopping_ = true;
   if (committer_.joinable()) committer_.join();
   std::unique_lock lock(mutex_);  // alone now, but the calls release it
@@ -349,12 +333,12 @@ std::exception_ptr ExactlyOnceSourceTask::finish(std::exception_ptr failure) {
       }
     } catch (...) {
       if (!lock.owns_lock()) lock.lock();
-      spdlog::error("source task {}: the final transaction did not complete: {}", name(),
+      spdlog::error("{}: the final transaction did not complete: {}", name(),
                     describeFailure(std::current_exception()));
       if (!failure) failure = std::current_exception();
     }
     // The copies of the last offsets to the worker's topic, within the stop's deadline.
-    store_->drain(clock_.timeoutUntil(*stop_.deadline()));
+    store_->drain(clock_.timeoutUntil(deadline));
   }
   lock.unlock();
   if (waker_.hasStarted()) {
@@ -362,33 +346,16 @@ std::exception_ptr ExactlyOnceSourceTask::finish(std::exception_ptr failure) {
     try {
       task_->stop();
     } catch (...) {
-      spdlog::error("source task {}: stop() failed: {}", name(),
-                    describeFailure(std::current_exception()));
+      spdlog::error("{}: stop() failed: {}", name(), describeFailure(std::current_exception()));
       if (!failure) failure = std::current_exception();
     }
   }
   producer_.reset();  // an open transaction is aborted by the broker, or fenced by the next
-  if (failure)
-    publish("FAILED", describeFailure(failure));
-  else
-    publish("STOPPED");
-  spdlog::info("source task {} stopped", name());
+  {
+    std::lock_guard guard(mutex_);
+    publishLocked();
+  }
   return failure;
-}
-
-void ExactlyOnceSourceTask::publish(const char* state, const std::string& error) {
-  std::lock_guard lock(mutex_);
-  publishLocked(state, error);
-}
-
-void ExactlyOnceSourceTask::publishLocked(const char* state, const std::string& error) {
-  published_.publish(counters_, state, error);
-}
-
-TaskStatus ExactlyOnceSourceTask::status() const {
-  auto out = published_.status(id_);
-  out.state = pause_.shown(out.state);
-  return out;
 }
 
 }  // namespace ksink

@@ -26,11 +26,12 @@
 // again (Connect's rule). A batch whose transaction has nothing in it commits nothing and calls
 // nothing.
 //
-// Any failure of a send or a commit fails the task (a fenced producer: the task was replaced). A
-// record for the connector's own offsets topic fails it too: the open transaction would block the
-// reads of that topic. Stop: the loop ends after the current record; with poll and interval
-// boundaries the open transaction is committed (within the stop's deadline), with connector
-// boundaries only if the task asked; a failed or cancelled task aborts it.
+// Its lifecycle is WorkerTask's. Any failure of a send or a commit fails the task (a fenced
+// producer: the task was replaced). A record for the connector's own offsets topic fails it too:
+// the open transaction would block the reads of that topic. Stop: the loop ends after the current
+// record; with poll and interval boundaries the open transaction is committed (within the stop's
+// deadline), with connector boundaries only if the task asked; a failed or cancelled task aborts
+// it.
 #pragma once
 
 #include <atomic>
@@ -49,6 +50,7 @@
 #include "kafka_producer.h"
 #include "ksink/config.h"
 #include "ksink/connector_status.h"
+#include "locked_offset_reader.h"
 #include "published_status.h"
 #include "source_connector_config.h"
 #include "source_poll.h"
@@ -56,8 +58,6 @@
 #include "source_task_driver.h"
 #include "source_task_waker.h"
 #include "submitted_records.h"
-#include "task_pause.h"
-#include "task_stop.h"
 #include "transaction_contents.h"
 #include "worker_task.h"
 
@@ -72,14 +72,6 @@ class ExactlyOnceSourceTask final : public WorkerTask {
                         std::function<void()> before_start = {});
   ~ExactlyOnceSourceTask() override;
 
-  void run() override;
-  void stop(Clock::time_point deadline) override;
-  void cancel() override { stop_.cancel(); }
-  void pause() override { pause_.pause(); }
-  void resume() override { pause_.resume(); }
-  int id() const override { return id_; }
-  TaskStatus status() const override;
-
   // The producer's transactional.id for task `id`.
   static std::string transactionalId(const SourceConnectorConfig& settings, int id) {
     return settings.transactional_id_prefix + std::to_string(id);
@@ -88,7 +80,11 @@ class ExactlyOnceSourceTask final : public WorkerTask {
  private:
   using Calls = SourceTaskCalls::Due;  // what a commit or an abort owes the task
 
-  void iteration();
+  // The producer and its fencing round, the offsets read, the task started, the committer.
+  void start() override;
+  void iteration() override;
+  std::exception_ptr finish(std::exception_ptr failure, Clock::time_point deadline) override;
+  void onStop(Clock::time_point) override { wakeTask(); }
   // Commits what a paused task sent (it polls nothing, so no boundary comes).
   void commitForPause();
   void sendRecords();
@@ -106,19 +102,14 @@ class ExactlyOnceSourceTask final : public WorkerTask {
   // task was stopped first.
   bool initTransactions();
   std::chrono::milliseconds transactionTimeout() const;
-  std::exception_ptr finish(std::exception_ptr failure);
   void wakeTask() { waker_.wake(); }
-  void publish(const char* state = nullptr, const std::string& error = {});
-  void publishLocked(const char* state = nullptr, const std::string& error = {});  // mutex_ held
-  std::string name() const { return settings_.worker.name + "-" + std::to_string(id_); }
+  void publishLocked() { publishCounters(counters_); }  // mutex_ held
   std::string fencedMessage(const std::string& error) const;
 
-  const int id_;
   const SourceConnectorConfig settings_;
   const Config config_;
   std::unique_ptr<detail::SourceTaskDriver> task_;
   std::shared_ptr<ConnectorOffsetStore> store_;
-  const Clock& clock_;
   // Run after the fencing round, before the offsets are read and the task starts; throws to fail
   // the task (a group's check that its split of the work is still the current one).
   const std::function<void()> before_start_;
@@ -142,12 +133,9 @@ class ExactlyOnceSourceTask final : public WorkerTask {
 
   SourcePoll poll_;  // the task thread's
   SourceTaskWaker waker_;
-  TaskStop stop_;
-  TaskPause pause_;  // read by poll_
   std::atomic<bool> committer_stopping_{false};
   std::thread committer_;
-
-  PublishedStatus published_;
+  LockedOffsetReader reader_;  // what the task reads its offsets through
 
   std::unique_ptr<KafkaProducer> producer_;  // last: its callback uses the members above
 };

@@ -25,7 +25,10 @@ const TopicOffsetStore::Role kTasksTopic{"tasks topic", "group.id"};
 }  // namespace
 
 SourceTaskGroup::SourceTaskGroup(SourceConnectorConfig settings, MakeTask make, const Clock& clock)
-    : settings_(std::move(settings)), make_(std::move(make)), clock_(clock) {}
+    : WorkerTask(-1, fmt::format("source connector {} (its shared tasks)", settings.worker.name),
+                 clock, settings.worker.shutdown_graceful_timeout),
+      settings_(std::move(settings)),
+      make_(std::move(make)) {}
 
 SourceTaskGroup::~SourceTaskGroup() {
   // run() stopped everything; a task thread still here was given up on (it owns its Running).
@@ -33,28 +36,24 @@ SourceTaskGroup::~SourceTaskGroup() {
     if (running->thread.joinable()) running->thread.detach();
 }
 
-void SourceTaskGroup::stop(Clock::time_point deadline) {
-  stop_.request(deadline);
+void SourceTaskGroup::onStop(Clock::time_point deadline) {
   std::lock_guard lock(mutex_);
   for (auto& [id, running] : running_) running->task->stop(deadline);
 }
 
-void SourceTaskGroup::cancel() {
-  stop_.cancel();
+void SourceTaskGroup::onCancel() {
   std::lock_guard lock(mutex_);
   for (auto& [id, running] : running_) running->task->cancel();
 }
 
-void SourceTaskGroup::pause() {
-  pause_.pause();
+void SourceTaskGroup::onPause(bool paused) {
   std::lock_guard lock(mutex_);
-  for (auto& [id, running] : running_) running->task->pause();
-}
-
-void SourceTaskGroup::resume() {
-  pause_.resume();
-  std::lock_guard lock(mutex_);
-  for (auto& [id, running] : running_) running->task->resume();
+  for (auto& [id, running] : running_) {
+    if (paused)
+      running->task->pause();
+    else
+      running->task->resume();
+  }
 }
 
 std::optional<int> SourceTaskGroup::recordedTasksMax(TopicOffsetStore& record) const {
@@ -143,42 +142,30 @@ bool SourceTaskGroup::stillCurrent() {
   return false;
 }
 
-void SourceTaskGroup::run() {
-  std::exception_ptr failure;
-  try {
-    prepareTopic();
-    consumer_ = KafkaConsumer::create(settings_.membership_properties, *this);
-    consumer_->subscribe({settings_.task_group});
-    {
-      std::lock_guard lock(mutex_);
-      state_ = "RUNNING";
-    }
-    spdlog::info("source connector {}: sharing {} task(s) in group {}", settings_.worker.name,
-                 settings_.worker.tasks_max, settings_.task_group);
-    while (!stop_.requested()) {
-      // Heartbeats and rebalances (the listener starts and stops tasks in here); the record the
-      // topic holds is of no interest here.
-      const auto m = consumer_->poll(kMembershipPoll);
-      if (m && m->err == RD_KAFKA_RESP_ERR__FATAL)
-        throw std::runtime_error(fmt::format(
-            "source connector {}: the group member failed for good (another process joined with "
-            "the same consumer.group.instance.id?): {}",
-            settings_.worker.name, rd_kafka_message_errstr(m.get())));
-      rethrowFailure();
-    }
-  } catch (...) {
-    failure = std::current_exception();
-  }
-  if (!stop_.deadline()) stop(clock_.now() + settings_.worker.shutdown_graceful_timeout);
-  const Clock::time_point deadline = *stop_.deadline();
+void SourceTaskGroup::start() {
+  prepareTopic();
+  consumer_ = KafkaConsumer::create(settings_.membership_properties, *this);
+  consumer_->subscribe({settings_.task_group});
+  spdlog::info("source connector {}: sharing {} task(s) in group {}", settings_.worker.name,
+               settings_.worker.tasks_max, settings_.task_group);
+}
+
+void SourceTaskGroup::iteration() {
+  // The record the topic holds is of no interest here.
+  const auto m = consumer_->poll(kMembershipPoll);
+  if (m && m->err == RD_KAFKA_RESP_ERR__FATAL)
+    throw std::runtime_error(fmt::format(
+        "source connector {}: the group member failed for good (another process joined with "
+        "the same consumer.group.instance.id?): {}",
+        settings_.worker.name, rd_kafka_message_errstr(m.get())));
+  rethrowFailure();
+}
+
+std::exception_ptr SourceTaskGroup::finish(std::exception_ptr failure, Clock::time_point deadline) {
   stopTasks({}, deadline);
   if (consumer_) consumer_->close(std::max(clock_.timeoutUntil(deadline), kStopSlack));
-  {
-    std::lock_guard lock(mutex_);
-    if (!failure) failure = failure_;
-    state_ = failure ? "FAILED" : "STOPPED";
-  }
-  if (failure) std::rethrow_exception(failure);
+  std::lock_guard lock(mutex_);
+  return failure ? failure : failure_;
 }
 
 void SourceTaskGroup::rethrowFailure() {
@@ -282,14 +269,6 @@ void SourceTaskGroup::stopTasks(std::vector<int> ids, Clock::time_point deadline
     running->task->cancel();
     running->thread.detach();
   }
-}
-
-TaskStatus SourceTaskGroup::status() const {
-  std::lock_guard lock(mutex_);
-  TaskStatus out;
-  out.id = -1;
-  out.state = pause_.shown(state_);
-  return out;
 }
 
 void SourceTaskGroup::appendStatus(std::vector<TaskStatus>& out) const {

@@ -28,9 +28,9 @@
 // then) starts none, and stops with why, instead of starting a task of the old split with a
 // producer epoch no one fences.
 //
-// A task that fails fails the group (run() rethrows, after stopping the others), as a task of a
-// connector run without a group fails its Worker; so does the member itself failing for good
-// (fenced by another process under the same group.instance.id).
+// Its lifecycle is WorkerTask's. A task that fails fails the group (run() rethrows, after stopping
+// the others), as a task of a connector run without a group fails its Worker; so does the member
+// itself failing for good (fenced by another process under the same group.instance.id).
 #pragma once
 
 #include <atomic>
@@ -45,8 +45,6 @@
 
 #include "kafka_consumer.h"
 #include "source_connector_config.h"
-#include "task_pause.h"
-#include "task_stop.h"
 #include "topic_offset_store.h"
 #include "worker_task.h"
 
@@ -62,15 +60,8 @@ class SourceTaskGroup final : public WorkerTask, private RebalanceListener {
                   const Clock& clock = Clock::steady());
   ~SourceTaskGroup() override;
 
-  void run() override;
-  void stop(Clock::time_point deadline) override;
-  void cancel() override;
-  // Every task running here, and those it starts while paused.
-  void pause() override;
-  void resume() override;
-  int id() const override { return -1; }
-  // The group as a whole (its state); appendStatus() lists the tasks running here.
-  TaskStatus status() const override;
+  // status() is the group's as a whole (its state, id -1); appendStatus() lists the tasks
+  // running here.
   void appendStatus(std::vector<TaskStatus>& out) const override;
 
  private:
@@ -80,6 +71,17 @@ class SourceTaskGroup final : public WorkerTask, private RebalanceListener {
     std::atomic<bool> done{false};
     std::exception_ptr failure;  // set before done
   };
+
+  // The tasks topic prepared, the group joined.
+  void start() override;
+  // Heartbeats and rebalances (the listener starts and stops tasks in here); a task's failure.
+  void iteration() override;
+  // Every task stopped, the group left.
+  std::exception_ptr finish(std::exception_ptr failure, Clock::time_point deadline) override;
+  // Forwarded to every task running here (pause: and to those it starts while paused).
+  void onStop(Clock::time_point deadline) override;
+  void onCancel() override;
+  void onPause(bool paused) override;
 
   // The tasks topic with tasks.max partitions at least; under exactly-once, fences the ids past
   // tasks.max that it has partitions for.
@@ -103,15 +105,11 @@ class SourceTaskGroup final : public WorkerTask, private RebalanceListener {
 
   const SourceConnectorConfig settings_;
   const MakeTask make_;
-  const Clock& clock_;
 
-  mutable std::mutex mutex_;                         // guards the three below
+  mutable std::mutex mutex_;                         // guards the two below
   std::map<int, std::shared_ptr<Running>> running_;  // shared with each task's thread
   std::exception_ptr failure_;                       // of a task already stopped
-  std::string state_ = "UNASSIGNED";
 
-  TaskStop stop_;
-  TaskPause pause_;
   std::shared_ptr<KafkaConsumer> consumer_;  // the group thread's
 };
 

@@ -14,66 +14,46 @@ namespace ksink {
 WorkerSourceTask::WorkerSourceTask(int id, SourceConnectorConfig settings, Config config,
                                    std::unique_ptr<detail::SourceTaskDriver> task,
                                    std::shared_ptr<OffsetBackingStore> store, const Clock& clock)
-    : id_(id),
+    : WorkerTask(id, fmt::format("source task {}-{}", settings.worker.name, id), clock,
+                 settings.worker.shutdown_graceful_timeout),
       settings_(std::move(settings)),
       config_(std::move(config)),
       task_(std::move(task)),
       store_(std::move(store)),
-      clock_(clock),
       commits_(*store_, clock, settings_.worker.offset_flush_interval,
                settings_.worker.offset_flush_timeout),
       topic_creation_(settings_.topic_creation),
-      poll_(fmt::format("{}-{}", settings_.worker.name, id_), clock_, mutex_, counters_, published_,
+      poll_(fmt::format("{}-{}", settings_.worker.name, id), clock_, mutex_, counters_, published_,
             pause_),
       waker_(*task_),
-      calls_(*task_, fmt::format("{}-{}", settings_.worker.name, id_)) {}
+      calls_(*task_, fmt::format("{}-{}", settings_.worker.name, id)),
+      reader_(*store_, mutex_) {}
 
 WorkerSourceTask::~WorkerSourceTask() = default;
-
-void WorkerSourceTask::stop(Clock::time_point deadline) {
-  stop_.request(deadline);
-  wakeTask();
-}
 
 void WorkerSourceTask::wakeTask() {
   waker_.wake();
 }
 
-void WorkerSourceTask::run() {
-  std::exception_ptr failure;
-  LockedOffsetReader reader(*store_, mutex_);
-  try {
-    auto props = settings_.producer_properties;
-    props["client.id"] += fmt::format("-{}", id_);
-    producer_ = std::make_unique<KafkaProducer>(
-        props, [this](uint64_t token, const std::optional<std::string>& error,
-                      const RecordMetadata& metadata) {
-          deliveries_.push_back({token, error, metadata});
-        });
-    {
-      std::lock_guard lock(mutex_);
-      store_->start();
-    }
-    if (!stop_.requested()) {
-      task_->start(config_, reader);
-      waker_.started();
-      if (stop_.requested()) wakeTask();  // a stop that came during start()
-      spdlog::info("source task {}-{} started (version {})", settings_.worker.name, id_,
-                   task_->version());
-      publish("RUNNING");
-      service_ = std::thread([this] { serve(); });
-    }
-    while (!stop_.requested()) iteration();
-  } catch (...) {
-    failure = std::current_exception();
-    spdlog::error("source task {}-{} failed: {}", settings_.worker.name, id_,
-                  describeFailure(failure));
-    publish("FAILED", describeFailure(failure));
+void WorkerSourceTask::start() {
+  auto props = settings_.producer_properties;
+  props["client.id"] += fmt::format("-{}", id());
+  producer_ = std::make_unique<KafkaProducer>(
+      props, [this](uint64_t token, const std::optional<std::string>& error,
+                    const RecordMetadata& metadata) {
+        deliveries_.push_back({token, error, metadata});
+      });
+  {
+    std::lock_guard lock(mutex_);
+    store_->start();
   }
-  service_stopping_ = true;
-  if (service_.joinable()) service_.join();
-  failure = finish(failure);
-  if (failure) std::rethrow_exception(failure);
+  if (stop_.requested()) return;
+  task_->start(config_, reader_);
+  waker_.started();
+  if (stop_.requested()) wakeTask();  // a stop that came during start()
+  spdlog::info("source task {}-{} started (version {})", settings_.worker.name, id(),
+               task_->version());
+  service_ = std::thread([this] { serve(); });
 }
 
 void WorkerSourceTask::serve() {
@@ -124,7 +104,7 @@ void WorkerSourceTask::iteration() {
 void WorkerSourceTask::createTopics() {
   if (topic_creation_)
     createTopicsFor(to_send_, *topic_creation_, producer_->handle(), stop_.requestedFlag(),
-                    fmt::format("{}-{}", settings_.worker.name, id_));
+                    fmt::format("{}-{}", settings_.worker.name, id()));
 }
 
 void WorkerSourceTask::sendRecords() {
@@ -184,7 +164,7 @@ void WorkerSourceTask::applyDeliveries(Committed& committed) {
     ++counters_.total_records_skipped;
     if (settings_.errors.log_errors)
       spdlog::error("source task {}-{}: a record for {} was not written and is skipped: {}",
-                    settings_.worker.name, id_, d.metadata.topic, *d.error);
+                    settings_.worker.name, id(), d.metadata.topic, *d.error);
     submitted_.ack(sent.handle);
     committed.records.emplace_back(sent.record_id, std::nullopt);
   }
@@ -200,9 +180,10 @@ void WorkerSourceTask::harvest() {
   counters_.source_record_active_count = static_cast<int64_t>(submitted_.unacknowledged());
 }
 
-std::exception_ptr WorkerSourceTask::finish(std::exception_ptr failure) {
-  if (!stop_.deadline()) stop(clock_.now() + settings_.worker.shutdown_graceful_timeout);
-  const Clock::time_point deadline = *stop_.deadline();
+std::exception_ptr WorkerSourceTask::finish(std::exception_ptr failure,
+                                            Clock::time_point deadline) {
+  service_stopping_ = true;
+  if (service_.joinable()) service_.join();
   if (waker_.hasStarted() && producer_) {
     if (stop_.cancelled()) {
       producer_closing_ = true;
@@ -226,7 +207,7 @@ std::exception_ptr WorkerSourceTask::finish(std::exception_ptr failure) {
           spdlog::warn(
               "source task {}-{}: the final offset commit did not complete; {} "
               "offset(s) not stored",
-              settings_.worker.name, id_, commits_.uncommitted());
+              settings_.worker.name, id(), commits_.uncommitted());
         store_->drain(clock_.timeoutUntil(commit_until));  // copies to the worker's topic too
         committed.commit = commits_.takeCommitted();
         counters_.offset_commit_seq_no = commits_.counters().seq_no;
@@ -241,7 +222,7 @@ std::exception_ptr WorkerSourceTask::finish(std::exception_ptr failure) {
     try {
       task_->stop();
     } catch (...) {
-      spdlog::error("source task {}-{}: stop() failed: {}", settings_.worker.name, id_,
+      spdlog::error("source task {}-{}: stop() failed: {}", settings_.worker.name, id(),
                     describeFailure(std::current_exception()));
       if (!failure) failure = std::current_exception();
     }
@@ -250,27 +231,17 @@ std::exception_ptr WorkerSourceTask::finish(std::exception_ptr failure) {
     producer_closing_ = true;
     producer_.reset();  // before the state its callbacks use
   }
-  if (failure)
-    publish("FAILED", describeFailure(failure));
-  else
-    publish("STOPPED");
-  spdlog::info("source task {}-{} stopped", settings_.worker.name, id_);
+  publish();
   return failure;
 }
 
-void WorkerSourceTask::publish(const char* state, const std::string& error) {
+void WorkerSourceTask::publish() {
   std::lock_guard lock(mutex_);
   auto counters = counters_;
   counters.offset_commit_seq_no = commits_.counters().seq_no;
   counters.offset_commit_completion_total = commits_.counters().completions;
   counters.offset_commit_failure_total = commits_.counters().failures;
-  published_.publish(counters, state, error);
-}
-
-TaskStatus WorkerSourceTask::status() const {
-  auto out = published_.status(id_);
-  out.state = pause_.shown(out.state);
-  return out;
+  publishCounters(counters);
 }
 
 }  // namespace ksink

@@ -14,11 +14,11 @@
 // exception, and a record Kafka refuses under errors.tolerance=none, fail the
 // task.
 //
-// Stop (stop(deadline), any thread): the task is woken (SourceTask::wakeup(), only between its
-// start() and stop()); the loop ends; what is in flight is awaited up to offset.flush.timeout.ms
-// (after a failure too, as Connect does); a final commit; stop(). A cancelled task (cancel(): the
-// graceful stop ran out of time) commits nothing and drops what is unsent, without reporting
-// those records as failed.
+// Its lifecycle is WorkerTask's. Stop (stop(deadline), any thread): the task is woken
+// (SourceTask::wakeup(), only between its start() and stop()); the loop ends; what is in flight is
+// awaited up to offset.flush.timeout.ms (after a failure too, as Connect does); a final commit;
+// stop(). A cancelled task (cancel(): the graceful stop ran out of time) commits nothing and drops
+// what is unsent, without reporting those records as failed.
 #pragma once
 
 #include <atomic>
@@ -36,6 +36,7 @@
 #include "kafka_producer.h"
 #include "ksink/config.h"
 #include "ksink/connector_status.h"
+#include "locked_offset_reader.h"
 #include "offset_backing_store.h"
 #include "published_status.h"
 #include "source_commit_cycle.h"
@@ -45,8 +46,6 @@
 #include "source_task_driver.h"
 #include "source_task_waker.h"
 #include "submitted_records.h"
-#include "task_pause.h"
-#include "task_stop.h"
 #include "worker_task.h"
 
 namespace ksink {
@@ -60,14 +59,6 @@ class WorkerSourceTask final : public WorkerTask {
                    std::unique_ptr<detail::SourceTaskDriver> task,
                    std::shared_ptr<OffsetBackingStore> store, const Clock& clock = Clock::steady());
   ~WorkerSourceTask() override;
-
-  void run() override;
-  void stop(Clock::time_point deadline) override;
-  void cancel() override { stop_.cancel(); }
-  void pause() override { pause_.pause(); }
-  void resume() override { pause_.resume(); }
-  int id() const override { return id_; }
-  TaskStatus status() const override;
 
  private:
   // A record handed to the producer, by its token (tokens count up from in_flight_base_).
@@ -83,7 +74,11 @@ class WorkerSourceTask final : public WorkerTask {
   };
   using Committed = SourceTaskCalls::Due;
 
-  void iteration();
+  // The producer, the offsets store, the task started, the service thread.
+  void start() override;
+  void iteration() override;
+  std::exception_ptr finish(std::exception_ptr failure, Clock::time_point deadline) override;
+  void onStop(Clock::time_point) override { wakeTask(); }
   // Creates the topics of to_send_ the task writes to for the first time (KIP-158), outside the
   // lock, before any record of the batch is sent; a topic that cannot be made fails the task.
   // Blocks while the broker answers (up to ensureTopic's timeouts), checking for a stop between
@@ -95,17 +90,14 @@ class WorkerSourceTask final : public WorkerTask {
   // commitRecord() calls to make (after releasing the lock) to `committed`.
   void applyDeliveries(Committed& committed);
   void harvest();  // with mutex_ held
-  std::exception_ptr finish(std::exception_ptr failure);
   void wakeTask();
-  // Copies the counters for status(); with a state, sets it (and the error, if any).
-  void publish(const char* state = nullptr, const std::string& error = {});
+  // Copies the counters for status().
+  void publish();
 
-  const int id_;
   const SourceConnectorConfig settings_;
   const Config config_;
   std::unique_ptr<detail::SourceTaskDriver> task_;
   std::shared_ptr<OffsetBackingStore> store_;  // a file store is shared by the tasks
-  const Clock& clock_;
 
   // Shared by the two threads: guards the five below, the store and counters_. Never held while
   // the task's code runs.
@@ -130,12 +122,9 @@ class WorkerSourceTask final : public WorkerTask {
   SourceTaskWaker waker_;
   SourceTaskCalls calls_;  // its turns taken under mutex_
 
-  TaskStop stop_;
-  TaskPause pause_;  // read by poll_
   std::atomic<bool> service_stopping_{false};
   std::thread service_;
-
-  PublishedStatus published_;
+  LockedOffsetReader reader_;  // what the task reads its offsets through
 
   std::unique_ptr<KafkaProducer> producer_;  // last: its callbacks use the members above
 };

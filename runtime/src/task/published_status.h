@@ -21,6 +21,12 @@ class PublishedStatus {
     if (state) state_ = state;
     if (!error.empty()) last_error_ = error;
   }
+  // Sets the state (and the error, if any), keeping the counters.
+  void setState(const char* state, const std::string& error = {}) {
+    std::lock_guard lock(mutex_);
+    state_ = state;
+    if (!error.empty()) last_error_ = error;
+  }
   // A passing condition (a poll() being retried): shown as the last error until cleared.
   void showError(std::string error) {
     std::lock_guard lock(mutex_);

@@ -1,39 +1,91 @@
-// WorkerTask: what a Worker, /status and /metrics need of one task, whatever its kind — the task
-// thread's loop, a bounded stop, a pause, and a status snapshot: WorkerSinkTask, WorkerSourceTask,
-// ExactlyOnceSourceTask, and SourceTaskGroup (the tasks a process runs of a connector whose
-// processes share them), which the Worker and the status server treat alike.
+// WorkerTask: one task's lifecycle, whatever its kind (Kafka Connect's WorkerTask) —
+// WorkerSinkTask, WorkerSourceTask, ExactlyOnceSourceTask, and SourceTaskGroup (the tasks a
+// process runs of a connector whose processes share them), which the Worker and the status server
+// treat alike.
+//
+// The base owns what every kind does the same way: run() starts the task, turns its loop until a
+// stop is asked for or a step throws, and tears it down; a graceful stop with its deadline (the
+// first asked for stays; task.shutdown.graceful.timeout.ms from the end of the loop when none was
+// asked for: the task failed), a cancel when that deadline ran out (the teardown skips the final
+// commit), the connector's pause, and the status /status and /metrics show: UNASSIGNED, RUNNING
+// once started (PAUSED while paused), then FAILED with the failure's message, or STOPPED. A kind
+// supplies its steps (start, iteration, finish) and, where it must react at once, hooks for a stop,
+// a cancel and a pause.
 //
 // run() is called on the task's own thread and holds it until the task ends; stop(), cancel(),
 // pause(), resume(), id() and status() may be called from any thread.
 #pragma once
 
+#include <chrono>
+#include <exception>
+#include <string>
 #include <vector>
 
 #include "clock.h"
 #include "ksink/connector_status.h"
+#include "published_status.h"
+#include "task_pause.h"
+#include "task_stop.h"
 
 namespace ksink {
 
 class WorkerTask {
  public:
   virtual ~WorkerTask() = default;
+  WorkerTask(const WorkerTask&) = delete;
+  WorkerTask& operator=(const WorkerTask&) = delete;
 
-  // Runs the task until stop() or a fatal error; rethrows the task's fatal error.
-  virtual void run() = 0;
+  // Runs the task until stop() or a fatal error; rethrows the task's fatal error (that of a
+  // step, else the teardown's).
+  void run();
   // Graceful stop: the loop ends after the current step; the final commit and the teardown must
   // be done by `deadline`.
-  virtual void stop(Clock::time_point deadline) = 0;
+  void stop(Clock::time_point deadline);
   // The graceful stop ran out of time: skip the final commit (the teardown still runs).
-  virtual void cancel() = 0;
+  void cancel();
   // The connector paused (see task_pause.h) or resumed; before run() too.
-  virtual void pause() = 0;
-  virtual void resume() = 0;
+  void pause();
+  void resume();
 
-  virtual int id() const = 0;
+  int id() const { return id_; }
   // What /status and /metrics show of the task.
-  virtual TaskStatus status() const = 0;
+  virtual TaskStatus status() const;
   // The statuses it stands for: its own, or those of the tasks it runs (a SourceTaskGroup).
   virtual void appendStatus(std::vector<TaskStatus>& out) const { out.push_back(status()); }
+
+ protected:
+  // `name`: how logs name it ("source task <connector>-<id>"); `graceful_timeout`: the teardown's
+  // time when the task ends by itself.
+  WorkerTask(int id, std::string name, const Clock& clock,
+             std::chrono::milliseconds graceful_timeout);
+
+  // The kind's steps, on the task's thread. start(): up to the task running (it may return early
+  // once a stop was asked for); iteration(): one turn of the loop; finish(): the teardown, by
+  // `deadline`, given the failure of a step (null when it stopped as asked) — returns the task's
+  // failure: that one, else one of the teardown.
+  virtual void start() = 0;
+  virtual void iteration() = 0;
+  virtual std::exception_ptr finish(std::exception_ptr failure, Clock::time_point deadline) = 0;
+
+  // Hooks, on the calling thread, after the base recorded the request: a blocking call of the
+  // task's to wake, the tasks a group runs to forward it to.
+  virtual void onStop(Clock::time_point /*deadline*/) {}
+  virtual void onCancel() {}
+  virtual void onPause(bool /*paused*/) {}
+
+  const std::string& name() const { return name_; }
+  // The counters /status shows; the state and the error are the base's.
+  void publishCounters(const TaskCounters& counters) { published_.publish(counters); }
+
+  const Clock& clock_;
+  TaskStop stop_;
+  TaskPause pause_;
+  PublishedStatus published_;
+
+ private:
+  const int id_;
+  const std::string name_;
+  const std::chrono::milliseconds graceful_timeout_;
 };
 
 }  // namespace ksink

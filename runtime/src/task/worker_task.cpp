@@ -1,0 +1,58 @@
+#include "worker_task.h"
+
+#include <spdlog/spdlog.h>
+
+namespace ksink {
+
+WorkerTask::WorkerTask(int id, std::string name, const Clock& clock,
+                       std::chrono::milliseconds graceful_timeout)
+    : clock_(clock), id_(id), name_(std::move(name)), graceful_timeout_(graceful_timeout) {}
+
+void WorkerTask::run() {
+  std::exception_ptr failure;
+  try {
+    start();
+    if (!stop_.requested()) published_.setState("RUNNING");
+    while (!stop_.requested()) iteration();
+  } catch (...) {
+    failure = std::current_exception();
+    spdlog::error("{} failed: {}", name_, describeFailure(failure));
+    published_.setState("FAILED", describeFailure(failure));
+  }
+  if (!stop_.deadline()) stop(clock_.now() + graceful_timeout_);
+  failure = finish(failure, *stop_.deadline());
+  if (failure)
+    published_.setState("FAILED", describeFailure(failure));
+  else
+    published_.setState("STOPPED");
+  spdlog::info("{} stopped", name_);
+  if (failure) std::rethrow_exception(failure);
+}
+
+void WorkerTask::stop(Clock::time_point deadline) {
+  stop_.request(deadline);
+  onStop(deadline);
+}
+
+void WorkerTask::cancel() {
+  stop_.cancel();
+  onCancel();
+}
+
+void WorkerTask::pause() {
+  pause_.pause();
+  onPause(true);
+}
+
+void WorkerTask::resume() {
+  pause_.resume();
+  onPause(false);
+}
+
+TaskStatus WorkerTask::status() const {
+  auto out = published_.status(id_);
+  out.state = pause_.shown(out.state);
+  return out;
+}
+
+}  // namespace ksink
