@@ -17,19 +17,9 @@ ExactlyOnceSourceTask::ExactlyOnceSourceTask(int id, SourceConnectorConfig setti
                                              std::unique_ptr<detail::SourceTaskDriver> task,
                                              std::shared_ptr<ConnectorOffsetStore> store,
                                              const Clock& clock, std::function<void()> before_start)
-    : WorkerTask(id, fmt::format("source task {}-{}", settings.worker.name, id), clock,
-                 settings.worker.shutdown_graceful_timeout),
-      settings_(std::move(settings)),
-      config_(std::move(config)),
-      task_(std::move(task)),
+    : SourceTaskLoop(id, std::move(settings), std::move(config), std::move(task), *store, clock),
       store_(std::move(store)),
-      before_start_(std::move(before_start)),
-      topic_creation_(settings_.topic_creation),
-      calls_(*task_, fmt::format("{}-{}", settings_.worker.name, id)),
-      poll_(fmt::format("{}-{}", settings_.worker.name, id), clock_, mutex_, counters_, published_,
-            pause_),
-      waker_(*task_),
-      reader_(*store_, mutex_) {}
+      before_start_(std::move(before_start)) {}
 
 ExactlyOnceSourceTask::~ExactlyOnceSourceTask() = default;
 
@@ -66,27 +56,22 @@ std::chrono::milliseconds ExactlyOnceSourceTask::transactionTimeout() const {
   return std::max(timeout, std::chrono::milliseconds(1));
 }
 
-void ExactlyOnceSourceTask::start() {
-  auto props = settings_.producer_properties;
-  props["client.id"] += fmt::format("-{}", id());
-  props["transactional.id"] = transactionalId(settings_, id());
-  producer_ = std::make_unique<KafkaProducer>(
-      props, [this](uint64_t token, const std::optional<std::string>& error,
-                    const RecordMetadata& metadata) {
-        // A failed record fails the transaction's commit, which fails the task.
-        if (!error) transaction_.delivered(token, metadata);
-      });
+void ExactlyOnceSourceTask::configureProducer(std::map<std::string, std::string>& properties) {
+  properties["transactional.id"] = transactionalId(settings_, id());
+}
+
+bool ExactlyOnceSourceTask::prepare() {
   // Fences the task's older producers (zombies) and ends what they left open, before the
   // offsets topic is read: its committed offsets are then final.
-  if (!initTransactions()) return;
+  if (!initTransactions()) return false;
   if (before_start_) before_start_();
   store_->start();
-  if (stop_.requested()) return;
-  task_->start(config_, reader_);
-  waker_.started();
-  if (stop_.requested()) wakeTask();
-  spdlog::info("{} started exactly once (transactional.id {}, version {})", name(),
-               transactionalId(settings_, id()), task_->version());
+  return true;
+}
+
+void ExactlyOnceSourceTask::started() {
+  spdlog::info("{} runs exactly once (transactional.id {})", name(),
+               transactionalId(settings_, id()));
   {
     std::lock_guard lock(mutex_);
     last_commit_ = clock_.now();
@@ -95,20 +80,17 @@ void ExactlyOnceSourceTask::start() {
     committer_ = std::thread([this] { serveCommits(); });
 }
 
-void ExactlyOnceSourceTask::iteration() {
-  {
-    std::lock_guard lock(mutex_);
-    if (committer_failure_) std::rethrow_exception(committer_failure_);
-    // A send the broker refused for good (the producer fenced) fails the task now, not at the
-    // next boundary, which may be far off.
-    producer_->poll(std::chrono::milliseconds(0));
-    if (auto fatal = producer_->fatalError()) throw std::runtime_error(fencedMessage(*fatal));
-    store_->poll(std::chrono::milliseconds(0));  // copies to the worker's offsets topic
-  }
-  if (next_to_send_ < to_send_.size()) {
-    sendRecords();
-    return;
-  }
+void ExactlyOnceSourceTask::checkFailure() {
+  std::lock_guard lock(mutex_);
+  if (committer_failure_) std::rethrow_exception(committer_failure_);
+  // A send the broker refused for good (the producer fenced) fails the task now, not at the
+  // next boundary, which may be far off.
+  producer_->poll(std::chrono::milliseconds(0));
+  if (auto fatal = producer_->fatalError()) throw std::runtime_error(fencedMessage(*fatal));
+  store_->poll(std::chrono::milliseconds(0));  // copies to the worker's offsets topic
+}
+
+std::vector<detail::PolledRecord> ExactlyOnceSourceTask::pollTask() {
   struct InPoll {  // the committer may commit while the task's poll() runs
     ExactlyOnceSourceTask& self;
     explicit InPoll(ExactlyOnceSourceTask& s) : self(s) { set(true); }
@@ -118,33 +100,15 @@ void ExactlyOnceSourceTask::iteration() {
       self.in_poll_ = value;
     }
   };
-  auto polled = poll_(
-      [&] {
-        to_send_.clear();
-        next_to_send_ = 0;
-        InPoll in_poll(*this);
-        return task_->poll();
-      },
-      SourcePoll::kIdleWait);
-  if (!polled) {
-    if (pause_.paused()) commitForPause();
-    return;
-  }
-  to_send_ = std::move(*polled);
-  if (topic_creation_)
-    createTopicsFor(to_send_, *topic_creation_, producer_->handle(), stop_.requestedFlag(),
-                    fmt::format("{}-{}", settings_.worker.name, id()));
-  sendRecords();
-  if (to_send_.empty()) {
-    // Nothing polled: the batch's boundary still applies to what earlier batches sent.
-    clock_.sleepFor(SourcePoll::kIdleWait);
-  }
+  InPoll in_poll(*this);
+  return task_->poll();
 }
 
 // A paused task polls nothing, so no boundary would come: what it sent is committed at once, or
 // an open transaction would hold back every read_committed consumer of its partitions (and run
 // into transaction.timeout.ms), whatever the transaction boundary.
-void ExactlyOnceSourceTask::commitForPause() {
+void ExactlyOnceSourceTask::nothingPolled() {
+  if (!pause_.paused()) return;
   std::unique_lock lock(mutex_);
   if (committer_failure_) std::rethrow_exception(committer_failure_);
   if (!transaction_open_ && transaction_.offsets().empty()) return;
@@ -186,7 +150,7 @@ void ExactlyOnceSourceTask::sendRecords() {
   while (next_to_send_ < to_send_.size()) {
     if (stop_.requested()) return;  // what was sent is committed (or not) by finish()
     auto& r = to_send_[next_to_send_];
-    if (r.partition_key_mismatch) ++counters_.source_partition_key_mismatches;
+    countPolled(r);
     beginIfNeeded();
     const bool keep = task_->wantsCommitRecord();
     if (r.record) {
@@ -206,10 +170,6 @@ void ExactlyOnceSourceTask::sendRecords() {
       }
       transaction_.produced(r.id, r.record->topic, keep);
     } else {
-      if (r.skipped) {
-        ++counters_.total_record_errors;
-        ++counters_.total_records_skipped;
-      }
       transaction_.notProduced(r.id, keep);
     }
     transaction_.setOffset(*r.offset_key, std::move(r.offset_value));
@@ -307,16 +267,16 @@ void ExactlyOnceSourceTask::commitTransaction(Calls& calls) {
   spdlog::debug(
       "{}: committed a transaction of {} record(s) in {} ms", name(), produced,
       std::chrono::duration_cast<std::chrono::milliseconds>(clock_.now() - started).count());
-  publishLocked();
+  publishCounters(counters_);
 }
 
-std::exception_ptr ExactlyOnceSourceTask::finish(std::exception_ptr failure,
-                                                 Clock::time_point deadline) {
+std::exception_ptr ExactlyOnceSourceTask::endSending(std::exception_ptr failure,
+                                                     Clock::time_point deadline) {
   committer_stopping_ = true;
   if (committer_.joinable()) committer_.join();
   std::unique_lock lock(mutex_);  // alone now, but the calls release it
   if (!failure && committer_failure_) failure = committer_failure_;
-  if (waker_.hasStarted() && producer_) {
+  if (sendingStarted()) {
     using Boundary = SourceConnectorConfig::TransactionBoundary;
     try {
       if (failure || stop_.cancelled()) {
@@ -339,21 +299,6 @@ std::exception_ptr ExactlyOnceSourceTask::finish(std::exception_ptr failure,
     }
     // The copies of the last offsets to the worker's topic, within the stop's deadline.
     store_->drain(clock_.timeoutUntil(deadline));
-  }
-  lock.unlock();
-  if (waker_.hasStarted()) {
-    waker_.stopping();
-    try {
-      task_->stop();
-    } catch (...) {
-      spdlog::error("{}: stop() failed: {}", name(), describeFailure(std::current_exception()));
-      if (!failure) failure = std::current_exception();
-    }
-  }
-  producer_.reset();  // an open transaction is aborted by the broker, or fenced by the next
-  {
-    std::lock_guard guard(mutex_);
-    publishLocked();
   }
   return failure;
 }

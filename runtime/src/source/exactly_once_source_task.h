@@ -26,44 +26,36 @@
 // again (Connect's rule). A batch whose transaction has nothing in it commits nothing and calls
 // nothing.
 //
-// Its lifecycle is WorkerTask's. Any failure of a send or a commit fails the task (a fenced
-// producer: the task was replaced). A record for the connector's own offsets topic fails it too:
-// the open transaction would block the reads of that topic. Stop: the loop ends after the current
-// record; with poll and interval boundaries the open transaction is committed (within the stop's
-// deadline), with connector boundaries only if the task asked; a failed or cancelled task aborts
-// it.
+// Its loop is SourceTaskLoop's, its lifecycle WorkerTask's. Any failure of a send or a commit fails
+// the task (a fenced producer: the task was replaced). A record for the connector's own offsets
+// topic fails it too: the open transaction would block the reads of that topic. Stop: the loop ends
+// after the current record; with poll and interval boundaries the open transaction is committed
+// (within the stop's deadline), with connector boundaries only if the task asked; a failed or
+// cancelled task aborts it.
 #pragma once
 
 #include <atomic>
 #include <chrono>
 #include <functional>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <optional>
 #include <string>
 #include <thread>
-#include <utility>
 #include <vector>
 
 #include "clock.h"
 #include "connector_offset_store.h"
-#include "kafka_producer.h"
 #include "ksink/config.h"
-#include "ksink/connector_status.h"
-#include "locked_offset_reader.h"
-#include "published_status.h"
 #include "source_connector_config.h"
-#include "source_poll.h"
-#include "source_task_calls.h"
 #include "source_task_driver.h"
-#include "source_task_waker.h"
-#include "submitted_records.h"
+#include "source_task_loop.h"
 #include "transaction_contents.h"
-#include "worker_task.h"
 
 namespace ksink {
 
-class ExactlyOnceSourceTask final : public WorkerTask {
+class ExactlyOnceSourceTask final : public SourceTaskLoop {
  public:
   ExactlyOnceSourceTask(int id, SourceConnectorConfig settings, Config config,
                         std::unique_ptr<detail::SourceTaskDriver> task,
@@ -80,14 +72,26 @@ class ExactlyOnceSourceTask final : public WorkerTask {
  private:
   using Calls = SourceTaskCalls::Due;  // what a commit or an abort owes the task
 
-  // The producer and its fencing round, the offsets read, the task started, the committer.
-  void start() override;
-  void iteration() override;
-  std::exception_ptr finish(std::exception_ptr failure, Clock::time_point deadline) override;
-  void onStop(Clock::time_point) override { wakeTask(); }
-  // Commits what a paused task sent (it polls nothing, so no boundary comes).
-  void commitForPause();
-  void sendRecords();
+  // SourceTaskLoop's hooks.
+  void configureProducer(std::map<std::string, std::string>& properties) override;
+  void delivered(uint64_t token, const std::optional<std::string>& error,
+                 const RecordMetadata& metadata) override {
+    // A failed record fails the transaction's commit, which fails the task.
+    if (!error) transaction_.delivered(token, metadata);
+  }
+  // The fencing round, the group's check, the offsets read.
+  bool prepare() override;
+  void started() override;  // the committer thread (interval boundaries)
+  void checkFailure() override;
+  std::vector<detail::PolledRecord> pollTask() override;
+  void nothingPolled() override;  // commits what a paused task sent
+  void sendRecords() override;
+  std::exception_ptr endSending(std::exception_ptr failure, Clock::time_point deadline) override;
+  void publish() override {
+    std::lock_guard lock(mutex_);
+    publishCounters(counters_);
+  }
+
   // With `lock` (on mutex_) held: ends the open transaction — commits it, or aborts it and commits
   // its offsets alone — then makes the task's calls with the lock released, and takes it again.
   void endTransaction(detail::TransactionRequest how, std::unique_lock<std::mutex>& lock);
@@ -102,42 +106,23 @@ class ExactlyOnceSourceTask final : public WorkerTask {
   // task was stopped first.
   bool initTransactions();
   std::chrono::milliseconds transactionTimeout() const;
-  void wakeTask() { waker_.wake(); }
-  void publishLocked() { publishCounters(counters_); }  // mutex_ held
   std::string fencedMessage(const std::string& error) const;
 
-  const SourceConnectorConfig settings_;
-  const Config config_;
-  std::unique_ptr<detail::SourceTaskDriver> task_;
   std::shared_ptr<ConnectorOffsetStore> store_;
   // Run after the fencing round, before the offsets are read and the task starts; throws to fail
   // the task (a group's check that its split of the work is still the current one).
   const std::function<void()> before_start_;
 
-  // The task thread's.
-  std::vector<detail::PolledRecord> to_send_;
-  std::optional<TopicCreation> topic_creation_;
-  size_t next_to_send_ = 0;
-
-  // Guards the producer's transaction (and the delivery callback, which runs inside the
-  // producer's calls), what follows up to counters_, and the store. Never held while the task's
-  // code runs.
-  std::mutex mutex_;
-  SourceTaskCalls calls_;  // its turns taken under mutex_
-  bool in_poll_ = false;   // the task thread is in the task's poll()
+  // Under mutex_, which also guards the producer's transaction (and the delivery callback, which
+  // runs inside the producer's calls).
+  bool in_poll_ = false;  // the task thread is in the task's poll()
   std::exception_ptr committer_failure_;
   Clock::time_point last_commit_{};
   bool transaction_open_ = false;
   TransactionContents transaction_;
-  TaskCounters counters_;
 
-  SourcePoll poll_;  // the task thread's
-  SourceTaskWaker waker_;
   std::atomic<bool> committer_stopping_{false};
   std::thread committer_;
-  LockedOffsetReader reader_;  // what the task reads its offsets through
-
-  std::unique_ptr<KafkaProducer> producer_;  // last: its callback uses the members above
 };
 
 }  // namespace ksink

@@ -3,58 +3,45 @@
 // has acknowledged, per source partition up to the first record it has not (SubmittedRecords),
 // every offset.flush.interval.ms (SourceCommitCycle) into the connector's OffsetBackingStore.
 //
-// Two threads. The task's thread polls the task and queues its records; while the producer's
-// buffer (the byte budget) is full it waits, so the task is not polled, but stays stoppable. The
-// task's service thread serves the producer's acknowledgements, harvests the committable offsets
-// and runs the commit cycle — so offsets are committed on time even while the task's poll()
-// blocks, as Connect's committer thread does. The task's own code (poll(), commitRecord(),
-// commit(), its offset reads) never runs under the worker's lock: commitRecord() calls are
-// collected under it and made after, so a task that guards its state with a lock of its own
-// cannot deadlock with the worker. A RetriableError from poll() is retried (SourcePoll); any other
-// exception, and a record Kafka refuses under errors.tolerance=none, fail the
-// task.
+// Its loop is SourceTaskLoop's, its lifecycle WorkerTask's. Two threads. The task's thread polls
+// the task and queues its records; while the producer's buffer (the byte budget) is full it waits,
+// so the task is not polled, but stays stoppable. The task's service thread serves the producer's
+// acknowledgements, harvests the committable offsets and runs the commit cycle — so offsets are
+// committed on time even while the task's poll() blocks, as Connect's committer thread does. The
+// task's own code (poll(), commitRecord(), commit(), its offset reads) never runs under the
+// worker's lock: commitRecord() calls are collected under it and made after, so a task that guards
+// its state with a lock of its own cannot deadlock with the worker. A RetriableError from poll()
+// is retried (SourcePoll); any other exception, and a record Kafka refuses under
+// errors.tolerance=none, fail the task.
 //
-// Its lifecycle is WorkerTask's. Stop (stop(deadline), any thread): the task is woken
-// (SourceTask::wakeup(), only between its start() and stop()); the loop ends; what is in flight is
-// awaited up to offset.flush.timeout.ms (after a failure too, as Connect does); a final commit;
-// stop(). A cancelled task (cancel(): the graceful stop ran out of time) commits nothing and drops
-// what is unsent, without reporting those records as failed.
+// Stop (stop(deadline), any thread): the task is woken (SourceTask::wakeup(), only between its
+// start() and stop()); the loop ends; what is in flight is awaited up to offset.flush.timeout.ms
+// (after a failure too, as Connect does); a final commit; stop(). A cancelled task (cancel(): the
+// graceful stop ran out of time) commits nothing and drops what is unsent, without reporting those
+// records as failed.
 #pragma once
 
 #include <atomic>
-#include <chrono>
 #include <deque>
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <string>
 #include <thread>
-#include <utility>
 #include <vector>
 
 #include "clock.h"
-#include "kafka_producer.h"
 #include "ksink/config.h"
-#include "ksink/connector_status.h"
-#include "locked_offset_reader.h"
 #include "offset_backing_store.h"
-#include "published_status.h"
 #include "source_commit_cycle.h"
 #include "source_connector_config.h"
-#include "source_poll.h"
-#include "source_task_calls.h"
 #include "source_task_driver.h"
-#include "source_task_waker.h"
+#include "source_task_loop.h"
 #include "submitted_records.h"
-#include "worker_task.h"
 
 namespace ksink {
 
-class WorkerSourceTask final : public WorkerTask {
+class WorkerSourceTask final : public SourceTaskLoop {
  public:
-  // An empty poll() is followed by a wait this long, so a task that returns at once when it has
-  // nothing does not spin a core; also the service thread's longest wait for acknowledgements.
-
   WorkerSourceTask(int id, SourceConnectorConfig settings, Config config,
                    std::unique_ptr<detail::SourceTaskDriver> task,
                    std::shared_ptr<OffsetBackingStore> store, const Clock& clock = Clock::steady());
@@ -74,59 +61,40 @@ class WorkerSourceTask final : public WorkerTask {
   };
   using Committed = SourceTaskCalls::Due;
 
-  // The producer, the offsets store, the task started, the service thread.
-  void start() override;
-  void iteration() override;
-  std::exception_ptr finish(std::exception_ptr failure, Clock::time_point deadline) override;
-  void onStop(Clock::time_point) override { wakeTask(); }
-  // Creates the topics of to_send_ the task writes to for the first time (KIP-158), outside the
-  // lock, before any record of the batch is sent; a topic that cannot be made fails the task.
-  // Blocks while the broker answers (up to ensureTopic's timeouts), checking for a stop between
-  // topics.
-  void createTopics();
-  void sendRecords();
+  // SourceTaskLoop's hooks.
+  void delivered(uint64_t token, const std::optional<std::string>& error,
+                 const RecordMetadata& metadata) override {
+    deliveries_.push_back({token, error, metadata});
+  }
+  bool prepare() override;  // the offsets store started
+  void started() override;  // the service thread
+  void checkFailure() override;
+  void sendRecords() override;
+  std::exception_ptr endSending(std::exception_ptr failure, Clock::time_point deadline) override;
+  void publish() override;
+
   void serve();  // the service thread's loop
   // With mutex_ held: the acknowledgements collected by the producer's callback; adds the
   // commitRecord() calls to make (after releasing the lock) to `committed`.
   void applyDeliveries(Committed& committed);
   void harvest();  // with mutex_ held
-  void wakeTask();
-  // Copies the counters for status().
-  void publish();
 
-  const SourceConnectorConfig settings_;
-  const Config config_;
-  std::unique_ptr<detail::SourceTaskDriver> task_;
   std::shared_ptr<OffsetBackingStore> store_;  // a file store is shared by the tasks
 
-  // Shared by the two threads: guards the five below, the store and counters_. Never held while
-  // the task's code runs.
-  std::mutex mutex_;
+  // Under mutex_.
   SubmittedRecords submitted_;
   SourceCommitCycle commits_;
   std::deque<InFlight> in_flight_;
   uint64_t in_flight_base_ = 0;              // the token of in_flight_.front()
   std::optional<std::string> send_failure_;  // a record Kafka refused, errors.tolerance=none
-  TaskCounters counters_;                    // published by publish()
 
   // Filled by the producer's callback, drained by applyDeliveries(); only the thread serving
   // the producer touches it (the service thread, then the task thread once it has stopped).
   std::vector<Delivery> deliveries_;
   std::atomic<bool> producer_closing_{false};  // purged: failures are not the records' fault
 
-  std::vector<detail::PolledRecord> to_send_;    // the task thread's
-  std::optional<TopicCreation> topic_creation_;  // the task thread's
-  size_t next_to_send_ = 0;
-  SourcePoll poll_;  // the task thread's
-
-  SourceTaskWaker waker_;
-  SourceTaskCalls calls_;  // its turns taken under mutex_
-
   std::atomic<bool> service_stopping_{false};
   std::thread service_;
-  LockedOffsetReader reader_;  // what the task reads its offsets through
-
-  std::unique_ptr<KafkaProducer> producer_;  // last: its callbacks use the members above
 };
 
 }  // namespace ksink
