@@ -224,7 +224,11 @@ void SourceTaskGroup::startTask(int id) {
     } catch (...) {
       r->failure = std::current_exception();
     }
-    r->done = true;
+    {
+      std::lock_guard lock(r->mutex);
+      r->done = true;
+    }
+    r->ended.notify_all();
   });
   running_.emplace(id, std::move(running));
   spdlog::info("source connector {}: running task {} here", settings_.worker.name, id);
@@ -248,13 +252,9 @@ void SourceTaskGroup::stopTasks(std::vector<int> ids, Clock::time_point deadline
   for (auto& running : stopping) {
     // Its partition is not given up while it runs: past the deadline it is cancelled (its open
     // transaction dropped) and waited for a while more.
-    while (!running->done && clock_.now() < deadline + kStopSlack)
-      clock_.sleepFor(std::chrono::milliseconds(5));
-    if (!running->done) {
+    if (!running->awaitEnd(clock_, deadline + kStopSlack)) {
       running->task->cancel();
-      const auto give_up = clock_.now() + settings_.transaction_timeout;
-      while (!running->done && clock_.now() < give_up)
-        clock_.sleepFor(std::chrono::milliseconds(5));
+      running->awaitEnd(clock_, clock_.now() + settings_.transaction_timeout);
     }
     if (running->done) {
       running->thread.join();

@@ -34,6 +34,7 @@
 #pragma once
 
 #include <atomic>
+#include <condition_variable>
 #include <functional>
 #include <map>
 #include <memory>
@@ -70,6 +71,14 @@ class SourceTaskGroup final : public WorkerTask, private RebalanceListener {
     std::thread thread;
     std::atomic<bool> done{false};
     std::exception_ptr failure;  // set before done
+    // Notified once done: what a stop waits on, on the group's clock.
+    std::mutex mutex;
+    std::condition_variable ended;
+    // Waits on `clock` until the task's thread ended or `until`; true when it ended.
+    bool awaitEnd(const Clock& clock, Clock::time_point until) {
+      std::unique_lock lock(mutex);
+      return clock.sleepUntil(lock, ended, until, [this] { return done.load(); });
+    }
   };
 
   // The tasks topic prepared, the group joined.

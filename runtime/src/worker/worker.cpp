@@ -84,7 +84,8 @@ class Worker::Impl {
   const WorkerConfig settings_;
   const Config config_;
   TaskKind kind_;
-  const Clock& clock_ = Clock::steady();  // the stop deadline and the wait for it
+  // The stop deadline, the wait for it, and the wait for the first task's partitions.
+  const Clock& clock_ = Clock::steady();
   std::mutex mutex_;  // guards slots_, state_, stop_deadline_, restarts_, paused_, ended_
   std::condition_variable restarts_changed_;
   std::vector<Slot> slots_;
@@ -292,13 +293,13 @@ int Worker::Impl::awaitTasks(RunState& state) {
 // most a second later: on a broker that delays the first join they still make its first
 // generation), and one rebalance spreads the partitions.
 void Worker::Impl::awaitFirstAssignment(RunState& state) {
-  const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(1);
+  const auto until = clock_.now() + std::chrono::seconds(1);
   std::shared_ptr<const WorkerTask> first;  // held: a restart may replace it meanwhile
   {
     std::lock_guard lock(mutex_);
     first = slots_.front().task;
   }
-  while (std::chrono::steady_clock::now() < until) {
+  while (clock_.now() < until) {
     {
       std::lock_guard lock(mutex_);
       if (stop_deadline_) return;
@@ -308,7 +309,7 @@ void Worker::Impl::awaitFirstAssignment(RunState& state) {
       if (state.running < static_cast<int>(slots_.size())) return;  // the first task ended
     }
     if (!first->status().partitions.empty()) return;
-    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    clock_.sleepFor(std::chrono::milliseconds(5));
   }
 }
 
