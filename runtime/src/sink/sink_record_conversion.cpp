@@ -8,6 +8,7 @@
 #include "ksink/connect_record.h"
 #include "ksink/conversion_interrupted.h"
 #include "ksink/conversion_unavailable.h"
+#include "ksink/detail/config_parse.h"
 #include "stage_retry.h"
 #include "worker_task_state.h"
 
@@ -19,16 +20,11 @@ constexpr std::string_view kSimpleHeaderConverter =
 constexpr std::string_view kStringHeaderConverter =
     "org.apache.kafka.connect.storage.StringConverter";
 
-}  // namespace
-
-namespace {
-
 // What the connector named, without the definitions' defaults: the converters it names, else the
-// bytes.
+// bytes. Throws for a header.converter that is not served.
 Config named(const Config& config) {
-  if (const auto header = config.values().find("header.converter"); header != config.values().end())
-    if (auto why = SinkRecordConversion::unservedHeaderConverter(header->second))
-      throw ConfigException({{"header.converter", *why}});
+  auto problems = SinkRecordConversion::refused(config.values(), true, [] { return false; });
+  if (!problems.empty()) throw ConfigException(std::move(problems));
   return Config(config.values());
 }
 
@@ -36,10 +32,14 @@ Config named(const Config& config) {
 
 SinkRecordConversion::SinkRecordConversion(const Config& config, WorkerTaskState& state,
                                            StageRetry& retry)
+    : SinkRecordConversion(named(config), config, state, retry) {}
+
+SinkRecordConversion::SinkRecordConversion(const Config& named, const Config& config,
+                                           WorkerTaskState& state, StageRetry& retry)
     : state_(state),
       retry_(retry),
-      key_converter_(Converter::create(named(config), true, kDefaultConverter)),
-      value_converter_(Converter::create(named(config), false, kDefaultConverter)),
+      key_converter_(Converter::create(named, true, kDefaultConverter)),
+      value_converter_(Converter::create(named, false, kDefaultConverter)),
       chain_(config) {}
 
 SinkRecordConversion::~SinkRecordConversion() = default;
@@ -58,18 +58,30 @@ const ConfigDef& SinkRecordConversion::configDef() {
   return def;
 }
 
-std::optional<std::string> SinkRecordConversion::unservedHeaderConverter(std::string_view value) {
-  if (value == kSimpleHeaderConverter || value == kStringHeaderConverter) return std::nullopt;
-  return fmt::format("'{}' is not served: the runtime gives header values as text, as {} and {} do",
-                     value, kSimpleHeaderConverter, kStringHeaderConverter);
-}
-
-std::string SinkRecordConversion::undeclaredChain(std::string_view transforms) {
-  return fmt::format(
-      "'{}': this sink converts records itself and does not apply single message transforms "
-      "(its configuration does not define transforms=), so the records would be written "
-      "untransformed; remove the key or use a sink that applies them",
-      transforms);
+std::vector<ConfigProblem> SinkRecordConversion::refused(
+    const std::map<std::string, std::string>& values, bool declares_chain,
+    const std::function<bool()>& converts_records) {
+  const auto transforms = values.find("transforms");
+  const bool undeclared = transforms != values.end() &&
+                          !detail::parseList(transforms->second).empty() && !declares_chain;
+  const auto header = values.find("header.converter");
+  const bool unserved = header != values.end() && header->second != kSimpleHeaderConverter &&
+                        header->second != kStringHeaderConverter;
+  if (!undeclared && !unserved) return {};
+  if (converts_records()) {
+    if (!undeclared) return {};
+    return {{"transforms",
+             fmt::format("'{}': this sink converts records itself and does not apply single "
+                         "message transforms (its configuration does not define transforms=), so "
+                         "the records would be written untransformed; remove the key or use a "
+                         "sink that applies them",
+                         transforms->second)}};
+  }
+  if (!unserved) return {};
+  return {{"header.converter",
+           fmt::format("'{}' is not served: the runtime gives header values as text, as {} and {} "
+                       "do",
+                       header->second, kSimpleHeaderConverter, kStringHeaderConverter)}};
 }
 
 std::optional<ConnectRecord> SinkRecordConversion::convertOne(const SinkRecord& record,

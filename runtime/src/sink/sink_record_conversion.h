@@ -22,14 +22,18 @@
 // Thread-safety: the task's thread only.
 #pragma once
 
+#include <functional>
+#include <map>
 #include <memory>
 #include <optional>
 #include <span>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "ksink/config.h"
 #include "ksink/config_def.h"
+#include "ksink/config_exception.h"
 #include "ksink/converter.h"
 #include "ksink/sink_record.h"
 #include "ksink/transformation_chain.h"
@@ -59,14 +63,21 @@ class SinkRecordConversion {
   // records itself includes Converter::configDef() in its definitions, so that Converter::create
   // reads Converter's default, JSON, where the configuration names none.
   static const ConfigDef& configDef();
-  // Why header.converter=`value` is refused for a task the runtime converts for; nullopt when it
-  // is served.
-  static std::optional<std::string> unservedHeaderConverter(std::string_view value);
-  // Why `transforms` (its value) is refused for a task converting records itself that does not
-  // declare the chain's keys.
-  static std::string undeclaredChain(std::string_view transforms);
+  // What the runtime's conversion refuses of a sink's configuration `values`: for a task
+  // converting records itself (`converts_records()`, asked only when it matters), a transforms=
+  // chain that it does not declare (`declares_chain`: its definitions have transforms=), since the
+  // records would be written untransformed; for the others, a header.converter other than the two
+  // that give header values as text. Empty when nothing is refused. The one rule `ksink run` and
+  // `validate` check before any task starts and the task checks again at its start.
+  static std::vector<ConfigProblem> refused(const std::map<std::string, std::string>& values,
+                                            bool declares_chain,
+                                            const std::function<bool()>& converts_records);
 
  private:
+  // `named`: the converters' keys as the connector named them.
+  SinkRecordConversion(const Config& named, const Config& config, WorkerTaskState& state,
+                       StageRetry& retry);
+
   enum class Stage { kKeyConverter, kValueConverter, kTransformation };
   std::optional<ConnectRecord> convertOne(const SinkRecord& record, Stage& stage);
   void fail(const SinkRecord& record, const std::exception& error, Stage stage);

@@ -6,7 +6,6 @@
 #include <algorithm>
 
 #include "ksink/config_exception.h"
-#include "ksink/detail/config_parse.h"
 #include "sink_record_conversion.h"
 
 namespace ksink {
@@ -49,17 +48,14 @@ void WorkerSinkTask::start() {
 }
 
 void WorkerSinkTask::setUpConversion() {
-  if (!task_->convertsRecords()) {
+  // Checked before any task starts too (ksink run, on the sink's own definitions), but a Worker
+  // built by a program gets its configuration here first.
+  auto problems = SinkRecordConversion::refused(config_.values(),
+                                                config_.definitions().find("transforms") != nullptr,
+                                                [&] { return task_->convertsRecords(); });
+  if (!problems.empty()) throw ConfigException(std::move(problems));
+  if (!task_->convertsRecords())
     state_.conversion = std::make_unique<SinkRecordConversion>(config_, state_, stage_retry_);
-    return;
-  }
-  // A task converting records itself runs the chain only if it declared it: otherwise the
-  // records would be written untransformed. (ksink run checks it before any task starts, on the
-  // sink's own definitions: connector_file.cpp.)
-  const auto transforms = config_.get("transforms");
-  if (transforms && !detail::parseList(*transforms).empty() &&
-      !config_.definitions().find("transforms"))
-    throw ConfigException({{"transforms", SinkRecordConversion::undeclaredChain(*transforms)}});
 }
 
 // Connect's shutdown order: final preCommit → close(all) → commit (skipped when cancelled) →

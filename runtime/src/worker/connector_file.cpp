@@ -51,26 +51,6 @@ std::string urlScheme(std::string_view url) {
 // (otherwise its records would be written untransformed); for any other, the runtime serves only
 // the header converters that give text. A task is made to be asked, only when it matters (never
 // started).
-std::vector<ConfigProblem> conversionProblems(const ConnectorRegistry::SinkEntry& sink,
-                                              const std::map<std::string, std::string>& values) {
-  const auto transforms = values.find("transforms");
-  const bool undeclared = transforms != values.end() &&
-                          !detail::parseList(transforms->second).empty() &&
-                          !sink.config_def.find("transforms");
-  const auto header = values.find("header.converter");
-  const auto unserved = header == values.end()
-                            ? std::nullopt
-                            : SinkRecordConversion::unservedHeaderConverter(header->second);
-  if (!undeclared && !unserved) return {};
-  if (sink.factory()->convertsRecords())
-    return undeclared
-               ? std::vector<ConfigProblem>{{"transforms", SinkRecordConversion::undeclaredChain(
-                                                               transforms->second)}}
-               : std::vector<ConfigProblem>{};
-  return unserved ? std::vector<ConfigProblem>{{"header.converter", *unserved}}
-                  : std::vector<ConfigProblem>{};
-}
-
 }  // namespace
 
 std::map<std::string, std::string> readWorker(const std::string& file) {
@@ -133,7 +113,10 @@ ConnectorFile loadConnector(const std::map<std::string, std::string>& worker,
   } catch (const ConfigException& e) {
     addProblems(problems, e.problems());
   }
-  if (out.sink) addProblems(problems, conversionProblems(*out.sink, values));
+  if (out.sink)
+    addProblems(problems, SinkRecordConversion::refused(
+                              values, out.sink->config_def.find("transforms") != nullptr,
+                              [&] { return out.sink->factory()->convertsRecords(); }));
   ConfigDef def = out.sink ? Worker::configDef() : Worker::sourceConfigDef();
   def.include(keys);
   auto unknown = findUnknownKeys(def, values);
