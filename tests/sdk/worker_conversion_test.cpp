@@ -198,10 +198,7 @@ TEST(WorkerConversion, UnderToleranceAllRecordsFailingConversionOrATransformGoTo
   props["transforms"] = "extract";
   props["transforms.extract.type"] = "org.apache.kafka.connect.transforms.ExtractField$Value";
   props["transforms.extract.field"] = "payload";
-  props["errors.tolerance"] = "all";
-  props["errors.deadletterqueue.topic.name"] = name + "-dlq";
-  props["errors.deadletterqueue.topic.replication.factor"] = "1";
-  props["errors.deadletterqueue.context.headers.enable"] = "true";
+  withDeadLetterQueue(props, name + "-dlq");
   auto received = std::make_shared<Received>();
   {
     WorkerRunner runner(props, capturing(received));
@@ -249,9 +246,7 @@ TEST(WorkerConversion, APutRedeliveredGetsTheSameConvertedRecordsAndNoRecordReac
   auto props = mockWorkerProperties(name, name, mock.bootstrap());
   props["value.converter"] = "json";
   props["value.converter.schemas.enable"] = "false";
-  props["errors.tolerance"] = "all";
-  props["errors.deadletterqueue.topic.name"] = name + "-dlq";
-  props["errors.deadletterqueue.topic.replication.factor"] = "1";
+  withDeadLetterQueue(props, name + "-dlq", false);
   props["errors.retry.delay.max.ms"] = "50";
   auto received = std::make_shared<Received>();
   FailsFirstPut* sink = nullptr;

@@ -303,9 +303,7 @@ TEST_F(WorkerScenarios, AFailedDlqWriteFailsTheTaskCommitsNothingPastItAndStillC
   mock().pushRequestErrors(
       kProduce, std::vector<rd_kafka_resp_err_t>(20, RD_KAFKA_RESP_ERR_TOPIC_AUTHORIZATION_FAILED));
   auto p = props();
-  p["errors.tolerance"] = "all";
-  p["errors.deadletterqueue.topic.name"] = topic_ + "-dlq";
-  p["errors.deadletterqueue.topic.replication.factor"] = "1";
+  withDeadLetterQueue(p, topic_ + "-dlq", false);
   auto closes = std::make_shared<std::atomic<int>>(0);
   WorkerRunner worker(p, [closes] { return std::make_unique<ReportingSink>(closes); });
   ASSERT_TRUE(worker.run().waitFinished(kWait));

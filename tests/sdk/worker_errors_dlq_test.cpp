@@ -74,10 +74,7 @@ TEST(WorkerErrors, S35_ToleranceAllSkipsThePoisonPillToTheDlqAndCommitsPastIt) {
   mock.produce(name, 0, tenWithOneBad());
   auto props = mockWorkerProperties(name, name, mock.bootstrap());
   props["connector.class"] = "reporting-sink";
-  props["errors.tolerance"] = "all";
-  props["errors.deadletterqueue.topic.name"] = name + "-dlq";
-  props["errors.deadletterqueue.topic.replication.factor"] = "1";
-  props["errors.deadletterqueue.context.headers.enable"] = "true";
+  withDeadLetterQueue(props, name + "-dlq");
   auto written = std::make_shared<Written>();
   {
     WorkerRunner runner(props, [written] { return std::make_unique<ReportingSink>(written); });

@@ -24,6 +24,13 @@ void awaitEnd(BackgroundRun& run, const char* what) {
 
 }  // namespace
 
+void withDeadLetterQueue(Properties& properties, const std::string& topic, bool context_headers) {
+  properties["errors.tolerance"] = "all";
+  properties["errors.deadletterqueue.topic.name"] = topic;
+  properties["errors.deadletterqueue.topic.replication.factor"] = "1";
+  if (context_headers) properties["errors.deadletterqueue.context.headers.enable"] = "true";
+}
+
 Properties mockWorkerProperties(const std::string& name, const std::string& topics,
                                 const std::string& bootstrap) {
   return {

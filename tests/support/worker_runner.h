@@ -36,6 +36,10 @@ using Properties = std::map<std::string, std::string>;
 // 300.
 Properties mockWorkerProperties(const std::string& name, const std::string& topics,
                                 const std::string& bootstrap);
+// errors.tolerance=all with a dead-letter queue `topic` (replication factor 1, as the mock has one
+// broker), the errors' context in its records' headers or not.
+void withDeadLetterQueue(Properties& properties, const std::string& topic,
+                         bool context_headers = true);
 // The running gtest's name, usable as a connector name and topic ("S06_Default...").
 std::string currentTestName();
 
