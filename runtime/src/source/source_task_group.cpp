@@ -37,8 +37,13 @@ SourceTaskGroup::~SourceTaskGroup() {
 }
 
 void SourceTaskGroup::onStop(Clock::time_point deadline) {
-  std::lock_guard lock(mutex_);
-  for (auto& [id, running] : running_) running->task->stop(deadline);
+  // Outside the lock: a stop wakes the task, whose wakeup() is the connector's code.
+  std::vector<std::shared_ptr<WorkerTask>> tasks;
+  {
+    std::lock_guard lock(mutex_);
+    for (auto& [id, running] : running_) tasks.push_back(running->task);
+  }
+  for (auto& task : tasks) task->stop(deadline);
 }
 
 void SourceTaskGroup::onCancel() {
@@ -243,11 +248,13 @@ void SourceTaskGroup::stopTasks(std::vector<int> ids, Clock::time_point deadline
     for (int id : ids) {
       auto it = running_.find(id);
       if (it == running_.end()) continue;
-      if (lost) it->second->task->cancel();
-      it->second->task->stop(deadline);
       stopping.push_back(std::move(it->second));
       running_.erase(it);
     }
+  }
+  for (auto& running : stopping) {  // outside the lock: see onStop()
+    if (lost) running->task->cancel();
+    running->task->stop(deadline);
   }
   for (auto& running : stopping) {
     // Its partition is not given up while it runs: past the deadline it is cancelled (its open

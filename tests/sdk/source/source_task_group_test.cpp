@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include <condition_variable>
+#include <functional>
 #include <mutex>
 #include <set>
 
@@ -29,6 +30,8 @@ struct Journal {
   std::vector<std::string> events;  // "<id> stop", "<id> cancel", "<id> pause", "<id> ended"
   std::map<int, Clock::time_point> cancelled_at;
   bool release = false;  // lets a task that ignores everything end
+  // Run by a task as it is asked to stop, as a connector's wakeup() runs (not under mutex).
+  std::function<void()> on_stop;
 
   void add(const std::string& event) {
     std::lock_guard lock(mutex);
@@ -77,7 +80,10 @@ class ScriptedTask final : public WorkerTask {
     journal_->add(std::to_string(id()) + " finished");
     return failure;
   }
-  void onStop(Clock::time_point) override { journal_->add(std::to_string(id()) + " stop"); }
+  void onStop(Clock::time_point) override {
+    if (journal_->on_stop) journal_->on_stop();
+    journal_->add(std::to_string(id()) + " stop");
+  }
   void onCancel() override {
     {
       std::lock_guard lock(journal_->mutex);
@@ -160,6 +166,12 @@ TEST_F(SourceTaskGroupTest, RunsATaskPerPartitionForwardsAPauseAndAStopAndShowsT
   EXPECT_TRUE(journal->has("0 resume") && journal->has("1 resume"));
   EXPECT_TRUE(awaitTasks("RUNNING"));
 
+  // A task's reaction to the stop may read the group's status (a connector's wakeup() may call
+  // back into the worker): the group does not hold its lock while it asks its tasks to stop.
+  journal->on_stop = [&] {
+    std::vector<TaskStatus> tasks;
+    group->appendStatus(tasks);
+  };
   group->stop(clock.now() + 1s);
   ASSERT_TRUE(run->waitFinished(20s));
   EXPECT_EQ(run->errorMessage(), "");
