@@ -10,6 +10,7 @@
 
 #include "child_process.h"
 #include "test_kafka.h"
+#include "topic_reader.h"
 
 namespace ksink::it {
 namespace {
@@ -190,28 +191,45 @@ TEST_F(KsinkProcessTest, KillNineThenRestartRedeliversExactlyTheUncommittedRecor
 }
 
 // The README's example sink, a plugin-style custom SinkTask, gets what the runtime converted and
-// transformed: JSON values as Structs, a field an SMT inserted, the topic a router chose.
+// transformed: JSON values as Structs, a field an SMT inserted, the topic a router chose; a record
+// that is not JSON never reaches it and lands in the dead-letter queue — none of it the sink's
+// code.
 TEST_F(KsinkProcessTest, TheExampleSinkWritesWhatTheConvertersAndTransformsMade) {
   auto& kafka = RealKafka::shared();
   kafka.createTopic(topic_, 1);
   kafka.produce(topic_, {{0, "k1", std::string(R"({"id":1,"name":"a"})")},
+                         {0, "k-bad", std::string("{not json")},
                          {0, "k2", std::string(R"({"id":2,"name":"b"})")}});
   const auto output = dir_ / "out.jsonl";
-  auto run = startKsink("structs", output, 500,
-                        "value.converter=org.apache.kafka.connect.json.JsonConverter\n"
-                        "value.converter.schemas.enable=false\n"
-                        "key.converter=org.apache.kafka.connect.storage.StringConverter\n"
-                        "transforms=route,source\n"
-                        "transforms.route.type=org.apache.kafka.connect.transforms.RegexRouter\n"
-                        "transforms.route.regex=.*\ntransforms.route.replacement=routed\n"
-                        "transforms.source.type=org.apache.kafka.connect.transforms."
-                        "InsertField$Value\n"
-                        "transforms.source.static.field=source\n"
-                        "transforms.source.static.value=ksink\n");
-  EXPECT_EQ(kafka.waitForCommitted("connect-" + name_, topic_, 1, endOffsets(1, 2), 60s),
-            endOffsets(1, 2));
+  const std::string dlq = topic_ + "-dlq";
+  auto run =
+      startKsink("structs", output, 500,
+                 "errors.tolerance=all\n"
+                 "errors.deadletterqueue.topic.name=" +
+                     dlq +
+                     "\n"
+                     "errors.deadletterqueue.topic.replication.factor=1\n"
+                     "errors.deadletterqueue.context.headers.enable=true\n"
+                     "value.converter=org.apache.kafka.connect.json.JsonConverter\n"
+                     "value.converter.schemas.enable=false\n"
+                     "key.converter=org.apache.kafka.connect.storage.StringConverter\n"
+                     "transforms=route,source\n"
+                     "transforms.route.type=org.apache.kafka.connect.transforms.RegexRouter\n"
+                     "transforms.route.regex=.*\ntransforms.route.replacement=routed\n"
+                     "transforms.source.type=org.apache.kafka.connect.transforms."
+                     "InsertField$Value\n"
+                     "transforms.source.static.field=source\n"
+                     "transforms.source.static.value=ksink\n");
+  EXPECT_EQ(kafka.waitForCommitted("connect-" + name_, topic_, 1, endOffsets(1, 3), 60s),
+            endOffsets(1, 3));
   run->signal(SIGTERM);
   ASSERT_EQ(run->wait(30s), 0) << run->log();
+  const auto dead = test::readPartition(kafka.bootstrap(), dlq, 0, 1, 30s);
+  ASSERT_EQ(dead.size(), 1u) << run->log();
+  EXPECT_EQ(dead[0].key, "k-bad");
+  EXPECT_EQ(dead[0].value, "{not json");
+  EXPECT_EQ(dead[0].headers.at("__connect.errors.stage"), "VALUE_CONVERTER");
+  EXPECT_EQ(dead[0].headers.at("__connect.errors.offset"), "1");
   std::ifstream in(output);
   std::vector<std::string> lines;
   for (std::string line; std::getline(in, line);)
@@ -219,7 +237,7 @@ TEST_F(KsinkProcessTest, TheExampleSinkWritesWhatTheConvertersAndTransformsMade)
   EXPECT_EQ(lines, (std::vector<std::string>{
                        R"({"topic":"routed","partition":0,"offset":0,"timestamp":T,"key":"k1",)"
                        R"("value":{"id":1,"name":"a","source":"ksink"}})",
-                       R"({"topic":"routed","partition":0,"offset":1,"timestamp":T,"key":"k2",)"
+                       R"({"topic":"routed","partition":0,"offset":2,"timestamp":T,"key":"k2",)"
                        R"("value":{"id":2,"name":"b","source":"ksink"}})"}));
 }
 
