@@ -24,18 +24,18 @@ namespace {
 using namespace std::chrono_literals;
 
 // Two batches of five, then nothing: poll() returns at once, or waits until woken.
-struct Script {
-  std::mutex mutex;
-  std::condition_variable changed;
+struct PollScript {
   bool wait_when_done = false;
   int polls = 0;
   bool waiting = false;  // in a poll() that waits
   bool woken = false;
+  std::mutex mutex;  // guards the above
+  std::condition_variable changed;
 };
 
 class TwoBatches final : public SourceTask {
  public:
-  explicit TwoBatches(std::shared_ptr<Script> script) : script_(std::move(script)) {}
+  explicit TwoBatches(std::shared_ptr<PollScript> script) : script_(std::move(script)) {}
   void start(const Config& config) override { topic_ = config.getString("topic"); }
   std::vector<SourceRecord> poll() override {
     std::unique_lock lock(script_->mutex);
@@ -63,7 +63,7 @@ class TwoBatches final : public SourceTask {
   void stop() override {}
 
  private:
-  std::shared_ptr<Script> script_;
+  std::shared_ptr<PollScript> script_;
   std::string topic_;
 };
 
@@ -127,7 +127,7 @@ class ExactlyOnceSourceTaskTest : public ::testing::Test {
   const std::string topic = name + "-data";
   const std::string offsets_topic = name + "-offsets";
   test::ManualClock clock;
-  std::shared_ptr<Script> script = std::make_shared<Script>();
+  std::shared_ptr<PollScript> script = std::make_shared<PollScript>();
   std::unique_ptr<ExactlyOnceSourceTask> task;
   std::unique_ptr<test::BackgroundRun> run;
 };
