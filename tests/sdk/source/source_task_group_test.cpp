@@ -200,8 +200,10 @@ TEST_F(SourceTaskGroupTest,
     std::lock_guard lock(journal->mutex);
     EXPECT_EQ(journal->cancelled_at[0], deadline + 500ms);
   }
-  // Task 1's deadline passed too: cancelled at once, then waited for the transaction timeout.
+  // Task 1's deadline passed too: cancelled at once (a wait that ends at once), then waited for
+  // the transaction timeout — the fourth wait since the stop, after task 0's two.
   ASSERT_TRUE(journal->await("1 cancel", 10s));
+  ASSERT_TRUE(clock.awaitWaits(waits + 4, 10s)) << "the group does not wait for task 1";
   clock.advance(transaction_timeout - 1ms);
   EXPECT_FALSE(run->waitFinished(100ms)) << "given up on before the transaction timeout";
   clock.advance(1ms);
