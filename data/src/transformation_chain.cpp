@@ -60,6 +60,88 @@ void configureInto(Component& component, std::map<std::string, std::string> keys
   }
 }
 
+// The component whose type `prefix`type names, made by `create` and configured with its own keys
+// under `prefix`; null, with the problem, when the type is missing or unknown. One whose keys
+// have problems is made but not configured.
+template <typename Component, typename Create>
+std::unique_ptr<Component> makeComponent(const std::map<std::string, std::string>& values,
+                                         const std::string& prefix, std::string_view what,
+                                         const std::vector<std::string>& known,
+                                         const Create& create,
+                                         std::vector<ConfigProblem>& problems) {
+  const auto type = values.find(prefix + std::string(kType));
+  if (type == values.end() || detail::trim(type->second).empty()) {
+    problems.push_back({prefix + std::string(kType), fmt::format("is required for each {}", what)});
+    return nullptr;
+  }
+  std::unique_ptr<Component> component = create(detail::trim(type->second));
+  if (!component) {
+    problems.push_back(
+        {prefix + std::string(kType),
+         fmt::format("unknown {} '{}' (known: {})", what, type->second, joined(known))});
+    return nullptr;
+  }
+  auto keys = ownKeys(values, prefix, what == "transform");
+  const auto before = problems.size();
+  checkKeys(*component, keys, prefix, problems);
+  if (problems.size() == before) configureInto(*component, std::move(keys), prefix, problems);
+  return component;
+}
+
+// The transform `prefix`'s predicate (null: none) and negate; a predicate it names is marked
+// `used`.
+std::pair<const Predicate*, bool> stepCondition(
+    const std::map<std::string, std::string>& values, const std::string& prefix,
+    const std::map<std::string, const Predicate*>& predicates,
+    const std::vector<std::string>& predicate_aliases, std::set<std::string>& used,
+    std::vector<ConfigProblem>& problems) {
+  std::pair<const Predicate*, bool> out{nullptr, false};
+  if (auto it = values.find(prefix + std::string(kPredicate)); it != values.end()) {
+    const std::string name(detail::trim(it->second));
+    if (auto p = predicates.find(name); p != predicates.end()) {
+      out.first = p->second;
+      used.insert(name);
+    } else if (std::find(predicate_aliases.begin(), predicate_aliases.end(), name) ==
+               predicate_aliases.end()) {
+      problems.push_back(
+          {prefix + std::string(kPredicate),
+           fmt::format("'{}' is not listed in predicates ({})", name, joined(predicate_aliases))});
+    }
+  }
+  if (auto it = values.find(prefix + std::string(kNegate)); it != values.end()) {
+    auto negate = detail::parseBoolean(it->second);
+    if (!negate)
+      problems.push_back(
+          {prefix + std::string(kNegate), fmt::format("'{}' is not a boolean", it->second)});
+    else if (*negate && !values.contains(prefix + std::string(kPredicate)))
+      problems.push_back({prefix + std::string(kNegate), "needs a predicate to negate"});
+    else
+      out.second = *negate;
+  }
+  return out;
+}
+
+// Keys of aliases no list names: a chain the user meant but did not switch on.
+void refuseUnlistedAliases(const std::map<std::string, std::string>& values,
+                           const std::vector<std::string>& transforms,
+                           const std::vector<std::string>& predicate_aliases,
+                           std::vector<ConfigProblem>& problems) {
+  for (const auto& [key, _] : values) {
+    for (const auto* group : {"transforms.", "predicates."}) {
+      const std::string_view g(group);
+      if (!key.starts_with(g)) continue;
+      const auto dot = key.find('.', g.size());
+      if (dot == std::string::npos) continue;
+      const auto alias = key.substr(g.size(), dot - g.size());
+      const auto& names = g == "transforms." ? transforms : predicate_aliases;
+      if (std::find(names.begin(), names.end(), alias) == names.end())
+        problems.push_back(
+            {key, fmt::format("'{}' is not listed in {} ({}), so this key would be ignored", alias,
+                              g.substr(0, g.size() - 1), joined(names))});
+    }
+  }
+}
+
 }  // namespace
 
 struct TransformationChain::Step {
@@ -103,89 +185,27 @@ TransformationChain::TransformationChain(const Config& config,
   const auto predicate_aliases = list("predicates");
 
   std::map<std::string, const Predicate*> predicates;
-  std::set<std::string> used;
   for (const auto& alias : predicate_aliases) {
-    const auto prefix = fmt::format("predicates.{}.", alias);
-    auto type = values.find(prefix + std::string(kType));
-    if (type == values.end() || detail::trim(type->second).empty()) {
-      problems.push_back({prefix + std::string(kType), "is required for each predicate"});
-      continue;
-    }
-    auto predicate = registry.createPredicate(detail::trim(type->second));
-    if (!predicate) {
-      problems.push_back({prefix + std::string(kType),
-                          fmt::format("unknown predicate '{}' (known: {})", type->second,
-                                      joined(registry.predicateNames()))});
-      continue;
-    }
-    auto keys = ownKeys(values, prefix, false);
-    const auto before = problems.size();
-    checkKeys(*predicate, keys, prefix, problems);
-    if (problems.size() == before) configureInto(*predicate, std::move(keys), prefix, problems);
+    auto predicate = makeComponent<Predicate>(
+        values, fmt::format("predicates.{}.", alias), "predicate", registry.predicateNames(),
+        [&](std::string_view type) { return registry.createPredicate(type); }, problems);
+    if (!predicate) continue;
     predicates.emplace(alias, predicate.get());
     predicates_.push_back(std::move(predicate));
   }
 
+  std::set<std::string> used;
   for (const auto& alias : transforms) {
     const auto prefix = fmt::format("transforms.{}.", alias);
-    Step step{alias, nullptr, nullptr, false};
-    if (auto it = values.find(prefix + std::string(kPredicate)); it != values.end()) {
-      const std::string name(detail::trim(it->second));
-      if (auto p = predicates.find(name); p != predicates.end()) {
-        step.predicate = p->second;
-        used.insert(name);
-      } else if (std::find(predicate_aliases.begin(), predicate_aliases.end(), name) ==
-                 predicate_aliases.end()) {
-        problems.push_back(
-            {prefix + std::string(kPredicate), fmt::format("'{}' is not listed in predicates ({})",
-                                                           name, joined(predicate_aliases))});
-      }
-    }
-    if (auto it = values.find(prefix + std::string(kNegate)); it != values.end()) {
-      auto negate = detail::parseBoolean(it->second);
-      if (!negate)
-        problems.push_back(
-            {prefix + std::string(kNegate), fmt::format("'{}' is not a boolean", it->second)});
-      else if (*negate && !values.contains(prefix + std::string(kPredicate)))
-        problems.push_back({prefix + std::string(kNegate), "needs a predicate to negate"});
-      else
-        step.negate = *negate;
-    }
-    auto type = values.find(prefix + std::string(kType));
-    if (type == values.end() || detail::trim(type->second).empty()) {
-      problems.push_back({prefix + std::string(kType), "is required for each transform"});
-      continue;
-    }
-    step.transformation = registry.createTransformation(detail::trim(type->second));
-    if (!step.transformation) {
-      problems.push_back({prefix + std::string(kType),
-                          fmt::format("unknown transform '{}' (known: {})", type->second,
-                                      joined(registry.transformationNames()))});
-      continue;
-    }
-    auto keys = ownKeys(values, prefix, true);
-    const auto before = problems.size();
-    checkKeys(*step.transformation, keys, prefix, problems);
-    if (problems.size() == before)
-      configureInto(*step.transformation, std::move(keys), prefix, problems);
-    steps_.push_back(std::move(step));
+    const auto [predicate, negate] =
+        stepCondition(values, prefix, predicates, predicate_aliases, used, problems);
+    auto transformation = makeComponent<Transformation>(
+        values, prefix, "transform", registry.transformationNames(),
+        [&](std::string_view type) { return registry.createTransformation(type); }, problems);
+    if (transformation) steps_.push_back({alias, std::move(transformation), predicate, negate});
   }
 
-  // Keys of aliases no list names: a chain the user meant but did not switch on.
-  for (const auto& [key, _] : values) {
-    for (const auto* group : {"transforms.", "predicates."}) {
-      const std::string_view g(group);
-      if (!key.starts_with(g)) continue;
-      const auto dot = key.find('.', g.size());
-      if (dot == std::string::npos) continue;
-      const auto alias = key.substr(g.size(), dot - g.size());
-      const auto& names = g == "transforms." ? transforms : predicate_aliases;
-      if (std::find(names.begin(), names.end(), alias) == names.end())
-        problems.push_back(
-            {key, fmt::format("'{}' is not listed in {} ({}), so this key would be ignored", alias,
-                              g.substr(0, g.size() - 1), joined(names))});
-    }
-  }
+  refuseUnlistedAliases(values, transforms, predicate_aliases, problems);
   for (const auto& alias : predicate_aliases)
     if (predicates.contains(alias) && !used.contains(alias))
       problems.push_back({fmt::format("predicates.{}", alias),
