@@ -70,61 +70,41 @@ std::string targetSessionAttrs(std::string_view jdbc) {
 }
 
 // jdbc:postgresql:[//host[:port][,host[:port]]...[/]]database[?k=v&...]
-void parseJdbc(std::string_view url, ConnectionParams& out, std::vector<std::string>& ignored) {
-  const std::string shown = Config::redactPasswords(url);
-  std::string_view rest = url.substr(kJdbcPrefix.size());
-  std::string_view query;
-  if (auto q = rest.find('?'); q != std::string_view::npos) {
-    query = rest.substr(q + 1);
-    rest = rest.substr(0, q);
-  }
-  std::string hosts, ports, dbname;
-  if (rest.starts_with("//")) {
-    rest.remove_prefix(2);
-    const auto slash = rest.find('/');
-    const std::string_view authority = rest.substr(0, slash);
-    if (authority.find('@') != std::string_view::npos)
-      throw std::invalid_argument(fmt::format(
-          "{}: a JDBC URL takes no user[:password]@ before the host; use connection.user and "
-          "connection.password (or ?user=&password=)",
-          shown));
-    dbname =
-        slash == std::string_view::npos ? "" : percentDecode(rest.substr(slash + 1), "database");
-    size_t start = 0;
-    while (start <= authority.size()) {
-      auto comma = authority.find(',', start);
-      if (comma == std::string_view::npos) comma = authority.size();
-      std::string_view hp = authority.substr(start, comma - start);
-      std::string host, port;
-      if (hp.starts_with('[')) {  // [IPv6]:port
-        const auto close = hp.find(']');
-        if (close == std::string_view::npos)
-          throw std::invalid_argument("unterminated '[' in host of " + shown);
-        host = hp.substr(1, close - 1);
-        if (close + 1 < hp.size() && hp[close + 1] == ':') port = hp.substr(close + 2);
-      } else if (auto colon = hp.rfind(':'); colon != std::string_view::npos) {
-        host = hp.substr(0, colon);
-        port = hp.substr(colon + 1);
-      } else {
-        host = hp;
-      }
-      if (host.empty()) host = "localhost";
-      if (port.empty()) port = "5432";
-      if (port.find_first_not_of("0123456789") != std::string::npos)
-        throw std::invalid_argument(fmt::format("bad port '{}' in {}", port, shown));
-      hosts += (hosts.empty() ? "" : ",") + host;
-      ports += (ports.empty() ? "" : ",") + port;
-      start = comma + 1;
+// The hosts and ports of a JDBC URL's authority ("h1:p1,[::1]:p2"), each comma-separated, a
+// missing host or port as pgjdbc defaults it.
+void parseJdbcHosts(std::string_view authority, const std::string& shown, std::string& hosts,
+                    std::string& ports) {
+  size_t start = 0;
+  while (start <= authority.size()) {
+    auto comma = authority.find(',', start);
+    if (comma == std::string_view::npos) comma = authority.size();
+    std::string_view hp = authority.substr(start, comma - start);
+    std::string host, port;
+    if (hp.starts_with('[')) {  // [IPv6]:port
+      const auto close = hp.find(']');
+      if (close == std::string_view::npos)
+        throw std::invalid_argument("unterminated '[' in host of " + shown);
+      host = hp.substr(1, close - 1);
+      if (close + 1 < hp.size() && hp[close + 1] == ':') port = hp.substr(close + 2);
+    } else if (auto colon = hp.rfind(':'); colon != std::string_view::npos) {
+      host = hp.substr(0, colon);
+      port = hp.substr(colon + 1);
+    } else {
+      host = hp;
     }
-  } else {
-    dbname = percentDecode(rest.starts_with('/') ? rest.substr(1) : rest, "database");
-    hosts = "localhost";
-    ports = "5432";
+    if (host.empty()) host = "localhost";
+    if (port.empty()) port = "5432";
+    if (port.find_first_not_of("0123456789") != std::string::npos)
+      throw std::invalid_argument(fmt::format("bad port '{}' in {}", port, shown));
+    hosts += (hosts.empty() ? "" : ",") + host;
+    ports += (ports.empty() ? "" : ",") + port;
+    start = comma + 1;
   }
-  out.emplace_back("host", hosts);
-  out.emplace_back("port", ports);
-  if (!dbname.empty()) out.emplace_back("dbname", dbname);
+}
 
+// A JDBC URL's query parameters as libpq's keywords; those libpq has no use for in `ignored`.
+void parseJdbcQuery(std::string_view query, ConnectionParams& out,
+                    std::vector<std::string>& ignored) {
   bool ssl = false, sslmode = false, non_validating = false;
   size_t start = 0;
   while (start < query.size()) {
@@ -168,6 +148,38 @@ void parseJdbc(std::string_view url, ConnectionParams& out, std::vector<std::str
   // pgjdbc's ssl=true verifies the certificate and the host name (verify-full; libpq then needs
   // sslrootcert); only its NonValidatingFactory settles for encryption alone (require).
   if (ssl && !sslmode) out.emplace_back("sslmode", non_validating ? "require" : "verify-full");
+}
+
+void parseJdbc(std::string_view url, ConnectionParams& out, std::vector<std::string>& ignored) {
+  const std::string shown = Config::redactPasswords(url);
+  std::string_view rest = url.substr(kJdbcPrefix.size());
+  std::string_view query;
+  if (auto q = rest.find('?'); q != std::string_view::npos) {
+    query = rest.substr(q + 1);
+    rest = rest.substr(0, q);
+  }
+  std::string hosts, ports, dbname;
+  if (rest.starts_with("//")) {
+    rest.remove_prefix(2);
+    const auto slash = rest.find('/');
+    const std::string_view authority = rest.substr(0, slash);
+    if (authority.find('@') != std::string_view::npos)
+      throw std::invalid_argument(fmt::format(
+          "{}: a JDBC URL takes no user[:password]@ before the host; use connection.user and "
+          "connection.password (or ?user=&password=)",
+          shown));
+    dbname =
+        slash == std::string_view::npos ? "" : percentDecode(rest.substr(slash + 1), "database");
+    parseJdbcHosts(authority, shown, hosts, ports);
+  } else {
+    dbname = percentDecode(rest.starts_with('/') ? rest.substr(1) : rest, "database");
+    hosts = "localhost";
+    ports = "5432";
+  }
+  out.emplace_back("host", hosts);
+  out.emplace_back("port", ports);
+  if (!dbname.empty()) out.emplace_back("dbname", dbname);
+  parseJdbcQuery(query, out, ignored);
 }
 
 }  // namespace
