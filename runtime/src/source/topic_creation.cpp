@@ -48,6 +48,91 @@ std::vector<detail::JavaRegex> patterns(const std::map<std::string, std::string>
   return out;
 }
 
+// The groups topic.creation.groups lists, in order; a repeated name is a problem, `default` a
+// warning (it always exists).
+std::vector<std::string> listedGroups(const std::map<std::string, std::string>& values,
+                                      std::vector<ConfigProblem>& problems) {
+  std::vector<std::string> names;
+  const auto it = values.find(std::string(kGroups));
+  if (it == values.end()) return names;
+  std::string_view list = it->second;  // split here: parseList would drop a repeated name
+  while (!list.empty()) {
+    const auto comma = list.find(',');
+    const auto name = std::string(detail::trim(list.substr(0, comma)));
+    list = comma == std::string_view::npos ? std::string_view() : list.substr(comma + 1);
+    if (name.empty()) continue;
+    if (name == "default")
+      spdlog::warn(
+          "topic.creation.groups: the 'default' group always exists and need not be listed");
+    else if (std::find(names.begin(), names.end(), name) != names.end())
+      problems.push_back({std::string(kGroups), fmt::format("lists '{}' twice", name)});
+    else
+      names.push_back(name);
+  }
+  return names;
+}
+
+// Every key must belong to `default` or a listed group: a misspelt group would create nothing.
+void requireKnownGroups(const std::vector<std::string>& keys, const std::vector<std::string>& names,
+                        std::vector<ConfigProblem>& problems) {
+  const auto in_group = [&](const std::string& key, std::string_view group) {
+    const auto prefix = fmt::format("{}{}.", kPrefix, group);
+    return key.size() > prefix.size() && key.starts_with(prefix);
+  };
+  for (const auto& key : keys) {
+    if (key == kGroups || in_group(key, "default") ||
+        std::any_of(names.begin(), names.end(), [&](const auto& n) { return in_group(key, n); }))
+      continue;
+    const auto rest = std::string_view(key).substr(kPrefix.size());
+    problems.push_back(
+        {key, fmt::format("not a setting of the default group or of a group listed in "
+                          "topic.creation.groups (here: '{}'): expected "
+                          "topic.creation.<group>.<setting>",
+                          rest.substr(0, rest.find('.')))});
+  }
+}
+
+// The group `name`'s settings; `defaults`: the default group's, null when reading that one (whose
+// replication factor and partitions are required, and which takes every topic).
+TopicCreationGroup readGroup(const std::map<std::string, std::string>& values,
+                             const std::string& name, const TopicCreationGroup* defaults,
+                             std::vector<ConfigProblem>& problems) {
+  TopicCreationGroup group;
+  group.name = name;
+  const std::string prefix = fmt::format("{}{}.", kPrefix, name);
+  const auto rf = countOrBrokerDefault(values, prefix + "replication.factor", 32767, problems);
+  const auto partitions = countOrBrokerDefault(values, prefix + "partitions", 2147483647, problems);
+  if (defaults) {
+    group.replication_factor = rf.value_or(defaults->replication_factor);
+    group.partitions = partitions.value_or(defaults->partitions);
+    group.include = patterns(values, prefix + "include", problems);
+    group.exclude = patterns(values, prefix + "exclude", problems);
+  } else {
+    for (const char* setting : {"replication.factor", "partitions"})
+      if (!values.contains(prefix + setting))
+        problems.push_back({prefix + setting,
+                            "required when a source connector creates its topics (any "
+                            "topic.creation.* key): -1 for the broker's default"});
+    group.replication_factor = rf.value_or(-1);
+    group.partitions = partitions.value_or(-1);
+    group.include.push_back(*detail::JavaRegex::compile(".*", nullptr));
+    for (const char* setting : {"include", "exclude"})
+      if (values.contains(prefix + setting))
+        spdlog::warn(
+            "{}{} is not used: the default group takes every topic no other group "
+            "takes (Kafka Connect's rule)",
+            prefix, setting);
+  }
+  for (const auto& [key, value] : values) {
+    if (!key.starts_with(prefix)) continue;
+    const auto setting = key.substr(prefix.size());
+    if (setting != "include" && setting != "exclude" && setting != "replication.factor" &&
+        setting != "partitions")
+      group.configs.emplace(setting, value);
+  }
+  return group;
+}
+
 }  // namespace
 
 bool TopicCreationGroup::matches(const std::string& topic) const {
@@ -70,82 +155,12 @@ std::optional<TopicCreation> TopicCreation::parse(const std::map<std::string, st
         fmt::join(keys, ", "));
     return std::nullopt;
   }
-
+  const auto names = listedGroups(values, problems);
+  requireKnownGroups(keys, names, problems);
   TopicCreation out;
-  std::vector<std::string> names;
-  if (const auto it = values.find(std::string(kGroups)); it != values.end()) {
-    std::string_view list = it->second;  // split here: parseList would drop a repeated name
-    while (!list.empty()) {
-      const auto comma = list.find(',');
-      const auto name = std::string(detail::trim(list.substr(0, comma)));
-      list = comma == std::string_view::npos ? std::string_view() : list.substr(comma + 1);
-      if (name.empty()) continue;
-      if (name == "default")
-        spdlog::warn(
-            "topic.creation.groups: the 'default' group always exists and need not be listed");
-      else if (std::find(names.begin(), names.end(), name) != names.end())
-        problems.push_back({std::string(kGroups), fmt::format("lists '{}' twice", name)});
-      else
-        names.push_back(name);
-    }
-  }
-
-  // Every key must belong to `default` or a listed group: a misspelt group would create nothing.
-  const auto in_group = [&](const std::string& key, std::string_view group) {
-    const auto prefix = fmt::format("{}{}.", kPrefix, group);
-    return key.size() > prefix.size() && key.starts_with(prefix);
-  };
-  for (const auto& key : keys) {
-    if (key == kGroups || in_group(key, "default") ||
-        std::any_of(names.begin(), names.end(), [&](const auto& n) { return in_group(key, n); }))
-      continue;
-    const auto rest = std::string_view(key).substr(kPrefix.size());
-    problems.push_back(
-        {key, fmt::format("not a setting of the default group or of a group listed in "
-                          "topic.creation.groups (here: '{}'): expected "
-                          "topic.creation.<group>.<setting>",
-                          rest.substr(0, rest.find('.')))});
-  }
-
-  const auto read_group = [&](const std::string& name, const TopicCreationGroup* defaults) {
-    TopicCreationGroup group;
-    group.name = name;
-    const std::string prefix = fmt::format("{}{}.", kPrefix, name);
-    const auto rf = countOrBrokerDefault(values, prefix + "replication.factor", 32767, problems);
-    const auto partitions =
-        countOrBrokerDefault(values, prefix + "partitions", 2147483647, problems);
-    if (defaults) {
-      group.replication_factor = rf.value_or(defaults->replication_factor);
-      group.partitions = partitions.value_or(defaults->partitions);
-      group.include = patterns(values, prefix + "include", problems);
-      group.exclude = patterns(values, prefix + "exclude", problems);
-    } else {
-      for (const char* setting : {"replication.factor", "partitions"})
-        if (!values.contains(prefix + setting))
-          problems.push_back({prefix + setting,
-                              "required when a source connector creates its topics (any "
-                              "topic.creation.* key): -1 for the broker's default"});
-      group.replication_factor = rf.value_or(-1);
-      group.partitions = partitions.value_or(-1);
-      group.include.push_back(*detail::JavaRegex::compile(".*", nullptr));
-      for (const char* setting : {"include", "exclude"})
-        if (values.contains(prefix + setting))
-          spdlog::warn(
-              "{}{} is not used: the default group takes every topic no other group "
-              "takes (Kafka Connect's rule)",
-              prefix, setting);
-    }
-    for (const auto& [key, value] : values) {
-      if (!key.starts_with(prefix)) continue;
-      const auto setting = key.substr(prefix.size());
-      if (setting != "include" && setting != "exclude" && setting != "replication.factor" &&
-          setting != "partitions")
-        group.configs.emplace(setting, value);
-    }
-    return group;
-  };
-  out.default_ = read_group("default", nullptr);
-  for (const auto& name : names) out.groups_.push_back(read_group(name, &out.default_));
+  out.default_ = readGroup(values, "default", nullptr, problems);
+  for (const auto& name : names)
+    out.groups_.push_back(readGroup(values, name, &out.default_, problems));
   return out;
 }
 
