@@ -71,6 +71,160 @@ bool isJavaOnlyKey(std::string_view key) {
          key == "default.api.timeout.ms";
 }
 
+// Consumer properties by key, each with the configuration key it came from (for its problems).
+using ConsumerProperties = std::map<std::string, std::pair<std::string, std::string>>;
+
+// Connect's rule (SinkConnectorConfig.validate): exactly one of topics / topics.regex, a regex
+// that compiles.
+void checkTopics(const std::vector<std::string>& topics, const std::string& regex,
+                 std::vector<ConfigProblem>& problems) {
+  if (topics.empty() && regex.empty()) {
+    problems.push_back({"topics", "Must configure one of topics or topics.regex"});
+  } else if (!topics.empty() && !regex.empty()) {
+    problems.push_back(
+        {"topics.regex",
+         "topics and topics.regex are mutually exclusive options, but both are set."});
+  }
+  if (regex.empty()) return;
+  try {
+    std::regex check(regex);
+  } catch (const std::regex_error& e) {
+    problems.push_back(
+        {"topics.regex", fmt::format("is not a valid regular expression: {}", e.what())});
+  }
+}
+
+// Later wins: Connect's base settings, security pass-through, worker-wide consumer.*, then the
+// connector's consumer.override.*.
+ConsumerProperties consumerProperties(const Config& config, const std::string& bootstrap,
+                                      const std::string& name) {
+  ConsumerProperties props;
+  auto set = [&](const std::string& key, const std::string& v, const std::string& origin) {
+    props.insert_or_assign(key, std::make_pair(v, origin));
+  };
+  set("bootstrap.servers", bootstrap, "bootstrap.servers");
+  set("group.id", "connect-" + name, "name");
+  set("client.id", "connector-consumer-" + name, "name");
+  set("auto.offset.reset", "earliest", "auto.offset.reset");
+  set("partition.assignment.strategy", "range", "partition.assignment.strategy");
+  set("enable.partition.eof", "false", "enable.partition.eof");
+  // Only committed transactions reach a sink: an aborted one's records never reach a table.
+  // librdkafka's default already, unlike Connect's Java consumer (read_uncommitted); said here so
+  // it stays, and a user may still choose consumer.isolation.level=read_uncommitted.
+  set("isolation.level", "read_committed", "isolation.level");
+  // The prefetch: a budget of bytes per task rather than librdkafka's 64 MiB / 100000 messages,
+  // so a process at full speed stays small. A stopped fetcher is woken as the queue drains (see
+  // fetch_waker.h), so the small budget costs no one-second stalls. One fetch response (at most
+  // fetch.max.bytes) can land on top of a full queue; a batch holds copies of its records, not
+  // the responses they came in.
+  set("queued.max.messages.kbytes", "2048", "queued.max.messages.kbytes");
+  set("queued.min.messages", "20000", "queued.min.messages");
+  set("fetch.max.bytes", "2097152", "fetch.max.bytes");
+  for (const auto& [key, v] : config.values())
+    if (detail::isClientSecurityKey(key)) set(key, v, key);
+  for (const auto& [key, v] : config.withPrefix("consumer."))
+    if (!key.starts_with("override.")) set(key, v, "consumer." + key);
+  for (const auto& [key, v] : config.withPrefix("consumer.override."))
+    set(key, v, "consumer.override." + key);
+  return props;
+}
+
+// What the worker needs of the consumer's settings: ksink's own commits, known assignment
+// strategies of one kind (their names normalized in `props`), non-empty group ids.
+void checkConsumerProperties(ConsumerProperties& props, SinkConnectorConfig& out,
+                             std::vector<ConfigProblem>& problems) {
+  if (auto it = props.find("max.poll.records"); it != props.end()) {
+    auto n = detail::parseLong(it->second.first);
+    if (!n || *n < 1)
+      problems.push_back({it->second.second, "must be a positive integer"});
+    else
+      out.max_poll_records = static_cast<int>(*n);
+  }
+  if (auto it = props.find("default.api.timeout.ms"); it != props.end()) {
+    auto n = detail::parseLong(it->second.first);
+    if (!n || *n < 1)
+      problems.push_back({it->second.second, "must be a positive number of milliseconds"});
+    else
+      out.lookup_timeout = std::chrono::milliseconds(*n);
+  }
+  if (auto it = props.find("enable.auto.commit");
+      it != props.end() && detail::parseBoolean(it->second.first).value_or(true)) {
+    problems.push_back(
+        {it->second.second, "must stay false: ksink commits only what the sink confirmed"});
+  }
+  if (auto it = props.find("enable.auto.offset.store");
+      it != props.end() && detail::parseBoolean(it->second.first).value_or(true)) {
+    problems.push_back({it->second.second, "must stay false: ksink commits explicit offsets"});
+  }
+  auto& [strategies, origin] = props["partition.assignment.strategy"];
+  std::vector<std::string> names;
+  bool cooperative = false, eager = false;
+  for (const auto& item : detail::parseList(strategies)) {
+    auto name = assignorName(item);
+    if (!name) {
+      problems.push_back({origin, fmt::format("unknown assignment strategy '{}' (use range, "
+                                              "roundrobin or cooperative-sticky)",
+                                              item)});
+      continue;
+    }
+    (*name == "cooperative-sticky" ? cooperative : eager) = true;
+    names.push_back(*name);
+  }
+  if (cooperative && eager)
+    problems.push_back({origin, "cannot mix eager (range, roundrobin) and cooperative-sticky"});
+  strategies = fmt::format("{}", fmt::join(names, ","));
+  // Kafka refuses an empty group id or instance id; an empty instance id would also become the
+  // same "-<task>" in every process, which then fence each other.
+  for (const char* key : {"group.id", "group.instance.id"})
+    if (auto it = props.find(key); it != props.end() && detail::trim(it->second.first).empty())
+      problems.push_back(
+          {it->second.second, std::string_view(key) == "group.id"
+                                  ? "must not be empty"
+                                  : "must not be empty: name this process, or leave the key out "
+                                    "to run without static membership"});
+  if (auto it = props.find("group.id"); it != props.end()) out.group_id = it->second.first;
+}
+
+// librdkafka is the authority on its own property names and values: each is tried on a scratch
+// conf; what it refuses is a problem, what it takes is the consumer's.
+std::map<std::string, std::string> librdkafkaProperties(const ConsumerProperties& props,
+                                                        std::vector<ConfigProblem>& problems) {
+  std::map<std::string, std::string> out;
+  ConfHandle scratch(rd_kafka_conf_new());
+  char errstr[512];
+  for (const auto& [key, entry] : props) {
+    if (isJavaOnlyKey(key)) continue;
+    if (rd_kafka_conf_set(scratch.get(), key.c_str(), entry.first.c_str(), errstr, sizeof errstr) !=
+        RD_KAFKA_CONF_OK) {
+      problems.push_back({entry.second, errstr});
+      continue;
+    }
+    out.emplace(key, entry.first);
+  }
+  out["enable.auto.commit"] = "false";
+  out["enable.auto.offset.store"] = "false";
+  return out;
+}
+
+// KAFKA-9985: a DLQ the connector also consumes feeds its own failures back to it.
+void refuseConsumedDlq(const std::string& dlq, const SinkConnectorConfig& out,
+                       std::vector<ConfigProblem>& problems) {
+  if (dlq.empty()) return;
+  const bool listed = std::find(out.topics.begin(), out.topics.end(), dlq) != out.topics.end();
+  bool matched = false;
+  if (!out.topics_regex.empty()) {
+    try {
+      matched = std::regex_match(dlq, std::regex(out.topics_regex));
+    } catch (const std::regex_error&) {
+    }
+  }
+  if (listed || matched)
+    problems.push_back({"errors.deadletterqueue.topic.name",
+                        fmt::format("the dead-letter queue topic '{}' is also consumed by this "
+                                    "connector ({}); choose another topic",
+                                    dlq, listed ? "topics" : "topics.regex")});
+}
+
 }  // namespace
 
 const ConfigDef& SinkConnectorConfig::configDef() {
@@ -100,141 +254,14 @@ SinkConnectorConfig SinkConnectorConfig::parse(const Config& raw, const ConfigDe
   out.topics_regex = std::string(detail::trim(value("topics.regex")));
   out.retry_delay_max = std::chrono::milliseconds(longValue("errors.retry.delay.max.ms", 0));
   out.retry_timeout = std::chrono::milliseconds(longValue("errors.retry.timeout", 0));
+  checkTopics(out.topics, out.topics_regex, problems);
 
-  // Connect's rule (SinkConnectorConfig.validate): exactly one of topics / topics.regex.
-  if (out.topics.empty() && out.topics_regex.empty()) {
-    problems.push_back({"topics", "Must configure one of topics or topics.regex"});
-  } else if (!out.topics.empty() && !out.topics_regex.empty()) {
-    problems.push_back(
-        {"topics.regex",
-         "topics and topics.regex are mutually exclusive options, but both are set."});
-  }
-  if (!out.topics_regex.empty()) {
-    try {
-      std::regex check(out.topics_regex);
-    } catch (const std::regex_error& e) {
-      problems.push_back(
-          {"topics.regex", fmt::format("is not a valid regular expression: {}", e.what())});
-    }
-  }
-
-  // Consumer properties, later wins: Connect's base settings, security pass-through, worker-wide
-  // consumer.*, then the connector's consumer.override.*.
-  std::map<std::string, std::pair<std::string, std::string>> props;  // key -> (value, origin key)
-  auto set = [&](const std::string& key, const std::string& v, const std::string& origin) {
-    props.insert_or_assign(key, std::make_pair(v, origin));
-  };
-  set("bootstrap.servers", value("bootstrap.servers"), "bootstrap.servers");
-  set("group.id", "connect-" + out.name, "name");
-  set("client.id", "connector-consumer-" + out.name, "name");
-  set("auto.offset.reset", "earliest", "auto.offset.reset");
-  set("partition.assignment.strategy", "range", "partition.assignment.strategy");
-  set("enable.partition.eof", "false", "enable.partition.eof");
-  // Only committed transactions reach a sink: an aborted one's records never reach a table.
-  // librdkafka's default already, unlike Connect's Java consumer (read_uncommitted); said here so
-  // it stays, and a user may still choose consumer.isolation.level=read_uncommitted.
-  set("isolation.level", "read_committed", "isolation.level");
-  // The prefetch: a budget of bytes per task rather than librdkafka's 64 MiB / 100000 messages,
-  // so a process at full speed stays small. A stopped fetcher is woken as the queue drains (see
-  // fetch_waker.h), so the small budget costs no one-second stalls. One fetch response (at most
-  // fetch.max.bytes) can land on top of a full queue; a batch holds copies of its records, not
-  // the responses they came in.
-  set("queued.max.messages.kbytes", "2048", "queued.max.messages.kbytes");
-  set("queued.min.messages", "20000", "queued.min.messages");
-  set("fetch.max.bytes", "2097152", "fetch.max.bytes");
-  for (const auto& [key, v] : config.values())
-    if (detail::isClientSecurityKey(key)) set(key, v, key);
-  for (const auto& [key, v] : config.withPrefix("consumer."))
-    if (!key.starts_with("override.")) set(key, v, "consumer." + key);
-  for (const auto& [key, v] : config.withPrefix("consumer.override."))
-    set(key, v, "consumer.override." + key);
-
+  auto props = consumerProperties(config, value("bootstrap.servers"), out.name);
   out.max_poll_records = static_cast<int>(longValue("consumer.max.poll.records", 10000));
-  if (auto it = props.find("max.poll.records"); it != props.end()) {
-    auto n = detail::parseLong(it->second.first);
-    if (!n || *n < 1)
-      problems.push_back({it->second.second, "must be a positive integer"});
-    else
-      out.max_poll_records = static_cast<int>(*n);
-  }
-  if (auto it = props.find("default.api.timeout.ms"); it != props.end()) {
-    auto n = detail::parseLong(it->second.first);
-    if (!n || *n < 1)
-      problems.push_back({it->second.second, "must be a positive number of milliseconds"});
-    else
-      out.lookup_timeout = std::chrono::milliseconds(*n);
-  }
-  if (auto it = props.find("enable.auto.commit");
-      it != props.end() && detail::parseBoolean(it->second.first).value_or(true)) {
-    problems.push_back(
-        {it->second.second, "must stay false: ksink commits only what the sink confirmed"});
-  }
-  if (auto it = props.find("enable.auto.offset.store");
-      it != props.end() && detail::parseBoolean(it->second.first).value_or(true)) {
-    problems.push_back({it->second.second, "must stay false: ksink commits explicit offsets"});
-  }
-  {
-    auto& [strategies, origin] = props["partition.assignment.strategy"];
-    std::vector<std::string> names;
-    bool cooperative = false, eager = false;
-    for (const auto& item : detail::parseList(strategies)) {
-      auto name = assignorName(item);
-      if (!name) {
-        problems.push_back({origin, fmt::format("unknown assignment strategy '{}' (use range, "
-                                                "roundrobin or cooperative-sticky)",
-                                                item)});
-        continue;
-      }
-      (*name == "cooperative-sticky" ? cooperative : eager) = true;
-      names.push_back(*name);
-    }
-    if (cooperative && eager)
-      problems.push_back({origin, "cannot mix eager (range, roundrobin) and cooperative-sticky"});
-    strategies = fmt::format("{}", fmt::join(names, ","));
-  }
-  // Kafka refuses an empty group id or instance id; an empty instance id would also become the
-  // same "-<task>" in every process, which then fence each other.
-  for (const char* key : {"group.id", "group.instance.id"})
-    if (auto it = props.find(key); it != props.end() && detail::trim(it->second.first).empty())
-      problems.push_back(
-          {it->second.second, std::string_view(key) == "group.id"
-                                  ? "must not be empty"
-                                  : "must not be empty: name this process, or leave the key out "
-                                    "to run without static membership"});
-  if (auto it = props.find("group.id"); it != props.end()) out.group_id = it->second.first;
-
-  // librdkafka is the authority on its own property names and values: try each on a scratch conf.
-  ConfHandle scratch(rd_kafka_conf_new());
-  char errstr[512];
-  for (const auto& [key, entry] : props) {
-    if (isJavaOnlyKey(key)) continue;
-    if (rd_kafka_conf_set(scratch.get(), key.c_str(), entry.first.c_str(), errstr, sizeof errstr) !=
-        RD_KAFKA_CONF_OK) {
-      problems.push_back({entry.second, errstr});
-      continue;
-    }
-    out.consumer_properties.emplace(key, entry.first);
-  }
-  out.consumer_properties["enable.auto.commit"] = "false";
-  out.consumer_properties["enable.auto.offset.store"] = "false";
-
-  // KAFKA-9985: a DLQ the connector also consumes feeds its own failures back to it.
-  const auto dlq = std::string(detail::trim(value("errors.deadletterqueue.topic.name")));
-  if (!dlq.empty()) {
-    const bool listed = std::find(out.topics.begin(), out.topics.end(), dlq) != out.topics.end();
-    bool matched = false;
-    if (!out.topics_regex.empty()) {
-      try {
-        matched = std::regex_match(dlq, std::regex(out.topics_regex));
-      } catch (const std::regex_error&) {
-      }
-    }
-    if (listed || matched)
-      problems.push_back({"errors.deadletterqueue.topic.name",
-                          fmt::format("the dead-letter queue topic '{}' is also consumed by this "
-                                      "connector ({}); choose another topic",
-                                      dlq, listed ? "topics" : "topics.regex")});
-  }
+  checkConsumerProperties(props, out, problems);
+  out.consumer_properties = librdkafkaProperties(props, problems);
+  refuseConsumedDlq(std::string(detail::trim(value("errors.deadletterqueue.topic.name"))), out,
+                    problems);
 
   if (!problems.empty()) throw ConfigException(std::move(problems));
   out.sink_name = value("connector.class");

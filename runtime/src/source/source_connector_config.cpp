@@ -147,6 +147,110 @@ bool isJavaOnlyKey(std::string_view key) {
          key == "buffer.memory";
 }
 
+// Under exactly-once: what transactions need of the producer (idempotence, acks=all), and a
+// transaction timeout that outlasts the boundary's interval, which `out` takes.
+void exactlyOnceProducer(std::map<std::string, std::string>& producer, const Config& config,
+                         SourceConnectorConfig& out, std::vector<ConfigProblem>& problems) {
+  auto named = [&](const std::string& key) {
+    return config.get("producer.override." + key) ? "producer.override." + key : "producer." + key;
+  };
+  if (const auto& v = producer.at("enable.idempotence"); v != "true")
+    problems.push_back(
+        {named("enable.idempotence"), "exactly-once tasks need the idempotent producer (true)"});
+  if (const auto& v = producer.at("acks"); v != "all" && v != "-1")
+    problems.push_back({named("acks"), "exactly-once tasks need acks=all"});
+  // A transaction lives as long as its boundary's interval and a batch more: the broker aborts
+  // one older than transaction.timeout.ms. By default it outlasts the interval by a minute
+  // (at most the broker's default transaction.max.timeout.ms, 15 minutes).
+  const bool interval =
+      out.transaction_boundary == SourceConnectorConfig::TransactionBoundary::kInterval;
+  const int64_t least =
+      interval ? std::min<int64_t>(out.transaction_boundary_interval.count() + 60000, 900000)
+               : 60000;
+  const auto& txn =
+      producer
+          .try_emplace("transaction.timeout.ms", std::to_string(std::max<int64_t>(least, 60000)))
+          .first->second;
+  const auto txn_ms = detail::parseLong(txn);
+  if (interval && txn_ms && *txn_ms <= out.transaction_boundary_interval.count())
+    problems.push_back(
+        {"transaction.boundary.interval.ms",
+         fmt::format("a transaction stays open at least this long: it must be shorter than "
+                     "producer.transaction.timeout.ms ({} ms), or the broker aborts it",
+                     *txn_ms)});
+  producer.try_emplace("message.timeout.ms", txn);
+  const auto message_ms = detail::parseLong(producer.at("message.timeout.ms"));
+  if (!txn_ms || *txn_ms < 1000)
+    problems.push_back({"producer.transaction.timeout.ms", "must be at least 1000 ms"});
+  else if (!message_ms || *message_ms <= 0 || *message_ms > *txn_ms)
+    problems.push_back({"producer.message.timeout.ms",
+                        fmt::format("must be between 1 and transaction.timeout.ms ({} ms) "
+                                    "under exactly-once",
+                                    *txn_ms)});
+  else
+    out.transaction_timeout = std::chrono::milliseconds(*txn_ms);
+}
+
+// Connect's producer settings first (Worker.baseProducerConfigs), the user's on top; each tried
+// on a scratch librdkafka conf, which is the authority on its names and values.
+void producerProperties(const Config& config, SourceConnectorConfig& out,
+                        std::vector<ConfigProblem>& problems) {
+  auto producer = WorkerConfig::producerProperties(config);
+  if (auto it = producer.find("buffer.memory"); it != producer.end()) {
+    const auto bytes = detail::parseLong(it->second);
+    if (!bytes || *bytes < 1024)
+      problems.push_back({"producer.buffer.memory", "must be a number of bytes, at least 1024"});
+    else
+      producer.try_emplace("queue.buffering.max.kbytes", std::to_string(*bytes / 1024));
+  }
+  producer.try_emplace("acks", "all");
+  producer.try_emplace("enable.idempotence", "true");
+  producer.try_emplace("partitioner", "murmur2_random");
+  if (out.exactly_once) exactlyOnceProducer(producer, config, out, problems);
+  producer.try_emplace("message.timeout.ms", "0");  // Connect: delivery.timeout.ms=MAX
+  producer.try_emplace("queue.buffering.max.kbytes", "4096");
+  producer.try_emplace("client.id", "connector-producer-" + out.worker.name);
+  ConfHandle scratch(rd_kafka_conf_new());
+  char errstr[512];
+  for (const auto& [key, value] : producer) {
+    if (isJavaOnlyKey(key)) continue;
+    if (rd_kafka_conf_set(scratch.get(), key.c_str(), value.c_str(), errstr, sizeof errstr) !=
+        RD_KAFKA_CONF_OK) {
+      const bool override_key = config.get("producer.override." + key).has_value();
+      problems.push_back({(override_key ? "producer.override." : "producer.") + key, errstr});
+      continue;
+    }
+    out.producer_properties.emplace(key, value);
+  }
+}
+
+// The consumer that joins the group sharing the connector's tasks (group.id set).
+void membershipProperties(const Config& config, const std::string& group_id,
+                          SourceConnectorConfig& out, std::vector<ConfigProblem>& problems) {
+  out.task_group = fmt::format("{}-{}-tasks", group_id, out.worker.name);
+  out.membership_properties = out.client_properties;
+  out.membership_properties["group.id"] = out.task_group;
+  out.membership_properties["partition.assignment.strategy"] = "cooperative-sticky";
+  out.membership_properties["enable.auto.commit"] = "false";
+  out.membership_properties["client.id"] = "ksink-tasks-" + out.worker.name;
+  for (const auto& [key, fallback] :
+       std::map<std::string, std::string>{{"session.timeout.ms", "10000"},
+                                          {"heartbeat.interval.ms", "3000"},
+                                          {"group.instance.id", ""}}) {
+    const auto given = config.get("consumer." + key);
+    if (given && detail::trim(*given).empty())
+      problems.push_back({"consumer." + key, "must not be empty"});
+    else if (given || !fallback.empty())
+      out.membership_properties[key] = given ? std::string(detail::trim(*given)) : fallback;
+  }
+  ConfHandle scratch(rd_kafka_conf_new());
+  char errstr[512];
+  for (const auto& [key, v] : out.membership_properties)
+    if (rd_kafka_conf_set(scratch.get(), key.c_str(), v.c_str(), errstr, sizeof errstr) !=
+        RD_KAFKA_CONF_OK)
+      problems.push_back({"consumer." + key, errstr});
+}
+
 }  // namespace
 
 const ConfigDef& SourceConnectorConfig::configDef() {
@@ -190,97 +294,8 @@ SourceConnectorConfig SourceConnectorConfig::parse(const Config& raw,
   out.client_properties["bootstrap.servers"] = out.worker.bootstrap_servers;
   for (const auto& [key, value] : config.values())
     if (detail::isClientSecurityKey(key)) out.client_properties[key] = value;
-
-  // Connect's producer settings first (Worker.baseProducerConfigs), the user's on top.
-  auto producer = WorkerConfig::producerProperties(config);
-  if (auto it = producer.find("buffer.memory"); it != producer.end()) {
-    const auto bytes = detail::parseLong(it->second);
-    if (!bytes || *bytes < 1024)
-      problems.push_back({"producer.buffer.memory", "must be a number of bytes, at least 1024"});
-    else
-      producer.try_emplace("queue.buffering.max.kbytes", std::to_string(*bytes / 1024));
-  }
-  producer.try_emplace("acks", "all");
-  producer.try_emplace("enable.idempotence", "true");
-  producer.try_emplace("partitioner", "murmur2_random");
-  if (out.exactly_once) {
-    // Transactions need what idempotence needs.
-    auto named = [&](const std::string& key) {
-      return config.get("producer.override." + key) ? "producer.override." + key
-                                                    : "producer." + key;
-    };
-    if (const auto& v = producer.at("enable.idempotence"); v != "true")
-      problems.push_back(
-          {named("enable.idempotence"), "exactly-once tasks need the idempotent producer (true)"});
-    if (const auto& v = producer.at("acks"); v != "all" && v != "-1")
-      problems.push_back({named("acks"), "exactly-once tasks need acks=all"});
-    // A transaction lives as long as its boundary's interval and a batch more: the broker aborts
-    // one older than transaction.timeout.ms. By default it outlasts the interval by a minute
-    // (at most the broker's default transaction.max.timeout.ms, 15 minutes).
-    const bool interval = out.transaction_boundary == TransactionBoundary::kInterval;
-    const int64_t least =
-        interval ? std::min<int64_t>(out.transaction_boundary_interval.count() + 60000, 900000)
-                 : 60000;
-    const auto& txn =
-        producer
-            .try_emplace("transaction.timeout.ms", std::to_string(std::max<int64_t>(least, 60000)))
-            .first->second;
-    const auto txn_ms = detail::parseLong(txn);
-    if (interval && txn_ms && *txn_ms <= out.transaction_boundary_interval.count())
-      problems.push_back(
-          {"transaction.boundary.interval.ms",
-           fmt::format("a transaction stays open at least this long: it must be shorter than "
-                       "producer.transaction.timeout.ms ({} ms), or the broker aborts it",
-                       *txn_ms)});
-    producer.try_emplace("message.timeout.ms", txn);
-    const auto message_ms = detail::parseLong(producer.at("message.timeout.ms"));
-    if (!txn_ms || *txn_ms < 1000)
-      problems.push_back({"producer.transaction.timeout.ms", "must be at least 1000 ms"});
-    else if (!message_ms || *message_ms <= 0 || *message_ms > *txn_ms)
-      problems.push_back({"producer.message.timeout.ms",
-                          fmt::format("must be between 1 and transaction.timeout.ms ({} ms) "
-                                      "under exactly-once",
-                                      *txn_ms)});
-    else
-      out.transaction_timeout = std::chrono::milliseconds(*txn_ms);
-  }
-  producer.try_emplace("message.timeout.ms", "0");  // Connect: delivery.timeout.ms=MAX
-  producer.try_emplace("queue.buffering.max.kbytes", "4096");
-  producer.try_emplace("client.id", "connector-producer-" + out.worker.name);
-  ConfHandle scratch(rd_kafka_conf_new());
-  char errstr[512];
-  for (const auto& [key, value] : producer) {
-    if (isJavaOnlyKey(key)) continue;
-    if (rd_kafka_conf_set(scratch.get(), key.c_str(), value.c_str(), errstr, sizeof errstr) !=
-        RD_KAFKA_CONF_OK) {
-      const bool override_key = config.get("producer.override." + key).has_value();
-      problems.push_back({(override_key ? "producer.override." : "producer.") + key, errstr});
-      continue;
-    }
-    out.producer_properties.emplace(key, value);
-  }
-  if (out.shared_tasks) {
-    out.task_group = fmt::format("{}-{}-tasks", value("group.id"), out.worker.name);
-    out.membership_properties = out.client_properties;
-    out.membership_properties["group.id"] = out.task_group;
-    out.membership_properties["partition.assignment.strategy"] = "cooperative-sticky";
-    out.membership_properties["enable.auto.commit"] = "false";
-    out.membership_properties["client.id"] = "ksink-tasks-" + out.worker.name;
-    for (const auto& [key, fallback] :
-         std::map<std::string, std::string>{{"session.timeout.ms", "10000"},
-                                            {"heartbeat.interval.ms", "3000"},
-                                            {"group.instance.id", ""}}) {
-      const auto given = config.get("consumer." + key);
-      if (given && detail::trim(*given).empty())
-        problems.push_back({"consumer." + key, "must not be empty"});
-      else if (given || !fallback.empty())
-        out.membership_properties[key] = given ? std::string(detail::trim(*given)) : fallback;
-    }
-    for (const auto& [key, v] : out.membership_properties)
-      if (rd_kafka_conf_set(scratch.get(), key.c_str(), v.c_str(), errstr, sizeof errstr) !=
-          RD_KAFKA_CONF_OK)
-        problems.push_back({"consumer." + key, errstr});
-  }
+  producerProperties(config, out, problems);
+  if (out.shared_tasks) membershipProperties(config, value("group.id"), out, problems);
   if (!problems.empty()) throw ConfigException(std::move(problems));
   return out;
 }
