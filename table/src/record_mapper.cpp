@@ -8,45 +8,12 @@
 #include "ksink/conversion_interrupted.h"
 #include "ksink/conversion_unavailable.h"
 #include "ksink/retriable_error.h"
+#include "layout_columns.h"
 
 namespace ksink {
 namespace {
 
 using PkMode = TableSinkConfig::PkMode;
-
-// Where a column's value comes from.
-struct Source {
-  enum class Kind { kTopic, kPartition, kOffset, kWholeKey, kKeyField, kWholeValue, kValueField };
-  Kind kind;
-  size_t index = 0;  // field index in the key/value object
-};
-
-bool isObject(const SchemaAndValue& sv) {
-  return sv.value.kind() == Value::Kind::kObject &&
-         (!sv.schema || sv.schema->type == Schema::Type::kStruct);
-}
-
-std::shared_ptr<const Schema> inferSchema(const Value& v) {
-  using T = Schema::Type;
-  switch (v.kind()) {
-    case Value::Kind::kBoolean:
-      return Schema::of(T::kBoolean, true);
-    case Value::Kind::kInt:
-      return Schema::of(T::kInt64, true);
-    case Value::Kind::kDouble:
-      return Schema::of(T::kFloat64, true);
-    case Value::Kind::kBytes:
-      return Schema::of(T::kBytes, true);
-    case Value::Kind::kArray:
-      return Schema::of(T::kArray, true);
-    case Value::Kind::kObject:
-      return Schema::of(T::kMap, true);
-    case Value::Kind::kNull:  // type unknown: text holds anything a later record brings
-    case Value::Kind::kString:
-      return Schema::of(T::kString, true);
-  }
-  return Schema::of(T::kString, true);
-}
 
 char kindCode(const Value& v) {
   return static_cast<char>('a' + static_cast<int>(v.kind()));
@@ -82,30 +49,6 @@ void describe(std::string& out, const SchemaAndValue& sv) {
     appendCounted(out, name);
     out += kindCode(v);
   }
-}
-
-// One column from a field of an object (struct or schemaless).
-struct FieldRef {
-  std::string_view name;
-  std::shared_ptr<const Schema> schema;
-  size_t index;
-};
-
-std::vector<FieldRef> fieldsOf(const SchemaAndValue& sv) {
-  std::vector<FieldRef> out;
-  const auto& obj = sv.value.asObject();
-  if (sv.schema) {
-    for (size_t i = 0; i < sv.schema->fields.size(); ++i)
-      out.push_back({sv.schema->fields[i].name, sv.schema->fields[i].schema, i});
-  } else {
-    for (size_t i = 0; i < obj.size(); ++i)
-      out.push_back({obj[i].first, inferSchema(obj[i].second), i});
-  }
-  return out;
-}
-
-std::shared_ptr<const Schema> wholeSchema(const SchemaAndValue& sv) {
-  return sv.schema ? sv.schema : inferSchema(sv.value);
 }
 
 }  // namespace
@@ -160,91 +103,10 @@ std::shared_ptr<const RecordMapper::MappedLayout> RecordMapper::layoutFor(
   layout->schemaless = is_delete ? !key.schema : !value.schema;
   if (uses_key) layout->key_schema = key.schema;
   if (!is_delete) layout->value_schema = value.schema;
-  auto add = [&](std::string_view field, std::shared_ptr<const Schema> schema, bool pk,
-                 Source source) {
-    auto name = config_.identifier(field);
-    for (const auto& c : layout->columns)
-      if (c.name == name) return;  // the key's column wins over a value field of the same name
-    layout->columns.push_back({std::move(name), std::move(schema), pk});
-    layout->sources.push_back(source);
-  };
-  auto requireFields = [&](const SchemaAndValue& sv, const std::vector<FieldRef>& fields,
-                           const char* what) {
-    std::vector<FieldRef> out;
-    if (config_.pk_fields.empty()) {
-      if (config_.field_filter.empty()) return fields;
-      for (const auto& f : fields)
-        if (config_.field_filter.keeps(topic, f.name)) out.push_back(f);
-      return out;
-    }
-    if (config_.table_style == TableSinkConfig::TableStyle::kDebezium) {
-      // The Debezium sink's key columns keep the record's field order, whatever pk.fields says.
-      for (const auto& f : fields)
-        if (std::find(config_.pk_fields.begin(), config_.pk_fields.end(), f.name) !=
-            config_.pk_fields.end())
-          out.push_back(f);
-      if (out.size() == config_.pk_fields.size()) return out;
-      out.clear();  // a name the record lacks: reported below
-    }
-    for (const auto& name : config_.pk_fields) {
-      auto it = std::find_if(fields.begin(), fields.end(),
-                             [&](const FieldRef& f) { return f.name == name; });
-      if (it == fields.end())
-        throw ConversionError(
-            fmt::format("pk.fields names '{}', which the record {} ({}) does not have", name, what,
-                        sv.schema ? format_as(*sv.schema) : "schemaless"));
-      out.push_back(*it);
-    }
-    return out;
-  };
-
-  switch (config_.pk_mode) {
-    case PkMode::kNone:
-      break;
-    case PkMode::kKafka:
-      add(config_.pk_fields[0], Schema::of(Schema::Type::kString), true, {Source::Kind::kTopic});
-      add(config_.pk_fields[1], Schema::of(Schema::Type::kInt32), true, {Source::Kind::kPartition});
-      add(config_.pk_fields[2], Schema::of(Schema::Type::kInt64), true, {Source::Kind::kOffset});
-      break;
-    case PkMode::kRecordKey:
-      if (key.value.isNull())
-        throw ConversionError("pk.mode=record_key but the record key is null");
-      if (isObject(key)) {
-        for (const auto& f : requireFields(key, fieldsOf(key), "key"))
-          add(std::string(f.name), f.schema, true, {Source::Kind::kKeyField, f.index});
-      } else {
-        if (config_.pk_fields.size() > 1)
-          throw ConversionError(
-              fmt::format("pk.fields names {} fields but the record key is not a struct",
-                          config_.pk_fields.size()));
-        add(config_.pk_fields.empty() ? std::string(TableSinkConfig::kKeyColumn)
-                                      : config_.pk_fields[0],
-            wholeSchema(key), true, {Source::Kind::kWholeKey});
-      }
-      break;
-    case PkMode::kRecordValue:
-      if (!isObject(value))
-        throw ConversionError("pk.mode=record_value but the record value is not a struct/object");
-      for (const auto& f : requireFields(value, fieldsOf(value), "value"))
-        add(std::string(f.name), f.schema, true, {Source::Kind::kValueField, f.index});
-      break;
-  }
+  LayoutColumns columns(config_, topic, *layout, layout->sources);
+  columns.addKeyColumns(key, value);
   layout->key_count = layout->columns.size();
-
-  if (!is_delete) {
-    if (isObject(value)) {
-      const auto& allow = config_.fields_whitelist;
-      for (const auto& f : fieldsOf(value)) {
-        if (!allow.empty() && std::find(allow.begin(), allow.end(), f.name) == allow.end())
-          continue;
-        if (!config_.field_filter.empty() && !config_.field_filter.keeps(topic, f.name)) continue;
-        add(std::string(f.name), f.schema, false, {Source::Kind::kValueField, f.index});
-      }
-    } else {
-      add(std::string(TableSinkConfig::kValueColumn), wholeSchema(value), false,
-          {Source::Kind::kWholeValue});
-    }
-  }
+  if (!is_delete) columns.addValueColumns(value);
   if (layout->columns.empty())
     throw ConversionError("the record has no fields to write (empty struct or whitelist)");
 
