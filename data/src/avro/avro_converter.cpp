@@ -107,6 +107,102 @@ std::optional<std::pair<std::string, std::string>> userInfo(std::string_view tex
   throw ConversionError(e.what());
 }
 
+// The converter's keys under its prefix, read with their defaults; what is wrong with them is
+// collected, each problem under the full key.
+class ConverterKeys {
+ public:
+  ConverterKeys(const std::map<std::string, std::string>& values, std::string prefix)
+      : prefix_(std::move(prefix)) {
+    for (auto it = values.lower_bound(prefix_);
+         it != values.end() && it->first.starts_with(prefix_); ++it) {
+      const std::string key = it->first.substr(prefix_.size());
+      const bool known = std::any_of(std::begin(kKeys), std::end(kKeys),
+                                     [&](const KeySpec& k) { return k.key == key; });
+      if (known)
+        own_[key] = it->second;
+      else
+        problems.push_back(
+            {it->first, notImplemented(key).value_or(
+                            "is not a key of the Avro converter ksink implements; refused")});
+    }
+  }
+
+  std::string get(std::string_view key) const {
+    if (auto it = own_.find(std::string(key)); it != own_.end()) return it->second;
+    for (const auto& k : kKeys)
+      if (k.key == key) return std::string(k.default_value);
+    return std::string();
+  }
+  void problem(std::string_view key, std::string reason) {
+    problems.push_back({prefix_ + std::string(key), std::move(reason)});
+  }
+  bool boolean(std::string_view key) {  // any case, as Kafka's ConfigDef reads them
+    const auto v = detail::parseBoolean(get(key));
+    if (!v) problem(key, fmt::format("'{}' is not true or false", get(key)));
+    return v.value_or(false);
+  }
+  int64_t integer(std::string_view key, int64_t min) {
+    const auto n = detail::parseLong(get(key));
+    if (!n || *n < min) {
+      problem(key, fmt::format("'{}' is not a whole number of at least {}", get(key), min));
+      return min;
+    }
+    return *n;
+  }
+
+  std::vector<ConfigProblem> problems;
+
+ private:
+  const std::string prefix_;
+  std::map<std::string, std::string> own_;
+};
+
+// The registry's URLs and its basic-auth credentials (basic.auth.credentials.source: user info
+// in a URL, taken out of it and never sent as is, or basic.auth.user.info).
+void readRegistryAccess(ConverterKeys& keys, AvroConverterConfig& c) {
+  auto urls = detail::parseList(keys.get("schema.registry.url"));
+  if (urls.empty())
+    keys.problem("schema.registry.url", "the Avro converter needs a schema registry");
+  const auto source = keys.get("basic.auth.credentials.source");
+  std::optional<std::pair<std::string, std::string>> url_user;
+  for (auto& url : urls) {
+    const auto start = url.find("://");
+    const auto at = url.find('@');
+    if (start == std::string::npos || at == std::string::npos || at > url.find('/', start + 3))
+      continue;
+    auto info = userInfo(url.substr(start + 3, at - start - 3));
+    if (info) info = std::make_pair(percentDecoded(info->first), percentDecoded(info->second));
+    if (!info) keys.problem("schema.registry.url", "user info in a URL must be user:password");
+    if (source != "URL")
+      keys.problem("schema.registry.url",
+                   fmt::format("holds user info, but basic.auth.credentials.source is {}", source));
+    url_user = info;
+    url.erase(start + 3, at - start - 2);
+  }
+  if (source == "URL") {
+    c.registry.basic_auth = url_user;
+  } else if (source == "USER_INFO") {
+    auto info = keys.get("basic.auth.user.info");
+    if (info.empty()) info = keys.get("schema.registry.basic.auth.user.info");
+    c.registry.basic_auth = userInfo(info);
+    if (!c.registry.basic_auth)
+      keys.problem("basic.auth.user.info", "USER_INFO needs user:password here");
+  } else {
+    keys.problem("basic.auth.credentials.source",
+                 fmt::format("'{}' is not implemented (URL or USER_INFO)", source));
+  }
+  c.registry.urls = std::move(urls);
+  for (const std::string_view store : {"truststore", "keystore"}) {
+    const auto type_key = fmt::format("schema.registry.ssl.{}.type", store);
+    if (keys.get(type_key) != "PEM")
+      keys.problem(type_key,
+                   fmt::format("'{}' is not implemented: PEM files only", keys.get(type_key)));
+  }
+  c.registry.ca_file = keys.get("schema.registry.ssl.truststore.location");
+  c.registry.client_cert = c.registry.client_key =
+      keys.get("schema.registry.ssl.keystore.location");
+}
+
 }  // namespace
 
 void AvroConverterConfig::define(ConfigDef& def, const std::string& prefix) {
@@ -117,108 +213,37 @@ void AvroConverterConfig::define(ConfigDef& def, const std::string& prefix) {
 
 AvroConverterConfig AvroConverterConfig::parse(const std::map<std::string, std::string>& values,
                                                const std::string& prefix) {
-  std::vector<ConfigProblem> problems;
-  std::map<std::string, std::string> own;
-  for (auto it = values.lower_bound(prefix); it != values.end() && it->first.starts_with(prefix);
-       ++it) {
-    const std::string key = it->first.substr(prefix.size());
-    const bool known = std::any_of(std::begin(kKeys), std::end(kKeys),
-                                   [&](const KeySpec& k) { return k.key == key; });
-    if (known)
-      own[key] = it->second;
-    else
-      problems.push_back(
-          {it->first, notImplemented(key).value_or(
-                          "is not a key of the Avro converter ksink implements; refused")});
-  }
-  const auto get = [&](std::string_view key) {
-    if (auto it = own.find(std::string(key)); it != own.end()) return it->second;
-    for (const auto& k : kKeys)
-      if (k.key == key) return std::string(k.default_value);
-    return std::string();
-  };
-  const auto problem = [&](std::string_view key, std::string reason) {
-    problems.push_back({prefix + std::string(key), std::move(reason)});
-  };
-  const auto boolean = [&](std::string_view key) {  // any case, as Kafka's ConfigDef reads them
-    const auto v = detail::parseBoolean(get(key));
-    if (!v) problem(key, fmt::format("'{}' is not true or false", get(key)));
-    return v.value_or(false);
-  };
-  const auto integer = [&](std::string_view key, int64_t min) -> int64_t {
-    const auto n = detail::parseLong(get(key));
-    if (!n || *n < min) {
-      problem(key, fmt::format("'{}' is not a whole number of at least {}", get(key), min));
-      return min;
-    }
-    return *n;
-  };
-
+  ConverterKeys keys(values, prefix);
   AvroConverterConfig c;
-  auto urls = detail::parseList(get("schema.registry.url"));
-  if (urls.empty()) problem("schema.registry.url", "the Avro converter needs a schema registry");
-  const auto source = get("basic.auth.credentials.source");
-  std::optional<std::pair<std::string, std::string>> url_user;
-  for (auto& url : urls) {  // user info in a URL: the credentials of source URL, never sent as is
-    const auto start = url.find("://");
-    const auto at = url.find('@');
-    if (start == std::string::npos || at == std::string::npos || at > url.find('/', start + 3))
-      continue;
-    auto info = userInfo(url.substr(start + 3, at - start - 3));
-    if (info) info = std::make_pair(percentDecoded(info->first), percentDecoded(info->second));
-    if (!info) problem("schema.registry.url", "user info in a URL must be user:password");
-    if (source != "URL")
-      problem("schema.registry.url",
-              fmt::format("holds user info, but basic.auth.credentials.source is {}", source));
-    url_user = info;
-    url.erase(start + 3, at - start - 2);
-  }
-  if (source == "URL") {
-    c.registry.basic_auth = url_user;
-  } else if (source == "USER_INFO") {
-    auto info = get("basic.auth.user.info");
-    if (info.empty()) info = get("schema.registry.basic.auth.user.info");
-    c.registry.basic_auth = userInfo(info);
-    if (!c.registry.basic_auth)
-      problem("basic.auth.user.info", "USER_INFO needs user:password here");
-  } else {
-    problem("basic.auth.credentials.source",
-            fmt::format("'{}' is not implemented (URL or USER_INFO)", source));
-  }
-  c.registry.urls = std::move(urls);
-  for (const std::string_view store : {"truststore", "keystore"}) {
-    const auto type_key = fmt::format("schema.registry.ssl.{}.type", store);
-    if (get(type_key) != "PEM")
-      problem(type_key, fmt::format("'{}' is not implemented: PEM files only", get(type_key)));
-  }
-  c.registry.ca_file = get("schema.registry.ssl.truststore.location");
-  c.registry.client_cert = c.registry.client_key = get("schema.registry.ssl.keystore.location");
-  c.auto_register = boolean("auto.register.schemas");
-  c.use_latest_version = boolean("use.latest.version");
+  readRegistryAccess(keys, c);
+  c.auto_register = keys.boolean("auto.register.schemas");
+  c.use_latest_version = keys.boolean("use.latest.version");
   for (const std::string_view key : {"key.subject.name.strategy", "value.subject.name.strategy"}) {
-    const auto strategy = strategyOf(get(key));
+    const auto strategy = strategyOf(keys.get(key));
     if (!strategy)
-      problem(key, fmt::format("'{}' is not TopicNameStrategy, RecordNameStrategy or "
-                               "TopicRecordNameStrategy",
-                               get(key)));
+      keys.problem(key, fmt::format("'{}' is not TopicNameStrategy, RecordNameStrategy or "
+                                    "TopicRecordNameStrategy",
+                                    keys.get(key)));
     (key.starts_with("key") ? c.key_strategy : c.value_strategy) =
         strategy.value_or(SubjectStrategy::kTopicName);
   }
-  c.registry.cache_capacity = static_cast<size_t>(integer("schemas.cache.config", 1));
-  if (!boolean("connect.meta.data"))
-    problem("connect.meta.data", "false is not implemented: Connect's metadata is always written");
-  if (boolean("enhanced.avro.schema.support"))
-    problem("enhanced.avro.schema.support", "true is not implemented");
-  c.registry.connect_timeout = std::chrono::milliseconds(integer("http.connect.timeout.ms", 1));
-  c.registry.read_timeout = std::chrono::milliseconds(integer("http.read.timeout.ms", 1));
-  if (problems.empty()) {
+  c.registry.cache_capacity = static_cast<size_t>(keys.integer("schemas.cache.config", 1));
+  if (!keys.boolean("connect.meta.data"))
+    keys.problem("connect.meta.data",
+                 "false is not implemented: Connect's metadata is always written");
+  if (keys.boolean("enhanced.avro.schema.support"))
+    keys.problem("enhanced.avro.schema.support", "true is not implemented");
+  c.registry.connect_timeout =
+      std::chrono::milliseconds(keys.integer("http.connect.timeout.ms", 1));
+  c.registry.read_timeout = std::chrono::milliseconds(keys.integer("http.read.timeout.ms", 1));
+  if (keys.problems.empty()) {
     try {
       SchemaRegistryClient check(c.registry);  // the URLs and the TLS files as the client sees them
     } catch (const std::invalid_argument& e) {
-      problem("schema.registry.url", e.what());
+      keys.problem("schema.registry.url", e.what());
     }
   }
-  if (!problems.empty()) throw ConfigException(std::move(problems));
+  if (!keys.problems.empty()) throw ConfigException(std::move(keys.problems));
   return c;
 }
 
