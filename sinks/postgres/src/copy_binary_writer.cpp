@@ -4,7 +4,10 @@
 #include <cctype>
 #include <cstring>
 #include <limits>
+#include <optional>
 #include <stdexcept>
+#include <string>
+#include <utility>
 #include <vector>
 
 #include "ksink/iso_time_reader.h"
@@ -27,6 +30,79 @@ int hexValue(char c) {
   if (c >= 'a' && c <= 'f') return c - 'a' + 10;
   if (c >= 'A' && c <= 'F') return c - 'A' + 10;
   return -1;
+}
+
+// A decimal's text as its sign, its significant digits (integer part then fraction) and where
+// the decimal point falls among them once the exponent is applied; nullopt when the text is not a
+// decimal.
+struct DecimalText {
+  bool negative = false;
+  std::string digits;
+  int64_t point = 0;  // digits before the point; may be <= 0 or past the digits
+};
+
+std::optional<DecimalText> parseDecimal(std::string_view text) {
+  DecimalText out;
+  size_t i = 0;
+  if (i < text.size() && (text[i] == '+' || text[i] == '-')) out.negative = text[i++] == '-';
+  int64_t point = -1;
+  bool any = false;
+  for (; i < text.size(); ++i) {
+    const char c = text[i];
+    if (c >= '0' && c <= '9') {
+      out.digits.push_back(c);
+      any = true;
+    } else if (c == '.' && point < 0) {
+      point = static_cast<int64_t>(out.digits.size());
+    } else {
+      break;
+    }
+  }
+  if (!any) return std::nullopt;
+  if (point < 0) point = static_cast<int64_t>(out.digits.size());
+  int64_t exponent = 0;
+  if (i < text.size() && (text[i] == 'e' || text[i] == 'E')) {
+    ++i;
+    bool exp_negative = false;
+    if (i < text.size() && (text[i] == '+' || text[i] == '-')) exp_negative = text[i++] == '-';
+    if (i == text.size()) return std::nullopt;
+    for (; i < text.size(); ++i) {
+      if (text[i] < '0' || text[i] > '9' || exponent > 100000) return std::nullopt;
+      exponent = exponent * 10 + (text[i] - '0');
+    }
+    if (exp_negative) exponent = -exponent;
+  }
+  if (i != text.size()) return std::nullopt;
+  out.point = point + exponent;
+  return out;
+}
+
+// The digits in base-10000 groups aligned around the decimal point (the integer part padded on
+// the left, the fraction on the right, to multiples of four digits), and how many of the groups
+// are the integer part's.
+std::pair<std::vector<uint16_t>, int64_t> base10000Groups(const DecimalText& d) {
+  int64_t int_digits = d.point;
+  int64_t lead_pad = 0;
+  if (int_digits > 0) {
+    lead_pad = (4 - int_digits % 4) % 4;
+  } else {
+    // 0.00ddd: the fraction starts |int_digits| zeros after the point.
+    lead_pad = -int_digits;
+    int_digits = 0;
+  }
+  std::string aligned(static_cast<size_t>(lead_pad), '0');
+  aligned += d.digits;
+  if (static_cast<int64_t>(d.digits.size()) < d.point)
+    aligned.append(static_cast<size_t>(d.point - static_cast<int64_t>(d.digits.size())), '0');
+  while (aligned.size() % 4) aligned.push_back('0');
+  std::vector<uint16_t> groups;
+  groups.reserve(aligned.size() / 4);
+  for (size_t g = 0; g < aligned.size(); g += 4) {
+    const char* p = aligned.data() + g;
+    groups.push_back(static_cast<uint16_t>((p[0] - '0') * 1000 + (p[1] - '0') * 100 +
+                                           (p[2] - '0') * 10 + (p[3] - '0')));
+  }
+  return {std::move(groups), int_digits > 0 ? (int_digits + lead_pad) / 4 : 0};
 }
 
 }  // namespace
@@ -143,69 +219,13 @@ bool CopyBinaryWriter::numeric(std::string_view text) {
     put16(0);
     return true;
   }
-  size_t i = 0;
-  bool negative = false;
-  if (i < text.size() && (text[i] == '+' || text[i] == '-')) negative = text[i++] == '-';
-  std::string digits;  // all significant digits, integer part then fraction
-  int64_t point = -1;  // number of digits before the decimal point
-  bool any = false;
-  for (; i < text.size(); ++i) {
-    const char c = text[i];
-    if (c >= '0' && c <= '9') {
-      digits.push_back(c);
-      any = true;
-    } else if (c == '.' && point < 0) {
-      point = static_cast<int64_t>(digits.size());
-    } else {
-      break;
-    }
-  }
-  if (!any) return false;
-  if (point < 0) point = static_cast<int64_t>(digits.size());
-  int64_t exponent = 0;
-  if (i < text.size() && (text[i] == 'e' || text[i] == 'E')) {
-    ++i;
-    bool exp_negative = false;
-    if (i < text.size() && (text[i] == '+' || text[i] == '-')) exp_negative = text[i++] == '-';
-    if (i == text.size()) return false;
-    for (; i < text.size(); ++i) {
-      if (text[i] < '0' || text[i] > '9' || exponent > 100000) return false;
-      exponent = exponent * 10 + (text[i] - '0');
-    }
-    if (exp_negative) exponent = -exponent;
-  }
-  if (i != text.size()) return false;
-  point += exponent;
-  const int64_t scale = std::max<int64_t>(0, static_cast<int64_t>(digits.size()) - point);
-  if (scale > kNumericMaxScale || point > 4 * 32767) return false;
-
-  // Align to base-10000 groups around the decimal point: pad the integer part on the left and the
-  // fraction on the right to multiples of four digits.
-  int64_t int_digits = point;  // may be <= 0 (leading fractional zeros) or > digits.size()
-  std::string aligned;
-  int64_t lead_pad = 0;
-  if (int_digits > 0) {
-    lead_pad = (4 - int_digits % 4) % 4;
-  } else {
-    // 0.00ddd: the fraction starts |int_digits| zeros after the point.
-    lead_pad = -int_digits;
-    int_digits = 0;
-  }
-  aligned.assign(static_cast<size_t>(lead_pad), '0');
-  aligned += digits;
-  if (static_cast<int64_t>(digits.size()) < point)
-    aligned.append(static_cast<size_t>(point - static_cast<int64_t>(digits.size())), '0');
-  while (aligned.size() % 4) aligned.push_back('0');
-  const int64_t int_groups = int_digits > 0 ? (int_digits + lead_pad) / 4 : 0;
-  const auto total_groups = static_cast<int64_t>(aligned.size() / 4);
-
-  std::vector<uint16_t> groups;
-  groups.reserve(static_cast<size_t>(total_groups));
-  for (int64_t g = 0; g < total_groups; ++g) {
-    const char* d = aligned.data() + g * 4;
-    groups.push_back(static_cast<uint16_t>((d[0] - '0') * 1000 + (d[1] - '0') * 100 +
-                                           (d[2] - '0') * 10 + (d[3] - '0')));
-  }
+  const auto decimal = parseDecimal(text);
+  if (!decimal) return false;
+  const int64_t scale =
+      std::max<int64_t>(0, static_cast<int64_t>(decimal->digits.size()) - decimal->point);
+  if (scale > kNumericMaxScale || decimal->point > 4 * 32767) return false;
+  const auto [groups, int_groups] = base10000Groups(*decimal);
+  bool negative = decimal->negative;
   int64_t weight = int_groups - 1;
   size_t first = 0;
   while (first < groups.size() && groups[first] == 0) {
