@@ -67,34 +67,32 @@ std::variant<Spec, std::string> parseSpec(const std::vector<std::string>& mappin
   return spec;
 }
 
-class Cast : public Transformation {
+class Cast : public FieldTransform {
  public:
-  explicit Cast(bool key) : key_(key) {}
+  explicit Cast(bool key) : FieldTransform(key) {}
 
   const ConfigDef& configDef() const override {
-    static const ConfigDef def = [] {
-      ConfigDef d;
-      d.define("spec", ConfigDef::Type::kList, std::nullopt, ConfigDef::Importance::kHigh,
-               "List of fields and the type to cast them to of the form field1:type,field2:type "
-               "to cast fields of Maps or Structs. A single type to cast the entire value. Valid "
-               "types are int8, int16, int32, int64, float32, float64, boolean, and string. Note "
-               "that binary fields can only be cast to string.",
-               [](std::string_view value) -> std::optional<std::string> {
-                 auto spec = parseSpec(splitList(value));
-                 if (auto* error = std::get_if<std::string>(&spec)) return *error;
-                 return std::nullopt;
-               });
-      defineReplaceNullWithDefault(d);
-      return d;
-    }();
+    static const ConfigDef def =
+        ConfigDef()
+            .define(
+                "spec", ConfigDef::Type::kList, std::nullopt, ConfigDef::Importance::kHigh,
+                "List of fields and the type to cast them to of the form field1:type,field2:type "
+                "to cast fields of Maps or Structs. A single type to cast the entire value. Valid "
+                "types are int8, int16, int32, int64, float32, float64, boolean, and string. Note "
+                "that binary fields can only be cast to string.",
+                [](std::string_view value) -> std::optional<std::string> {
+                  auto spec = parseSpec(splitList(value));
+                  if (auto* error = std::get_if<std::string>(&spec)) return *error;
+                  return std::nullopt;
+                })
+            .include(replaceNullWithDefaultDef());
     return def;
   }
 
-  void configure(const Config& config) override {
+  void configureFields(const Config& config) override {
     auto spec = parseSpec(splitList(config.getString("spec")));
     if (auto* error = std::get_if<std::string>(&spec)) throw configError("spec", *error);
     spec_ = std::get<Spec>(std::move(spec));
-    replace_null_ = config.getBoolean(std::string(kReplaceNullWithDefault));
   }
 
   std::optional<ConnectRecord> apply(ConnectRecord record) override {
@@ -174,10 +172,7 @@ class Cast : public Transformation {
     return withFields(schema, std::move(fields));
   }
 
-  bool key_;
   Spec spec_;
-  bool replace_null_ = true;
-  SchemaCache cache_;
 };
 
 }  // namespace

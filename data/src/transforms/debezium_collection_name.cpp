@@ -18,13 +18,9 @@ namespace {
 class DebeziumCollectionName final : public Transformation {
  public:
   const ConfigDef& configDef() const override {
-    static const ConfigDef def = [] {
-      ConfigDef d;
-      d.define("format", ConfigDef::Type::kString, "${topic}", ConfigDef::Importance::kHigh,
-               "Table name: ${topic} (dots as underscores) and ${source.<field>}",
-               ConfigDef::nonEmpty());
-      return d;
-    }();
+    static const ConfigDef def = ConfigDef().define(
+        "format", ConfigDef::Type::kString, "${topic}", ConfigDef::Importance::kHigh,
+        "Table name: ${topic} (dots as underscores) and ${source.<field>}", ConfigDef::nonEmpty());
     return def;
   }
 

@@ -10,12 +10,9 @@ namespace {
 class DropHeaders : public Transformation {
  public:
   const ConfigDef& configDef() const override {
-    static const ConfigDef def = [] {
-      ConfigDef d;
-      d.define("headers", ConfigDef::Type::kList, std::nullopt, ConfigDef::Importance::kHigh,
-               "The name of the headers to be removed.", nonEmptyList());
-      return d;
-    }();
+    static const ConfigDef def = ConfigDef().define(
+        "headers", ConfigDef::Type::kList, std::nullopt, ConfigDef::Importance::kHigh,
+        "The name of the headers to be removed.", nonEmptyList());
     return def;
   }
 

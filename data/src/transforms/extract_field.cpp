@@ -11,26 +11,23 @@ namespace {
 
 constexpr std::string_view kPurpose = "field extraction";
 
-class ExtractField : public Transformation {
+class ExtractField : public FieldTransform {
  public:
-  explicit ExtractField(bool key) : key_(key) {}
+  explicit ExtractField(bool key) : FieldTransform(key) {}
 
   const ConfigDef& configDef() const override {
-    static const ConfigDef def = [] {
-      ConfigDef d;
-      d.define("field", ConfigDef::Type::kString, std::nullopt, ConfigDef::Importance::kMedium,
-               "Field name to extract.");
-      defineReplaceNullWithDefault(d);
-      defineFieldSyntaxVersion(d);
-      return d;
-    }();
+    static const ConfigDef def =
+        ConfigDef()
+            .define("field", ConfigDef::Type::kString, std::nullopt, ConfigDef::Importance::kMedium,
+                    "Field name to extract.")
+            .include(replaceNullWithDefaultDef())
+            .include(fieldSyntaxVersionDef());
     return def;
   }
 
-  void configure(const Config& config) override {
+  void configureFields(const Config& config) override {
     field_ = config.getString("field");
     path_.emplace(field_, fieldSyntaxIsV2(config.getString("field.syntax.version")), "field");
-    replace_null_ = config.getBoolean(std::string(kReplaceNullWithDefault));
   }
 
   std::optional<ConnectRecord> apply(ConnectRecord record) override {
@@ -52,10 +49,8 @@ class ExtractField : public Transformation {
   }
 
  private:
-  bool key_;
   std::string field_;
   std::optional<FieldPath> path_;
-  bool replace_null_ = true;
 };
 
 }  // namespace

@@ -116,16 +116,18 @@ Value FieldPath::valueFrom(const Value& value) const {
   return *current;
 }
 
-void defineFieldSyntaxVersion(ConfigDef& def) {
-  def.define("field.syntax.version", ConfigDef::Type::kString, "V1", ConfigDef::Importance::kHigh,
-             "V1: a field name at the root of the struct or map; V2: a dotted path to a nested "
-             "field, with backticks around names that contain dots (`foo.bar`.baz).",
-             [](std::string_view value) -> std::optional<std::string> {
-               const auto v = trim(value);
-               if (v == "V1" || v == "v1" || v == "V2" || v == "v2") return std::nullopt;
-               return fmt::format("'{}' is not one of [V1, V2] (Unrecognized field syntax version)",
-                                  value);
-             });
+const ConfigDef& fieldSyntaxVersionDef() {
+  static const ConfigDef def = ConfigDef().define(
+      "field.syntax.version", ConfigDef::Type::kString, "V1", ConfigDef::Importance::kHigh,
+      "V1: a field name at the root of the struct or map; V2: a dotted path to a nested "
+      "field, with backticks around names that contain dots (`foo.bar`.baz).",
+      [](std::string_view value) -> std::optional<std::string> {
+        const auto v = trim(value);
+        if (v == "V1" || v == "v1" || v == "V2" || v == "v2") return std::nullopt;
+        return fmt::format("'{}' is not one of [V1, V2] (Unrecognized field syntax version)",
+                           value);
+      });
+  return def;
 }
 
 bool fieldSyntaxIsV2(std::string_view value) {

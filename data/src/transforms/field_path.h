@@ -30,8 +30,8 @@ class FieldPath {
   std::vector<std::string> steps_;
 };
 
-// `field.syntax.version` (V1 or V2, any case), appended to a transform's definitions.
-void defineFieldSyntaxVersion(ConfigDef& def);
+// `field.syntax.version` (V1 or V2, any case), included into a transform's definitions.
+const ConfigDef& fieldSyntaxVersionDef();
 bool fieldSyntaxIsV2(std::string_view value);
 
 }  // namespace ksink::detail

@@ -10,22 +10,21 @@ namespace {
 
 constexpr std::string_view kPurpose = "flattening";
 
-class Flatten : public Transformation {
+class Flatten : public FieldTransform {
  public:
-  explicit Flatten(bool key) : key_(key) {}
+  explicit Flatten(bool key) : FieldTransform(key) {}
 
   const ConfigDef& configDef() const override {
-    static const ConfigDef def = [] {
-      ConfigDef d;
-      d.define("delimiter", ConfigDef::Type::kString, ".", ConfigDef::Importance::kMedium,
-               "Delimiter to insert between field names from the input record when generating "
-               "field names for the output record.");
-      return d;
-    }();
+    static const ConfigDef def = ConfigDef().define(
+        "delimiter", ConfigDef::Type::kString, ".", ConfigDef::Importance::kMedium,
+        "Delimiter to insert between field names from the input record when generating "
+        "field names for the output record.");
     return def;
   }
 
-  void configure(const Config& config) override { delimiter_ = config.getString("delimiter"); }
+  void configureFields(const Config& config) override {
+    delimiter_ = config.getString("delimiter");
+  }
 
   std::optional<ConnectRecord> apply(ConnectRecord record) override {
     auto& operand = detail::operand(record, key_);
@@ -115,9 +114,7 @@ class Flatten : public Transformation {
     }
   }
 
-  bool key_;
   std::string delimiter_ = ".";
-  SchemaCache cache_;
 };
 
 }  // namespace

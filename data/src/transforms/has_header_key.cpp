@@ -9,12 +9,9 @@ namespace {
 class HasHeaderKey : public Predicate {
  public:
   const ConfigDef& configDef() const override {
-    static const ConfigDef def = [] {
-      ConfigDef d;
-      d.define("name", ConfigDef::Type::kString, std::nullopt, ConfigDef::Importance::kMedium,
-               "The header name.", nonEmptyString());
-      return d;
-    }();
+    static const ConfigDef def =
+        ConfigDef().define("name", ConfigDef::Type::kString, std::nullopt,
+                           ConfigDef::Importance::kMedium, "The header name.", nonEmptyString());
     return def;
   }
   void configure(const Config& config) override { name_ = config.getString("name"); }

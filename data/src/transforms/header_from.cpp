@@ -11,32 +11,31 @@
 namespace ksink::detail {
 namespace {
 
-class HeaderFrom : public Transformation {
+class HeaderFrom : public FieldTransform {
  public:
-  explicit HeaderFrom(bool key) : key_(key) {}
+  explicit HeaderFrom(bool key) : FieldTransform(key) {}
 
   const ConfigDef& configDef() const override {
-    static const ConfigDef def = [] {
-      ConfigDef d;
-      d.define("fields", ConfigDef::Type::kList, std::nullopt, ConfigDef::Importance::kHigh,
-               "Field names in the record whose values are to be copied or moved to headers.",
-               nonEmptyList());
-      d.define("headers", ConfigDef::Type::kList, std::nullopt, ConfigDef::Importance::kHigh,
-               "Header names, in the same order as the field names listed in the fields "
-               "configuration property.",
-               nonEmptyList());
-      d.define("operation", ConfigDef::Type::kString, std::nullopt, ConfigDef::Importance::kHigh,
-               "Either move if the fields are to be moved to the headers (removed from the "
-               "key/value), or copy if the fields are to be copied to the headers (retained in "
-               "the key/value).",
-               ConfigDef::oneOf({"move", "copy"}));
-      defineReplaceNullWithDefault(d);
-      return d;
-    }();
+    static const ConfigDef def =
+        ConfigDef()
+            .define("fields", ConfigDef::Type::kList, std::nullopt, ConfigDef::Importance::kHigh,
+                    "Field names in the record whose values are to be copied or moved to headers.",
+                    nonEmptyList())
+            .define("headers", ConfigDef::Type::kList, std::nullopt, ConfigDef::Importance::kHigh,
+                    "Header names, in the same order as the field names listed in the fields "
+                    "configuration property.",
+                    nonEmptyList())
+            .define(
+                "operation", ConfigDef::Type::kString, std::nullopt, ConfigDef::Importance::kHigh,
+                "Either move if the fields are to be moved to the headers (removed from the "
+                "key/value), or copy if the fields are to be copied to the headers (retained in "
+                "the key/value).",
+                ConfigDef::oneOf({"move", "copy"}))
+            .include(replaceNullWithDefaultDef());
     return def;
   }
 
-  void configure(const Config& config) override {
+  void configureFields(const Config& config) override {
     // Positions pair fields with headers, so duplicates are kept (getList would drop them).
     fields_ = splitList(config.getString("fields"));
     headers_ = splitList(config.getString("headers"));
@@ -45,7 +44,6 @@ class HeaderFrom : public Transformation {
                         "'fields' config must have the same number of elements as 'headers' "
                         "config.");
     move_ = trim(config.getString("operation")) == "move";
-    replace_null_ = config.getBoolean(std::string(kReplaceNullWithDefault));
   }
 
   std::optional<ConnectRecord> apply(ConnectRecord record) override {
@@ -98,11 +96,8 @@ class HeaderFrom : public Transformation {
     return std::find(fields_.begin(), fields_.end(), name) != fields_.end();
   }
 
-  bool key_;
   std::vector<std::string> fields_, headers_;
   bool move_ = false;
-  bool replace_null_ = true;
-  SchemaCache cache_;
 };
 
 }  // namespace

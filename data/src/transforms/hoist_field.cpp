@@ -6,22 +6,19 @@
 namespace ksink::detail {
 namespace {
 
-class HoistField : public Transformation {
+class HoistField : public FieldTransform {
  public:
-  explicit HoistField(bool key) : key_(key) {}
+  explicit HoistField(bool key) : FieldTransform(key) {}
 
   const ConfigDef& configDef() const override {
-    static const ConfigDef def = [] {
-      ConfigDef d;
-      d.define("field", ConfigDef::Type::kString, std::nullopt, ConfigDef::Importance::kMedium,
-               "Field name for the single field that will be created in the resulting Struct or "
-               "Map.");
-      return d;
-    }();
+    static const ConfigDef def = ConfigDef().define(
+        "field", ConfigDef::Type::kString, std::nullopt, ConfigDef::Importance::kMedium,
+        "Field name for the single field that will be created in the resulting Struct or "
+        "Map.");
     return def;
   }
 
-  void configure(const Config& config) override { field_ = config.getString("field"); }
+  void configureFields(const Config& config) override { field_ = config.getString("field"); }
 
   std::optional<ConnectRecord> apply(ConnectRecord record) override {
     auto& operand = detail::operand(record, key_);
@@ -36,9 +33,7 @@ class HoistField : public Transformation {
   }
 
  private:
-  bool key_;
   std::string field_;
-  SchemaCache cache_;
 };
 
 }  // namespace

@@ -25,42 +25,43 @@ struct InsertionSpec {
   }
 };
 
-class InsertField : public Transformation {
+// The doc of a key naming a field to insert.
+std::string fieldDoc(std::string_view what) {
+  return std::string(what) +
+         " Suffix with ! to make this a required field, or ? to keep it optional (the default).";
+}
+
+class InsertField : public FieldTransform {
  public:
-  explicit InsertField(bool key) : key_(key) {}
+  explicit InsertField(bool key) : FieldTransform(key) {}
 
   const ConfigDef& configDef() const override {
-    static const ConfigDef def = [] {
-      ConfigDef d;
-      const std::string suffix =
-          " Suffix with ! to make this a required field, or ? to keep it optional (the "
-          "default).";
-      d.define("topic.field", ConfigDef::Type::kString, "", ConfigDef::Importance::kMedium,
-               "Field name for Kafka topic." + suffix);
-      d.define("partition.field", ConfigDef::Type::kString, "", ConfigDef::Importance::kMedium,
-               "Field name for Kafka partition." + suffix);
-      d.define("offset.field", ConfigDef::Type::kString, "", ConfigDef::Importance::kMedium,
-               "Field name for Kafka offset (the offset the record was consumed at)." + suffix);
-      d.define("timestamp.field", ConfigDef::Type::kString, "", ConfigDef::Importance::kMedium,
-               "Field name for record timestamp." + suffix);
-      d.define("static.field", ConfigDef::Type::kString, "", ConfigDef::Importance::kMedium,
-               "Field name for static data field." + suffix);
-      d.define("static.value", ConfigDef::Type::kString, "", ConfigDef::Importance::kMedium,
-               "Static field value, if field name configured.");
-      defineReplaceNullWithDefault(d);
-      return d;
-    }();
+    static const ConfigDef def =
+        ConfigDef()
+            .define("topic.field", ConfigDef::Type::kString, "", ConfigDef::Importance::kMedium,
+                    fieldDoc("Field name for Kafka topic."))
+            .define("partition.field", ConfigDef::Type::kString, "", ConfigDef::Importance::kMedium,
+                    fieldDoc("Field name for Kafka partition."))
+            .define(
+                "offset.field", ConfigDef::Type::kString, "", ConfigDef::Importance::kMedium,
+                fieldDoc("Field name for Kafka offset (the offset the record was consumed at)."))
+            .define("timestamp.field", ConfigDef::Type::kString, "", ConfigDef::Importance::kMedium,
+                    fieldDoc("Field name for record timestamp."))
+            .define("static.field", ConfigDef::Type::kString, "", ConfigDef::Importance::kMedium,
+                    fieldDoc("Field name for static data field."))
+            .define("static.value", ConfigDef::Type::kString, "", ConfigDef::Importance::kMedium,
+                    "Static field value, if field name configured.")
+            .include(replaceNullWithDefaultDef());
     return def;
   }
 
-  void configure(const Config& config) override {
+  void configureFields(const Config& config) override {
     topic_ = InsertionSpec::parse(config.getString("topic.field"));
     partition_ = InsertionSpec::parse(config.getString("partition.field"));
     offset_ = InsertionSpec::parse(config.getString("offset.field"));
     timestamp_ = InsertionSpec::parse(config.getString("timestamp.field"));
     static_ = InsertionSpec::parse(config.getString("static.field"));
     static_value_ = config.getString("static.value");
-    replace_null_ = config.getBoolean(std::string(kReplaceNullWithDefault));
     if (!topic_ && !partition_ && !offset_ && !timestamp_ && !static_)
       throw configError("topic.field",
                         "No field insertion configured: set at least one of topic.field, "
@@ -135,11 +136,8 @@ class InsertField : public Transformation {
     return withFields(schema, std::move(fields));
   }
 
-  bool key_;
   std::optional<InsertionSpec> topic_, partition_, offset_, timestamp_, static_;
   std::string static_value_;
-  bool replace_null_ = true;
-  SchemaCache cache_;
 };
 
 }  // namespace

@@ -153,17 +153,16 @@ std::variant<SchemaAndValue, std::string> parseLiteral(const std::string& litera
 class InsertHeader : public Transformation {
  public:
   const ConfigDef& configDef() const override {
-    static const ConfigDef def = [] {
-      ConfigDef d;
-      d.define("header", ConfigDef::Type::kString, std::nullopt, ConfigDef::Importance::kHigh,
-               "The name of the header.");
-      d.define("value.literal", ConfigDef::Type::kString, std::nullopt,
-               ConfigDef::Importance::kHigh,
-               "The literal value that is to be set as the header value on all records, typed as "
-               "Connect types it: true/false, integers, decimals, ISO dates and times, else a "
-               "string.");
-      return d;
-    }();
+    static const ConfigDef def =
+        ConfigDef()
+            .define("header", ConfigDef::Type::kString, std::nullopt, ConfigDef::Importance::kHigh,
+                    "The name of the header.")
+            .define(
+                "value.literal", ConfigDef::Type::kString, std::nullopt,
+                ConfigDef::Importance::kHigh,
+                "The literal value that is to be set as the header value on all records, typed as "
+                "Connect types it: true/false, integers, decimals, ISO dates and times, else a "
+                "string.");
     return def;
   }
 

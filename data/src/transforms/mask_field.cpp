@@ -48,31 +48,29 @@ double replacementFloating(const std::string& text) {
   return d;
 }
 
-class MaskField : public Transformation {
+class MaskField : public FieldTransform {
  public:
-  explicit MaskField(bool key) : key_(key) {}
+  explicit MaskField(bool key) : FieldTransform(key) {}
 
   const ConfigDef& configDef() const override {
-    static const ConfigDef def = [] {
-      ConfigDef d;
-      d.define("fields", ConfigDef::Type::kList, std::nullopt, ConfigDef::Importance::kHigh,
-               "Names of fields to mask.", nonEmptyList());
-      d.define("replacement", ConfigDef::Type::kString, "", ConfigDef::Importance::kLow,
-               "Custom value replacement, that will be applied to all 'fields' values (numeric "
-               "or non-empty string values only).",
-               nonEmptyString());
-      defineReplaceNullWithDefault(d);
-      return d;
-    }();
+    static const ConfigDef def =
+        ConfigDef()
+            .define("fields", ConfigDef::Type::kList, std::nullopt, ConfigDef::Importance::kHigh,
+                    "Names of fields to mask.", nonEmptyList())
+            .define(
+                "replacement", ConfigDef::Type::kString, "", ConfigDef::Importance::kLow,
+                "Custom value replacement, that will be applied to all 'fields' values (numeric "
+                "or non-empty string values only).",
+                nonEmptyString())
+            .include(replaceNullWithDefaultDef());
     return def;
   }
 
-  void configure(const Config& config) override {
+  void configureFields(const Config& config) override {
     const auto fields = config.getList("fields");
     fields_ = std::set<std::string>(fields.begin(), fields.end());
     replacement_.reset();
     if (config.values().contains("replacement")) replacement_ = config.getString("replacement");
-    replace_null_ = config.getBoolean(std::string(kReplaceNullWithDefault));
   }
 
   std::optional<ConnectRecord> apply(ConnectRecord record) override {
@@ -188,10 +186,8 @@ class MaskField : public Transformation {
     return Value();
   }
 
-  bool key_;
   std::set<std::string> fields_;
   std::optional<std::string> replacement_;
-  bool replace_null_ = true;
 };
 
 }  // namespace

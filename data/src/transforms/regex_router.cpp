@@ -12,15 +12,15 @@ namespace {
 class RegexRouter : public Transformation {
  public:
   const ConfigDef& configDef() const override {
-    static const ConfigDef def = [] {
-      ConfigDef d;
-      d.define("regex", ConfigDef::Type::kString, std::nullopt, ConfigDef::Importance::kHigh,
-               "Regular expression to use for matching (Java syntax; the whole topic must match).",
-               JavaRegex::validator());
-      d.define("replacement", ConfigDef::Type::kString, std::nullopt, ConfigDef::Importance::kHigh,
-               "Replacement string: $n for group n, \\ to quote the next character.");
-      return d;
-    }();
+    static const ConfigDef def =
+        ConfigDef()
+            .define(
+                "regex", ConfigDef::Type::kString, std::nullopt, ConfigDef::Importance::kHigh,
+                "Regular expression to use for matching (Java syntax; the whole topic must match).",
+                JavaRegex::validator())
+            .define("replacement", ConfigDef::Type::kString, std::nullopt,
+                    ConfigDef::Importance::kHigh,
+                    "Replacement string: $n for group n, \\ to quote the next character.");
     return def;
   }
 

@@ -22,33 +22,31 @@ std::optional<std::string> renameProblem(const std::vector<std::string>& mapping
   return std::nullopt;
 }
 
-class ReplaceField : public Transformation {
+class ReplaceField : public FieldTransform {
  public:
-  explicit ReplaceField(bool key) : key_(key) {}
+  explicit ReplaceField(bool key) : FieldTransform(key) {}
 
   const ConfigDef& configDef() const override {
-    static const ConfigDef def = [] {
-      ConfigDef d;
-      d.define("exclude", ConfigDef::Type::kList, "", ConfigDef::Importance::kMedium,
-               "Fields to exclude. This takes precedence over the fields to include.");
-      d.define("include", ConfigDef::Type::kList, "", ConfigDef::Importance::kMedium,
-               "Fields to include. If specified, only these fields will be used.");
-      // Connect 4.0 dropped the pre-KIP-629 names; they are kept so 3.x configurations still
-      // start, with the same meaning.
-      d.define("blacklist", ConfigDef::Type::kList, "", ConfigDef::Importance::kLow,
-               "Deprecated. Use exclude instead.");
-      d.define("whitelist", ConfigDef::Type::kList, "", ConfigDef::Importance::kLow,
-               "Deprecated. Use include instead.");
-      d.define("renames", ConfigDef::Type::kList, "", ConfigDef::Importance::kMedium,
-               "Field rename mappings: a list of colon-delimited pairs, e.g. foo:bar,abc:xyz.",
-               [](std::string_view value) { return renameProblem(parseList(value)); });
-      defineReplaceNullWithDefault(d);
-      return d;
-    }();
+    static const ConfigDef def =
+        ConfigDef()
+            .define("exclude", ConfigDef::Type::kList, "", ConfigDef::Importance::kMedium,
+                    "Fields to exclude. This takes precedence over the fields to include.")
+            .define("include", ConfigDef::Type::kList, "", ConfigDef::Importance::kMedium,
+                    "Fields to include. If specified, only these fields will be used.")
+            // Connect 4.0 dropped the pre-KIP-629 names; they are kept so 3.x configurations still
+            // start, with the same meaning.
+            .define("blacklist", ConfigDef::Type::kList, "", ConfigDef::Importance::kLow,
+                    "Deprecated. Use exclude instead.")
+            .define("whitelist", ConfigDef::Type::kList, "", ConfigDef::Importance::kLow,
+                    "Deprecated. Use include instead.")
+            .define("renames", ConfigDef::Type::kList, "", ConfigDef::Importance::kMedium,
+                    "Field rename mappings: a list of colon-delimited pairs, e.g. foo:bar,abc:xyz.",
+                    [](std::string_view value) { return renameProblem(parseList(value)); })
+            .include(replaceNullWithDefaultDef());
     return def;
   }
 
-  void configure(const Config& config) override {
+  void configureFields(const Config& config) override {
     std::vector<ConfigProblem> problems;
     const auto list = [&](const char* key, const char* deprecated) {
       const bool has_key = config.values().contains(key);
@@ -68,7 +66,6 @@ class ReplaceField : public Transformation {
       auto parts = javaSplit(mapping, ':');
       renames_.insert_or_assign(parts[0], parts[1]);
     }
-    replace_null_ = config.getBoolean(std::string(kReplaceNullWithDefault));
   }
 
   std::optional<ConnectRecord> apply(ConnectRecord record) override {
@@ -117,11 +114,8 @@ class ReplaceField : public Transformation {
     return it == renames_.end() ? name : it->second;
   }
 
-  bool key_;
   std::set<std::string> exclude_, include_;
   std::map<std::string, std::string> renames_;
-  bool replace_null_ = true;
-  SchemaCache cache_;
 };
 
 }  // namespace

@@ -26,35 +26,37 @@ Kind kindOf(std::string_view name) {
   return Kind::kTimestamp;
 }
 
-class TimestampConverter : public Transformation {
+class TimestampConverter : public FieldTransform {
  public:
-  explicit TimestampConverter(bool key) : key_(key) {}
+  explicit TimestampConverter(bool key) : FieldTransform(key) {}
 
   const ConfigDef& configDef() const override {
-    static const ConfigDef def = [] {
-      ConfigDef d;
-      d.define("field", ConfigDef::Type::kString, "", ConfigDef::Importance::kHigh,
-               "The field containing the timestamp, or empty if the entire value is a timestamp");
-      d.define("target.type", ConfigDef::Type::kString, std::nullopt, ConfigDef::Importance::kHigh,
-               "The desired timestamp representation: string, unix, Date, Time, or Timestamp",
-               ConfigDef::oneOf({"string", "unix", "Date", "Time", "Timestamp"}));
-      d.define("format", ConfigDef::Type::kString, "", ConfigDef::Importance::kMedium,
-               "A SimpleDateFormat-compatible format for the timestamp (the letters y M d H m s S "
-               "and quoted text, UTC). Used to generate the output when type=string or used to "
-               "parse the input if the input is a string.");
-      d.define("unix.precision", ConfigDef::Type::kString, "milliseconds",
-               ConfigDef::Importance::kLow,
-               "The desired Unix precision for the timestamp: seconds, milliseconds, "
-               "microseconds, or nanoseconds. Used to generate the output when type=unix or used "
-               "to parse the input if the input is a Long.",
-               ConfigDef::oneOf({"nanoseconds", "microseconds", "milliseconds", "seconds"}));
-      defineReplaceNullWithDefault(d);
-      return d;
-    }();
+    static const ConfigDef def =
+        ConfigDef()
+            .define(
+                "field", ConfigDef::Type::kString, "", ConfigDef::Importance::kHigh,
+                "The field containing the timestamp, or empty if the entire value is a timestamp")
+            .define("target.type", ConfigDef::Type::kString, std::nullopt,
+                    ConfigDef::Importance::kHigh,
+                    "The desired timestamp representation: string, unix, Date, Time, or Timestamp",
+                    ConfigDef::oneOf({"string", "unix", "Date", "Time", "Timestamp"}))
+            .define(
+                "format", ConfigDef::Type::kString, "", ConfigDef::Importance::kMedium,
+                "A SimpleDateFormat-compatible format for the timestamp (the letters y M d H m s S "
+                "and quoted text, UTC). Used to generate the output when type=string or used to "
+                "parse the input if the input is a string.")
+            .define(
+                "unix.precision", ConfigDef::Type::kString, "milliseconds",
+                ConfigDef::Importance::kLow,
+                "The desired Unix precision for the timestamp: seconds, milliseconds, "
+                "microseconds, or nanoseconds. Used to generate the output when type=unix or used "
+                "to parse the input if the input is a Long.",
+                ConfigDef::oneOf({"nanoseconds", "microseconds", "milliseconds", "seconds"}))
+            .include(replaceNullWithDefaultDef());
     return def;
   }
 
-  void configure(const Config& config) override {
+  void configureFields(const Config& config) override {
     field_ = config.getString("field");
     target_ = kindOf(trim(config.getString("target.type")));
     // The text outlives its trimmed view (a view of the temporary read past its end).
@@ -64,7 +66,6 @@ class TimestampConverter : public Transformation {
                  : precision == "microseconds" ? Precision::kMicros
                  : precision == "nanoseconds"  ? Precision::kNanos
                                                : Precision::kMillis;
-    replace_null_ = config.getBoolean(std::string(kReplaceNullWithDefault));
     const auto pattern = config.getString("format");
     format_.reset();
     if (trim(pattern).empty()) {
@@ -242,13 +243,10 @@ class TimestampConverter : public Transformation {
     return Value::integer(millis);
   }
 
-  bool key_;
   std::string field_;
   Kind target_ = Kind::kTimestamp;
   Precision precision_ = Precision::kMillis;
   std::optional<DateFormat> format_;
-  bool replace_null_ = true;
-  SchemaCache cache_;
 };
 
 }  // namespace

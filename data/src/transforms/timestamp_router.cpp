@@ -17,18 +17,18 @@ void replaceAll(std::string& text, std::string_view what, std::string_view with)
 class TimestampRouter : public Transformation {
  public:
   const ConfigDef& configDef() const override {
-    static const ConfigDef def = [] {
-      ConfigDef d;
-      d.define("topic.format", ConfigDef::Type::kString, "${topic}-${timestamp}",
-               ConfigDef::Importance::kHigh,
-               "Format string which can contain ${topic} and ${timestamp} as placeholders for the "
-               "topic and timestamp, respectively.");
-      d.define("timestamp.format", ConfigDef::Type::kString, "yyyyMMdd",
-               ConfigDef::Importance::kHigh,
-               "Format string for the timestamp, a java.text.SimpleDateFormat pattern (UTC) of "
-               "the letters y M d H m s S and quoted text.");
-      return d;
-    }();
+    static const ConfigDef def =
+        ConfigDef()
+            .define(
+                "topic.format", ConfigDef::Type::kString, "${topic}-${timestamp}",
+                ConfigDef::Importance::kHigh,
+                "Format string which can contain ${topic} and ${timestamp} as placeholders for the "
+                "topic and timestamp, respectively.")
+            .define(
+                "timestamp.format", ConfigDef::Type::kString, "yyyyMMdd",
+                ConfigDef::Importance::kHigh,
+                "Format string for the timestamp, a java.text.SimpleDateFormat pattern (UTC) of "
+                "the letters y M d H m s S and quoted text.");
     return def;
   }
 

@@ -12,16 +12,13 @@ namespace {
 class TopicNameMatches : public Predicate {
  public:
   const ConfigDef& configDef() const override {
-    static const ConfigDef def = [] {
-      ConfigDef d;
-      d.define("pattern", ConfigDef::Type::kString, std::nullopt, ConfigDef::Importance::kMedium,
-               "A Java regular expression for matching against the name of a record's topic.",
-               [](std::string_view value) -> std::optional<std::string> {
-                 if (value.empty()) return "String must be non-empty";
-                 return JavaRegex::validator()(value);
-               });
-      return d;
-    }();
+    static const ConfigDef def = ConfigDef().define(
+        "pattern", ConfigDef::Type::kString, std::nullopt, ConfigDef::Importance::kMedium,
+        "A Java regular expression for matching against the name of a record's topic.",
+        [](std::string_view value) -> std::optional<std::string> {
+          if (value.empty()) return "String must be non-empty";
+          return JavaRegex::validator()(value);
+        });
     return def;
   }
   void configure(const Config& config) override {

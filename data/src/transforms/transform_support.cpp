@@ -13,11 +13,13 @@
 
 namespace ksink::detail {
 
-void defineReplaceNullWithDefault(ConfigDef& def) {
-  def.define(std::string(kReplaceNullWithDefault), ConfigDef::Type::kBoolean, "true",
-             ConfigDef::Importance::kMedium,
-             "Whether a null field that has a default value takes the default (true) or stays "
-             "null (false).");
+const ConfigDef& replaceNullWithDefaultDef() {
+  static const ConfigDef def = ConfigDef().define(
+      std::string(kReplaceNullWithDefault), ConfigDef::Type::kBoolean, "true",
+      ConfigDef::Importance::kMedium,
+      "Whether a null field that has a default value takes the default (true) or stays "
+      "null (false).");
+  return def;
 }
 
 std::vector<std::string> splitList(std::string_view text) {

@@ -19,6 +19,7 @@
 #include "ksink/connect_record.h"
 #include "ksink/conversion_error.h"
 #include "ksink/schema.h"
+#include "ksink/transformation.h"
 #include "ksink/transformation_registry.h"
 #include "ksink/value.h"
 
@@ -75,6 +76,32 @@ class SchemaCache {
       map_;
 };
 
+// --- Key or value transforms -------------------------------------------------------------------
+
+inline constexpr std::string_view kReplaceNullWithDefault = "replace.null.with.default";
+
+// A transform of a record's key (`key` true) or value: one of Connect's `<Name>$Key` /
+// `<Name>$Value` pairs. It reads `replace.null.with.default` when its definition has the key, and
+// keeps the schemas it derives.
+class FieldTransform : public Transformation {
+ public:
+  void configure(const Config& config) final {
+    if (configDef().find(kReplaceNullWithDefault))
+      replace_null_ = config.getBoolean(std::string(kReplaceNullWithDefault));
+    configureFields(config);
+  }
+
+ protected:
+  explicit FieldTransform(bool key) : key_(key) {}
+
+  // The transform's own keys.
+  virtual void configureFields(const Config& config) = 0;
+
+  const bool key_;
+  bool replace_null_ = true;
+  SchemaCache cache_;
+};
+
 // --- Registration -------------------------------------------------------------------------------
 
 inline constexpr std::string_view kTransformsPackage = "org.apache.kafka.connect.transforms.";
@@ -108,10 +135,9 @@ void registerPredicate(TransformationRegistry& registry, std::string_view name) 
 
 // --- Configuration ------------------------------------------------------------------------------
 
-inline constexpr std::string_view kReplaceNullWithDefault = "replace.null.with.default";
-
-// Connect 3.9's `replace.null.with.default` (KIP-1040), shared by the field transforms.
-void defineReplaceNullWithDefault(ConfigDef& def);
+// Connect 3.9's `replace.null.with.default` (KIP-1040), shared by the field transforms: included
+// into their definitions.
+const ConfigDef& replaceNullWithDefaultDef();
 
 // A ConfigException for one key (without the `transforms.<alias>.` prefix the chain adds).
 inline ConfigException configError(std::string key, std::string reason) {

@@ -13,13 +13,11 @@ constexpr std::string_view kPurpose = "copying fields from value to key";
 class ValueToKey : public Transformation {
  public:
   const ConfigDef& configDef() const override {
-    static const ConfigDef def = [] {
-      ConfigDef d;
-      d.define("fields", ConfigDef::Type::kList, std::nullopt, ConfigDef::Importance::kHigh,
-               "Field names on the record value to extract as the record key.", nonEmptyList());
-      defineReplaceNullWithDefault(d);
-      return d;
-    }();
+    static const ConfigDef def =
+        ConfigDef()
+            .define("fields", ConfigDef::Type::kList, std::nullopt, ConfigDef::Importance::kHigh,
+                    "Field names on the record value to extract as the record key.", nonEmptyList())
+            .include(replaceNullWithDefaultDef());
     return def;
   }
 
