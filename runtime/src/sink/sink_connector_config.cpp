@@ -37,9 +37,6 @@ ConfigDef makeDef() {
       .define("errors.retry.delay.max.ms", Type::kLong, "60000", Importance::kMedium,
               "Cap of the exponential backoff between retries (starts at 300 ms).",
               ConfigDef::atLeast(0))
-      .define("errors.tolerance", Type::kString, "none", Importance::kMedium,
-              "none: the first bad record fails the task; all: bad records are skipped.",
-              ConfigDef::oneOf({"none", "all"}))
       // Not Connect's 500: a put() takes what is already fetched, up to this, without waiting, so
       // a slow topic still gets small batches; at full speed a sink writing a transaction per
       // put() pays its commit per 10000 records instead of per 500 (docs/performance.md).

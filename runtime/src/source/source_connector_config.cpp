@@ -72,17 +72,10 @@ ConfigDef makeDef() {
   ConfigDef def;
   def.include(WorkerConfig::configDef());
   def.include(WorkerConfig::connectorKeys());
-  def.define("errors.tolerance", Type::kString, "none", Importance::kMedium,
-             "none: a record that fails conversion, a transform or its send fails the task; all: "
-             "it is skipped (and its offset committed).",
-             ConfigDef::oneOf({"none", "all"}))
-      .define("errors.log.enable", Type::kBoolean, "false", Importance::kMedium,
-              "Log each record skipped under errors.tolerance=all.")
-      .define("errors.log.include.messages", Type::kBoolean, "false", Importance::kMedium,
-              "Include the record's topic and source partition and offset in that log.")
-      .define("offset.storage.file.filename", Type::kString, "", Importance::kHigh,
-              "Kafka Connect standalone's offsets file; when set, source offsets are kept there "
-              "(written atomically) instead of the offsets topic.")
+  def.include(detail::ErrorHandling::configDef());
+  def.define("offset.storage.file.filename", Type::kString, "", Importance::kHigh,
+             "Kafka Connect standalone's offsets file; when set, source offsets are kept there "
+             "(written atomically) instead of the offsets topic.")
       .define("offset.storage.topic", Type::kString, "connect-offsets", Importance::kHigh,
               "Compacted topic of source offsets (Kafka Connect's format), created if missing.",
               ConfigDef::nonEmpty())

@@ -11,13 +11,9 @@ using Type = ConfigDef::Type;
 using Importance = ConfigDef::Importance;
 
 ConfigDef makeDef() {
-  ConfigDef def;
-  def.define("errors.log.enable", Type::kBoolean, "false", Importance::kMedium,
-             "Log every bad record (and enable the errant record reporter).")
-      .define("errors.log.include.messages", Type::kBoolean, "false", Importance::kMedium,
-              "Include the record's topic, partition, offset and timestamp in that log.")
-      .define("errors.deadletterqueue.topic.name", Type::kString, "", Importance::kMedium,
-              "Topic that receives records that could not be written (empty: no DLQ).")
+  ConfigDef def = detail::ErrorHandling::configDef();
+  def.define("errors.deadletterqueue.topic.name", Type::kString, "", Importance::kMedium,
+             "Topic that receives records that could not be written (empty: no DLQ).")
       .define("errors.deadletterqueue.topic.replication.factor", Type::kInt, "3", Importance::kLow,
               "Replication factor of the DLQ topic when ksink creates it.", ConfigDef::atLeast(-1))
       .define("errors.deadletterqueue.context.headers.enable", Type::kBoolean, "false",

@@ -1,11 +1,13 @@
 // ErrorHandling: errors.tolerance, errors.log.enable and errors.log.include.messages as Kafka
 // Connect reads them — tolerance none | all, booleans in any case, unset false. The one reading of
-// them: a sink's error settings, a source connector's and the source task adapter (data model)
-// each take theirs from here. Not connector API (detail/).
+// them, and their one definition: a sink's error settings, a source connector's and the source task
+// adapter (data model) each take theirs from here. Not connector API (detail/).
 #pragma once
 
 #include <map>
 #include <string>
+
+#include "ksink/config_def.h"
 
 namespace ksink::detail {
 
@@ -14,6 +16,8 @@ struct ErrorHandling {
   bool log_errors = false;            // errors.log.enable
   bool log_include_messages = false;  // errors.log.include.messages
 
+  // The three keys, as every connector has them (Connect's ConnectorConfig).
+  static const ConfigDef& configDef();
   static ErrorHandling parse(const std::map<std::string, std::string>& values);
 };
 
