@@ -85,10 +85,11 @@ Run workerConsume(const std::string& bootstrap, const std::string& topic, int64_
   while (count < records) std::this_thread::sleep_for(std::chrono::microseconds(200));
   const auto last = Clock::now();
   const auto status = worker.status();
-  if (!status.tasks.empty() && status.tasks[0].counters.put_batch_count > 0)
+  if (!status.tasks.empty() && status.tasks[0].counters.sink &&
+      status.tasks[0].counters.sink->put_batch_count > 0)
     fmt::print("  (worker: {:.0f} records per put() on average)\n",
-               double(status.tasks[0].counters.sink_record_send_total) /
-                   double(status.tasks[0].counters.put_batch_count));
+               double(status.tasks[0].counters.sink->sink_record_send_total) /
+                   double(status.tasks[0].counters.sink->put_batch_count));
   worker.stop();
   runner.join();
   const Clock::time_point first{Clock::duration(first_ns.load())};

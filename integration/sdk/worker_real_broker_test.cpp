@@ -348,8 +348,8 @@ TEST_F(WorkerRealBrokerErrors, S36_AConversionThatFailsOnceIsRetriedAndTheRecord
   EXPECT_EQ(waitForCommitted(10), 10);
   EXPECT_EQ(putOffsets(), (std::vector<int64_t>{0, 1, 2, 3, 4, 5, 6, 7, 8, 9}));
   const auto counters = worker.counters();
-  EXPECT_GE(counters.total_retries, 1u);
-  EXPECT_EQ(counters.total_records_skipped, 0u);
+  EXPECT_GE(counters.errors.total_retries, 1u);
+  EXPECT_EQ(counters.errors.total_records_skipped, 0u);
   EXPECT_EQ(dlqEnd(), 0);
 }
 
@@ -362,7 +362,7 @@ TEST_F(WorkerRealBrokerErrors, S37_ExhaustedRetriesUnderToleranceNoneFailTheTask
   kafka.produce(topic, tenWith(2, "stuck"));  // offsets 5..14, the stuck one at 7
   ASSERT_TRUE(worker.waitFinished(30s));
   EXPECT_NE(worker.error().find(topic + "-0@7"), std::string::npos) << worker.error();
-  EXPECT_GE(worker.counters().total_retries, 1u);
+  EXPECT_GE(worker.counters().errors.total_retries, 1u);
   ASSERT_TRUE(committed().has_value());
   EXPECT_GE(*committed(), 5);
   EXPECT_LE(*committed(), 7);
@@ -377,7 +377,7 @@ TEST_F(WorkerRealBrokerErrors, S37_ExhaustedRetriesUnderToleranceAllSkipTheRecor
   RunningWorker worker(config, sink());
   EXPECT_EQ(waitForCommitted(10), 10);
   EXPECT_EQ(putOffsets(), (std::vector<int64_t>{0, 1, 2, 3, 4, 5, 6, 8, 9}));
-  EXPECT_GE(worker.counters().total_retries, 1u);
+  EXPECT_GE(worker.counters().errors.total_retries, 1u);
   EXPECT_EQ(dlqEnd(), 1);
   const auto dead = test::readPartition(kafka.bootstrap(), dlq, 0, 1, 10s);
   ASSERT_EQ(dead.size(), 1u);

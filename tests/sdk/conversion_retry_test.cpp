@@ -295,7 +295,7 @@ struct WorkerUnderTest {
   ~WorkerUnderTest() { worker.stop(); }
   uint64_t totalRetries() const {  // 0 until the task exists
     const auto tasks = worker.status().tasks;
-    return tasks.empty() ? 0 : tasks[0].counters.total_retries;
+    return tasks.empty() ? 0 : tasks[0].counters.errors.total_retries;
   }
 
   Worker worker;
@@ -338,7 +338,7 @@ TEST_F(ConversionRetryScenario, S36_AConversionThatFailsOnceIsRetriedAndTheRecor
   EXPECT_EQ(written.size(), 10u);
   EXPECT_EQ(std::count(written.begin(), written.end(), "flaky4"), 1);
   EXPECT_GE(w.totalRetries(), 1u);
-  EXPECT_EQ(w.worker.status().tasks.at(0).counters.total_records_skipped, 0u);
+  EXPECT_EQ(w.worker.status().tasks.at(0).counters.errors.total_records_skipped, 0u);
   EXPECT_TRUE(dlq(2s).empty());
   // /metrics serves the count as Connect's task-error metric: the one retry that succeeded.
   const auto metrics = renderPrometheus({w.worker.status()});

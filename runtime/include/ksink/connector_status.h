@@ -33,17 +33,19 @@ struct PartitionStatus {
   }
 };
 
-struct TaskCounters {
-  uint64_t sink_record_read_total = 0;
-  uint64_t sink_record_send_total = 0;
+// A task's counters, grouped as Connect's metric groups are: those every task kind has, then one
+// group per kind, present for that kind only.
+
+// Offset commits (Connect's connector-task-metrics offset-commit-*).
+struct CommitCounters {
   uint64_t offset_commit_seq_no = 0;
   uint64_t offset_commit_completion_total = 0;
   uint64_t offset_commit_skip_total = 0;
   uint64_t offset_commit_failure_total = 0;
-  uint64_t put_batch_count = 0;
-  double put_batch_avg_time_ms = 0;
-  double put_batch_max_time_ms = 0;
-  uint64_t retriable_put_failures = 0;
+};
+
+// Bad records and retries (Connect's task-error-metrics).
+struct ErrorCounters {
   // Retries made: of a record's conversion after a RetriableError (Connect's total-retries) and of
   // put() after one.
   uint64_t total_retries = 0;
@@ -53,8 +55,21 @@ struct TaskCounters {
   uint64_t deadletterqueue_produce_requests = 0;
   uint64_t deadletterqueue_produce_failures = 0;
   int64_t last_error_timestamp_ms = 0;
-  // A source task's (Connect's source-task-metrics): records poll() returned, records Kafka
-  // acknowledged, records returned and not yet acknowledged, how long poll() took.
+};
+
+// A sink task's (Connect's sink-task-metrics).
+struct SinkCounters {
+  uint64_t sink_record_read_total = 0;
+  uint64_t sink_record_send_total = 0;
+  uint64_t put_batch_count = 0;
+  double put_batch_avg_time_ms = 0;
+  double put_batch_max_time_ms = 0;
+  uint64_t retriable_put_failures = 0;
+};
+
+// A source task's (Connect's source-task-metrics): records poll() returned, records Kafka
+// acknowledged, records returned and not yet acknowledged, how long poll() took; then ksink's own.
+struct SourceCounters {
   uint64_t source_record_poll_total = 0;
   uint64_t source_record_write_total = 0;
   int64_t source_record_active_count = 0;
@@ -62,11 +77,18 @@ struct TaskCounters {
   double poll_batch_avg_time_ms = 0;
   double poll_batch_max_time_ms = 0;
   // Partitions emitted without a stored offset while one equal up to key order or number types
-  // has one (ksink's own: Connect does not see it).
+  // has one (Connect does not see it).
   uint64_t source_partition_key_mismatches = 0;
   // An exactly-once source task's transactions: committed, and aborted at the task's request.
   uint64_t transaction_commit_total = 0;
   uint64_t transaction_abort_total = 0;
+};
+
+struct TaskCounters {
+  CommitCounters commits;
+  ErrorCounters errors;
+  std::optional<SinkCounters> sink;      // a sink task's
+  std::optional<SourceCounters> source;  // a source task's
 };
 
 struct TaskStatus {

@@ -156,27 +156,30 @@ TaskStatus WorkerSinkTask::status() const {
       out.partitions.push_back(std::move(p));
     }
   }
-  auto& c = out.counters;
-  c.sink_record_read_total = metrics_.sink_record_read_total;
-  c.sink_record_send_total = metrics_.sink_record_send_total;
-  c.offset_commit_seq_no = metrics_.offset_commit_seq_no;
-  c.offset_commit_completion_total = metrics_.offset_commit_completion_total;
-  c.offset_commit_skip_total = metrics_.offset_commit_skip_total;
-  c.offset_commit_failure_total = metrics_.offset_commit_failure_total;
-  c.put_batch_count = metrics_.put_batch_count;
-  if (c.put_batch_count > 0)
-    c.put_batch_avg_time_ms = double(metrics_.put_batch_total_time_us) / c.put_batch_count / 1000;
-  c.put_batch_max_time_ms = double(metrics_.put_batch_max_time_us) / 1000;
-  c.retriable_put_failures = metrics_.retriable_put_failures;
-  c.total_retries = metrics_.total_retries;
+  auto& sink = out.counters.sink.emplace();
+  sink.sink_record_read_total = metrics_.sink_record_read_total;
+  sink.sink_record_send_total = metrics_.sink_record_send_total;
+  sink.put_batch_count = metrics_.put_batch_count;
+  if (sink.put_batch_count > 0)
+    sink.put_batch_avg_time_ms =
+        double(metrics_.put_batch_total_time_us) / double(sink.put_batch_count) / 1000;
+  sink.put_batch_max_time_ms = double(metrics_.put_batch_max_time_us) / 1000;
+  sink.retriable_put_failures = metrics_.retriable_put_failures;
+  auto& commits = out.counters.commits;
+  commits.offset_commit_seq_no = metrics_.offset_commit_seq_no;
+  commits.offset_commit_completion_total = metrics_.offset_commit_completion_total;
+  commits.offset_commit_skip_total = metrics_.offset_commit_skip_total;
+  commits.offset_commit_failure_total = metrics_.offset_commit_failure_total;
+  auto& errors = out.counters.errors;
+  errors.total_retries = metrics_.total_retries;
   if (const auto* reporter = state_.reporter.get()) {
     const auto& e = reporter->metrics();
-    c.total_record_errors = e.total_record_errors;
-    c.total_records_skipped = e.total_records_skipped;
-    c.total_errors_logged = e.total_errors_logged;
-    c.last_error_timestamp_ms = e.last_error_timestamp_ms;
-    c.deadletterqueue_produce_requests = reporter->dlqProduceRequests();
-    c.deadletterqueue_produce_failures = reporter->dlqProduceFailures();
+    errors.total_record_errors = e.total_record_errors;
+    errors.total_records_skipped = e.total_records_skipped;
+    errors.total_errors_logged = e.total_errors_logged;
+    errors.last_error_timestamp_ms = e.last_error_timestamp_ms;
+    errors.deadletterqueue_produce_requests = reporter->dlqProduceRequests();
+    errors.deadletterqueue_produce_failures = reporter->dlqProduceFailures();
   }
   return out;
 }

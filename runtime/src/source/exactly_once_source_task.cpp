@@ -187,7 +187,7 @@ void ExactlyOnceSourceTask::sendRecords() {
       // needs its records back for commitRecord() (the data model keeps them until its first
       // call says): a long interval would hold every record of it otherwise.
       end = clock_.now() >= last_commit_ + settings_.transaction_boundary_interval ||
-            (counters_.transaction_commit_total == 0 && task_->wantsCommitRecord());
+            (counters_.source->transaction_commit_total == 0 && task_->wantsCommitRecord());
       break;
     case Boundary::kConnector:
       if (const auto asked = task_->takeTransactionRequest();
@@ -220,7 +220,7 @@ void ExactlyOnceSourceTask::abortTransaction(Calls& calls) {
   spdlog::info("{}: aborting the transaction of {} record(s), as the task asked", name(),
                transaction_.produced());
   abortOpenTransaction();
-  ++counters_.transaction_abort_total;
+  ++counters_.source->transaction_abort_total;
   transaction_.aborted(calls);
 }
 
@@ -245,7 +245,7 @@ void ExactlyOnceSourceTask::commitTransaction(Calls& calls) {
   try {
     producer_->commitTransaction(transactionTimeout());
   } catch (const KafkaProducer::TransactionFailure& e) {
-    ++counters_.offset_commit_failure_total;
+    ++counters_.commits.offset_commit_failure_total;
     transaction_open_ = false;
     if (e.fatal) throw std::runtime_error(fencedMessage(e.what()));
     throw std::runtime_error(fmt::format(
@@ -260,10 +260,10 @@ void ExactlyOnceSourceTask::commitTransaction(Calls& calls) {
   store_->committed(transaction_.offsets());
   producer_->poll(std::chrono::milliseconds(0));  // the records' metadata
   const uint64_t produced = transaction_.committed(calls);
-  ++counters_.offset_commit_seq_no;
-  ++counters_.offset_commit_completion_total;
-  ++counters_.transaction_commit_total;
-  counters_.source_record_write_total += produced;
+  ++counters_.commits.offset_commit_seq_no;
+  ++counters_.commits.offset_commit_completion_total;
+  ++counters_.source->transaction_commit_total;
+  counters_.source->source_record_write_total += produced;
   spdlog::debug(
       "{}: committed a transaction of {} record(s) in {} ms", name(), produced,
       std::chrono::duration_cast<std::chrono::milliseconds>(clock_.now() - started).count());

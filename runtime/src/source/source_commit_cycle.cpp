@@ -34,9 +34,9 @@ void SourceCommitCycle::tick(bool force) {
 }
 
 void SourceCommitCycle::start() {
-  ++counters_.seq_no;
+  ++counters_.offset_commit_seq_no;
   if (pending_.empty()) {  // Connect: nothing to flush is a success, and commit() follows
-    ++counters_.completions;
+    ++counters_.offset_commit_completion_total;
     committed_ = true;
     return;
   }
@@ -54,11 +54,11 @@ void SourceCommitCycle::finish(std::optional<std::string> error) {
   auto flight = std::move(*in_flight_);
   in_flight_.reset();
   if (!error) {
-    ++counters_.completions;
+    ++counters_.offset_commit_completion_total;
     committed_ = true;
     return;
   }
-  ++counters_.failures;
+  ++counters_.offset_commit_failure_total;
   // Newer offers win over what this write carried.
   for (auto& [key, value] : flight.entries) pending_.try_emplace(key, std::move(value));
   spdlog::warn("source offset commit failed ({}); {} offset(s) kept for the next commit", *error,

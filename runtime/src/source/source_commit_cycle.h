@@ -14,16 +14,11 @@
 #include <optional>
 
 #include "clock.h"
+#include "ksink/connector_status.h"
 #include "offset_backing_store.h"
 #include "submitted_records.h"
 
 namespace ksink {
-
-struct SourceCommitCounters {
-  uint64_t seq_no = 0;
-  uint64_t completions = 0;
-  uint64_t failures = 0;
-};
 
 class SourceCommitCycle {
  public:
@@ -42,7 +37,7 @@ class SourceCommitCycle {
   bool takeCommitted();
   // Offered entries not yet durable (pending or in flight).
   size_t uncommitted() const;
-  const SourceCommitCounters& counters() const { return counters_; }
+  const CommitCounters& counters() const { return counters_; }
 
  private:
   void start();
@@ -65,7 +60,7 @@ class SourceCommitCycle {
   uint64_t next_flight_id_ = 0;
   Clock::time_point next_due_;
   bool committed_ = false;
-  SourceCommitCounters counters_;
+  CommitCounters counters_;
 };
 
 }  // namespace ksink

@@ -10,7 +10,7 @@
 namespace ksink {
 
 SourcePoll::SourcePoll(std::string task_name, const Clock& clock, std::mutex& mutex,
-                       TaskCounters& counters, PublishedStatus& status, const TaskPause& pause)
+                       SourceCounters& counters, PublishedStatus& status, const TaskPause& pause)
     : task_name_(std::move(task_name)),
       clock_(clock),
       mutex_(mutex),

@@ -30,7 +30,7 @@ class SourcePoll {
   static constexpr std::chrono::milliseconds kIdleWait{10};
 
   // `status`: where a retry shows (the task stays RUNNING).
-  SourcePoll(std::string task_name, const Clock& clock, std::mutex& mutex, TaskCounters& counters,
+  SourcePoll(std::string task_name, const Clock& clock, std::mutex& mutex, SourceCounters& counters,
              PublishedStatus& status, const TaskPause& pause);
 
   // `poll` (the task's poll()) called, unless the task is paused (this waits `idle_wait`) or a
@@ -44,7 +44,7 @@ class SourcePoll {
   const std::string task_name_;
   const Clock& clock_;
   std::mutex& mutex_;
-  TaskCounters& counters_;
+  SourceCounters& counters_;
   PublishedStatus& status_;
   const TaskPause& pause_;
   Clock::time_point not_before_{};

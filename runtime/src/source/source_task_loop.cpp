@@ -19,7 +19,7 @@ SourceTaskLoop::SourceTaskLoop(int id, SourceConnectorConfig settings, Config co
       topic_creation_(settings_.topic_creation),
       calls_(*task_, label_),
       waker_(*task_),
-      poll_(label_, clock_, mutex_, counters_, published_, pause_),
+      poll_(label_, clock_, mutex_, *counters_.source, published_, pause_),
       reader_(offsets, mutex_) {}
 
 void SourceTaskLoop::start() {
@@ -61,10 +61,10 @@ void SourceTaskLoop::iteration() {
 }
 
 void SourceTaskLoop::countPolled(const detail::PolledRecord& record) {
-  if (record.partition_key_mismatch) ++counters_.source_partition_key_mismatches;
+  if (record.partition_key_mismatch) ++counters_.source->source_partition_key_mismatches;
   if (!record.record && record.skipped) {
-    ++counters_.total_record_errors;
-    ++counters_.total_records_skipped;
+    ++counters_.errors.total_record_errors;
+    ++counters_.errors.total_records_skipped;
   }
 }
 

@@ -90,7 +90,7 @@ class SourceTaskLoop : public WorkerTask {
   // The worker's lock: guards what each kind says, the store and counters_. Never held while the
   // task's code runs.
   std::mutex mutex_;
-  TaskCounters counters_;
+  TaskCounters counters_{{}, {}, std::nullopt, SourceCounters{}};
   SourceTaskCalls calls_;  // its turns taken under mutex_
 
   // The batch poll() returned, and the next of it to send (the task thread's).

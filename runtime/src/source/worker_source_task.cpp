@@ -91,13 +91,13 @@ void WorkerSourceTask::applyDeliveries(Committed& committed) {
     if (sent.done) continue;
     sent.done = true;
     if (!d.error) {
-      ++counters_.source_record_write_total;
+      ++counters_.source->source_record_write_total;
       submitted_.ack(sent.handle);
       committed.records.emplace_back(sent.record_id, std::move(d.metadata));
       continue;
     }
     if (producer_closing_) continue;  // purged by a cancel: nothing more is committed anyway
-    ++counters_.total_record_errors;
+    ++counters_.errors.total_record_errors;
     if (!settings_.errors.tolerate_all) {
       // Never acknowledged: nothing past it is committed, and the task fails.
       if (!send_failure_)
@@ -107,7 +107,7 @@ void WorkerSourceTask::applyDeliveries(Committed& committed) {
     }
     // Connect (KIP-779): under errors.tolerance=all a record Kafka refused is skipped, and its
     // offset committed.
-    ++counters_.total_records_skipped;
+    ++counters_.errors.total_records_skipped;
     if (settings_.errors.log_errors)
       spdlog::error("{}: a record for {} was not written and is skipped: {}", name(),
                     d.metadata.topic, *d.error);
@@ -123,7 +123,7 @@ void WorkerSourceTask::applyDeliveries(Committed& committed) {
 
 void WorkerSourceTask::harvest() {
   commits_.offer(submitted_.committable());
-  counters_.source_record_active_count = static_cast<int64_t>(submitted_.unacknowledged());
+  counters_.source->source_record_active_count = static_cast<int64_t>(submitted_.unacknowledged());
 }
 
 std::exception_ptr WorkerSourceTask::endSending(std::exception_ptr failure,
@@ -163,9 +163,7 @@ std::exception_ptr WorkerSourceTask::endSending(std::exception_ptr failure,
 void WorkerSourceTask::publish() {
   std::lock_guard lock(mutex_);
   auto counters = counters_;
-  counters.offset_commit_seq_no = commits_.counters().seq_no;
-  counters.offset_commit_completion_total = commits_.counters().completions;
-  counters.offset_commit_failure_total = commits_.counters().failures;
+  counters.commits = commits_.counters();
   publishCounters(counters);
 }
 

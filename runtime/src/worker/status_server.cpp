@@ -6,8 +6,10 @@
 
 #include <cerrno>
 #include <cstring>
+#include <functional>
 #include <regex>
 #include <stdexcept>
+#include <type_traits>
 
 #include "ksink/detail/json_string.h"
 
@@ -38,6 +40,23 @@ std::string labelValue(std::string_view s) {
   return out;
 }
 
+// One counter group of `counters` (an empty one where the task is not of the group's kind).
+template <typename Group>
+const Group& groupOf(const TaskCounters& counters) {
+  static const Group none;
+  if constexpr (std::is_same_v<Group, CommitCounters>) return counters.commits;
+  if constexpr (std::is_same_v<Group, ErrorCounters>) return counters.errors;
+  if constexpr (std::is_same_v<Group, SinkCounters>) return counters.sink ? *counters.sink : none;
+  if constexpr (std::is_same_v<Group, SourceCounters>)
+    return counters.source ? *counters.source : none;
+}
+
+// A metric's value: one counter of a task's.
+template <typename Group, typename Number>
+std::function<double(const TaskStatus&)> field(Number Group::*counter) {
+  return [counter](const TaskStatus& t) { return double(groupOf<Group>(t.counters).*counter); };
+}
+
 }  // namespace
 
 std::string renderPrometheus(const std::vector<ConnectorStatus>& connectors) {
@@ -55,10 +74,9 @@ std::string renderPrometheus(const std::vector<ConnectorStatus>& connectors) {
   };
   const std::vector<Metric> metrics = {
       {"sink", "sink_task", "sink_record_read_total", "counter", "Records read from Kafka",
-       [](const TaskStatus& t) { return double(t.counters.sink_record_read_total); }},
+       field(&SinkCounters::sink_record_read_total)},
       {"sink", "sink_task", "sink_record_send_total", "counter",
-       "Records handed to a successful put()",
-       [](const TaskStatus& t) { return double(t.counters.sink_record_send_total); }},
+       "Records handed to a successful put()", field(&SinkCounters::sink_record_send_total)},
       {"sink", "sink_task", "sink_record_active_count", "gauge",
        "Records read but not yet committed",
        [](const TaskStatus& t) { return double(t.activeCount()); }},
@@ -68,74 +86,70 @@ std::string renderPrometheus(const std::vector<ConnectorStatus>& connectors) {
       {"sink", "sink_task", "partition_count", "gauge", "Partitions assigned to the task",
        [](const TaskStatus& t) { return double(t.partitions.size()); }},
       {"sink", "sink_task", "offset_commit_seq_no", "gauge",
-       "Sequence number of the last commit attempt",
-       [](const TaskStatus& t) { return double(t.counters.offset_commit_seq_no); }},
+       "Sequence number of the last commit attempt", field(&CommitCounters::offset_commit_seq_no)},
       {"sink", "sink_task", "offset_commit_completion_total", "counter",
        "Commits completed (skipped ones included)",
-       [](const TaskStatus& t) { return double(t.counters.offset_commit_completion_total); }},
+       field(&CommitCounters::offset_commit_completion_total)},
       {"sink", "sink_task", "offset_commit_skip_total", "counter",
        "Commit results ignored because a newer commit had started",
-       [](const TaskStatus& t) { return double(t.counters.offset_commit_skip_total); }},
+       field(&CommitCounters::offset_commit_skip_total)},
       {"sink", "sink_task", "offset_commit_failure_total", "counter",
-       "Commits that failed or timed out",
-       [](const TaskStatus& t) { return double(t.counters.offset_commit_failure_total); }},
+       "Commits that failed or timed out", field(&CommitCounters::offset_commit_failure_total)},
       {"sink", "sink_task", "put_batch_avg_time_ms", "gauge",
-       "Average duration of successful put()",
-       [](const TaskStatus& t) { return t.counters.put_batch_avg_time_ms; }},
+       "Average duration of successful put()", field(&SinkCounters::put_batch_avg_time_ms)},
       {"sink", "sink_task", "put_batch_max_time_ms", "gauge", "Longest successful put()",
-       [](const TaskStatus& t) { return t.counters.put_batch_max_time_ms; }},
+       field(&SinkCounters::put_batch_max_time_ms)},
       {"", "task_error", "total_record_errors", "counter", "Records that failed",
-       [](const TaskStatus& t) { return double(t.counters.total_record_errors); }},
+       field(&ErrorCounters::total_record_errors)},
       {"", "task_error", "total_records_skipped", "counter", "Bad records skipped",
-       [](const TaskStatus& t) { return double(t.counters.total_records_skipped); }},
+       field(&ErrorCounters::total_records_skipped)},
       {"", "task_error", "total_errors_logged", "counter", "Errors logged",
-       [](const TaskStatus& t) { return double(t.counters.total_errors_logged); }},
+       field(&ErrorCounters::total_errors_logged)},
       {"", "task_error", "total_retries", "counter",
        "Retries after a RetriableError: of a record's conversion, and of put()",
-       [](const TaskStatus& t) { return double(t.counters.total_retries); }},
+       field(&ErrorCounters::total_retries)},
       {"", "task_error", "deadletterqueue_produce_requests", "counter",
-       "Records written to the DLQ",
-       [](const TaskStatus& t) { return double(t.counters.deadletterqueue_produce_requests); }},
+       "Records written to the DLQ", field(&ErrorCounters::deadletterqueue_produce_requests)},
       {"", "task_error", "deadletterqueue_produce_failures", "counter", "Failed DLQ writes",
-       [](const TaskStatus& t) { return double(t.counters.deadletterqueue_produce_failures); }},
+       field(&ErrorCounters::deadletterqueue_produce_failures)},
       {"", "task_error", "last_error_timestamp", "gauge", "Time of the last error (ms since epoch)",
-       [](const TaskStatus& t) { return double(t.counters.last_error_timestamp_ms); }},
+       field(&ErrorCounters::last_error_timestamp_ms)},
       {"source", "source_task", "source_record_poll_total", "counter",
-       "Records the task's poll() returned",
-       [](const TaskStatus& t) { return double(t.counters.source_record_poll_total); }},
+       "Records the task's poll() returned", field(&SourceCounters::source_record_poll_total)},
       {"source", "source_task", "source_record_write_total", "counter",
-       "Records Kafka acknowledged",
-       [](const TaskStatus& t) { return double(t.counters.source_record_write_total); }},
+       "Records Kafka acknowledged", field(&SourceCounters::source_record_write_total)},
       {"source", "source_task", "source_record_active_count", "gauge",
        "Records returned by poll() and not yet acknowledged by Kafka",
-       [](const TaskStatus& t) { return double(t.counters.source_record_active_count); }},
+       field(&SourceCounters::source_record_active_count)},
       {"source", "source_task", "poll_batch_avg_time_ms", "gauge", "Average duration of poll()",
-       [](const TaskStatus& t) { return t.counters.poll_batch_avg_time_ms; }},
+       field(&SourceCounters::poll_batch_avg_time_ms)},
       {"source", "source_task", "poll_batch_max_time_ms", "gauge", "Longest poll()",
-       [](const TaskStatus& t) { return t.counters.poll_batch_max_time_ms; }},
+       field(&SourceCounters::poll_batch_max_time_ms)},
       {"source", "ksink", "source_partition_key_mismatches_total", "counter",
        "Partitions emitted without a stored offset while one equal up to key order or number "
        "types has one",
-       [](const TaskStatus& t) { return double(t.counters.source_partition_key_mismatches); }},
+       field(&SourceCounters::source_partition_key_mismatches)},
       {"source", "ksink", "source_transaction_commit_total", "counter",
        "Transactions an exactly-once source task committed",
-       [](const TaskStatus& t) { return double(t.counters.transaction_commit_total); }},
+       field(&SourceCounters::transaction_commit_total)},
       {"source", "ksink", "source_transaction_abort_total", "counter",
        "Transactions an exactly-once source task aborted at its own request",
-       [](const TaskStatus& t) { return double(t.counters.transaction_abort_total); }},
+       field(&SourceCounters::transaction_abort_total)},
       {"source", "connector_task", "offset_commit_success_percentage", "gauge",
        "Share of offset commits that succeeded",
        [](const TaskStatus& t) {
-         const double all = double(t.counters.offset_commit_completion_total +
-                                   t.counters.offset_commit_failure_total);
-         return all == 0 ? 0.0 : double(t.counters.offset_commit_completion_total) / all;
+         const auto& c = t.counters.commits;
+         const double all =
+             double(c.offset_commit_completion_total + c.offset_commit_failure_total);
+         return all == 0 ? 0.0 : double(c.offset_commit_completion_total) / all;
        }},
       {"source", "connector_task", "offset_commit_failure_percentage", "gauge",
        "Share of offset commits that failed or timed out",
        [](const TaskStatus& t) {
-         const double all = double(t.counters.offset_commit_completion_total +
-                                   t.counters.offset_commit_failure_total);
-         return all == 0 ? 0.0 : double(t.counters.offset_commit_failure_total) / all;
+         const auto& c = t.counters.commits;
+         const double all =
+             double(c.offset_commit_completion_total + c.offset_commit_failure_total);
+         return all == 0 ? 0.0 : double(c.offset_commit_failure_total) / all;
        }},
   };
   std::string out;

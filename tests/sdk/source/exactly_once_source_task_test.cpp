@@ -113,7 +113,10 @@ class ExactlyOnceSourceTaskTest : public ::testing::Test {
     run.reset();
   }
 
-  uint64_t commits() const { return task->status().counters.transaction_commit_total; }
+  uint64_t commits() const {
+    const auto source = task->status().counters.source;
+    return source ? source->transaction_commit_total : 0;
+  }
   bool awaitPolls(int polls) {
     std::unique_lock lock(script->mutex);
     return script->changed.wait_for(lock, 10s, [&] { return script->polls >= polls; });

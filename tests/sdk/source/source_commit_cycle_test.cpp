@@ -63,7 +63,7 @@ TEST_F(SourceCommitCycleTest, WritesWhatWasOfferedOnlyWhenTheIntervalHasPassed) 
   cycle.tick();
   EXPECT_TRUE(cycle.takeCommitted());
   EXPECT_FALSE(cycle.takeCommitted()) << "commit() is due once per cycle";
-  EXPECT_EQ(cycle.counters().completions, 1u);
+  EXPECT_EQ(cycle.counters().offset_commit_completion_total, 1u);
   EXPECT_EQ(cycle.uncommitted(), 0u);
 }
 
@@ -72,8 +72,8 @@ TEST_F(SourceCommitCycleTest, AnEmptyCycleIsASuccessAndCommitIsDueAfterIt) {
   cycle.tick();
   EXPECT_TRUE(store.writes.empty());
   EXPECT_TRUE(cycle.takeCommitted());
-  EXPECT_EQ(cycle.counters().completions, 1u);
-  EXPECT_EQ(cycle.counters().seq_no, 1u);
+  EXPECT_EQ(cycle.counters().offset_commit_completion_total, 1u);
+  EXPECT_EQ(cycle.counters().offset_commit_seq_no, 1u);
 }
 
 TEST_F(SourceCommitCycleTest, ATimedOutWriteIsAbandonedAndRetriedWithTheNewestOffsets) {
@@ -84,11 +84,11 @@ TEST_F(SourceCommitCycleTest, ATimedOutWriteIsAbandonedAndRetriedWithTheNewestOf
   cycle.offer({{"a", "2"}});  // newer than what is in flight
   clock.advance(200ms);       // offset.flush.timeout.ms
   cycle.tick();
-  EXPECT_EQ(cycle.counters().failures, 1u);
+  EXPECT_EQ(cycle.counters().offset_commit_failure_total, 1u);
   EXPECT_FALSE(cycle.takeCommitted());
   store.writes[0].done(std::nullopt);  // a late answer to the abandoned write: ignored
   cycle.tick();
-  EXPECT_EQ(cycle.counters().completions, 0u);
+  EXPECT_EQ(cycle.counters().offset_commit_completion_total, 0u);
   clock.advance(1000ms);
   cycle.tick();
   ASSERT_EQ(store.writes.size(), 2u);
@@ -104,7 +104,7 @@ TEST_F(SourceCommitCycleTest, AFailedWriteKeepsItsEntriesForTheNextCycle) {
   cycle.tick();
   store.writes[0].done(std::string("broker down"));
   cycle.tick();
-  EXPECT_EQ(cycle.counters().failures, 1u);
+  EXPECT_EQ(cycle.counters().offset_commit_failure_total, 1u);
   EXPECT_EQ(cycle.uncommitted(), 1u);
   clock.advance(1000ms);
   cycle.tick();

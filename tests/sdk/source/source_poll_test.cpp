@@ -23,7 +23,7 @@ class SourcePollTest : public ::testing::Test {
   // Sleeps pass at once, moving the clock: the test's thread is the task's.
   test::ManualClock clock{test::ManualClock::Sleeps::kPassAtOnce};
   std::mutex mutex;
-  TaskCounters counters;
+  SourceCounters counters;
   PublishedStatus status;
   TaskPause pause;
   SourcePoll poll{"conn-0", clock, mutex, counters, status, pause};

@@ -430,16 +430,17 @@ TEST_F(WorkerSourceTest, StatusShowsASourceConnectorAndItsCounters) {
       [&] {
         // The status is a snapshot the service thread refreshes: wait for the commit too.
         const auto s = w->status();
-        return s.tasks.size() == 1 && s.tasks[0].counters.source_record_write_total == 50 &&
-               s.tasks[0].counters.offset_commit_completion_total >= 1;
+        return s.tasks.size() == 1 && s.tasks[0].counters.source &&
+               s.tasks[0].counters.source->source_record_write_total == 50 &&
+               s.tasks[0].counters.commits.offset_commit_completion_total >= 1;
       },
       5s));
   const auto status = w->status();
   EXPECT_EQ(status.type, "source");
   EXPECT_EQ(status.tasks[0].state, "RUNNING");
-  EXPECT_EQ(status.tasks[0].counters.source_record_poll_total, 50u);
-  EXPECT_EQ(status.tasks[0].counters.source_record_active_count, 0);
-  EXPECT_GE(status.tasks[0].counters.offset_commit_completion_total, 1u);
+  EXPECT_EQ(status.tasks[0].counters.source->source_record_poll_total, 50u);
+  EXPECT_EQ(status.tasks[0].counters.source->source_record_active_count, 0);
+  EXPECT_GE(status.tasks[0].counters.commits.offset_commit_completion_total, 1u);
   const auto metrics = renderPrometheus({status});
   EXPECT_NE(metrics.find(fmt::format("kafka_connect_source_task_metrics_source_record_write_total{{"
                                      "connector=\"{}\",task=\"0\"}} 50",
@@ -464,14 +465,15 @@ TEST_F(WorkerSourceTest, ExactlyOnceTheRecordsAndTheirOffsetsAreCommittedInTrans
   ASSERT_TRUE(it::waitUntil(
       [&] {
         const auto s = w->status();
-        return s.tasks.size() == 1 && s.tasks[0].counters.transaction_commit_total >= 3;
+        return s.tasks.size() == 1 && s.tasks[0].counters.source &&
+               s.tasks[0].counters.source->transaction_commit_total >= 3;
       },
       5s));
   w->stop();
   ASSERT_TRUE(run.waitFinished(10s));
   EXPECT_EQ(run.errorMessage(), "");
   EXPECT_EQ(values(30), sequence(0, 30)) << "read_committed: every record once, in order";
-  EXPECT_EQ(w->status().tasks[0].counters.transaction_abort_total, 0u);
+  EXPECT_EQ(w->status().tasks[0].counters.source->transaction_abort_total, 0u);
   std::lock_guard lock(script->mutex);
   ASSERT_GE(script->calls.size(), 30u);
   EXPECT_EQ(script->calls.front(), "commitRecord 0 0");
@@ -495,11 +497,13 @@ TEST_F(WorkerSourceTest, APartitionThatDiffersFromAStoredOneOnlyInKeyOrderOrNumb
   ASSERT_TRUE(it::waitUntil(
       [&] {
         const auto s = w->status();
-        return !s.tasks.empty() && s.tasks[0].counters.source_record_write_total == 10;
+        return !s.tasks.empty() && s.tasks[0].counters.source &&
+               s.tasks[0].counters.source->source_record_write_total == 10;
       },
       10s));
   const auto status = w->status();
-  EXPECT_EQ(status.tasks[0].counters.source_partition_key_mismatches, 1u) << "once per partition";
+  EXPECT_EQ(status.tasks[0].counters.source->source_partition_key_mismatches, 1u)
+      << "once per partition";
   EXPECT_NE(
       renderPrometheus({status}).find(fmt::format(
           "ksink_source_partition_key_mismatches_total{{connector=\"{}\",task=\"0\"}} 1", name)),
