@@ -10,6 +10,7 @@
 #include <thread>
 
 #include "connector_file.h"
+#include "fetched_records.h"
 #include "ksink/connect_record.h"
 #include "ksink/conversion_unavailable.h"
 #include "ksink/ksink.h"
@@ -17,7 +18,6 @@
 #include "support/mock_cluster.h"
 #include "support/topic_reader.h"
 #include "support/worker_runner.h"
-#include "worker_task_state.h"
 
 namespace ksink::test {
 namespace {

@@ -4,13 +4,14 @@
 
 #include <new>
 
+#include "fetched_records.h"
 #include "ksink/config_exception.h"
 #include "ksink/connect_record.h"
 #include "ksink/conversion_interrupted.h"
 #include "ksink/conversion_unavailable.h"
 #include "ksink/detail/config_parse.h"
 #include "stage_retry.h"
-#include "worker_task_state.h"
+#include "worker_errant_record_reporter.h"
 
 namespace ksink {
 namespace {
@@ -30,13 +31,15 @@ Config named(const Config& config) {
 
 }  // namespace
 
-SinkRecordConversion::SinkRecordConversion(const Config& config, WorkerTaskState& state,
-                                           StageRetry& retry)
-    : SinkRecordConversion(named(config), config, state, retry) {}
+SinkRecordConversion::SinkRecordConversion(const Config& config, WorkerBatch& batch,
+                                           WorkerErrantRecordReporter* reporter, StageRetry& retry)
+    : SinkRecordConversion(named(config), config, batch, reporter, retry) {}
 
 SinkRecordConversion::SinkRecordConversion(const Config& named, const Config& config,
-                                           WorkerTaskState& state, StageRetry& retry)
-    : state_(state),
+                                           WorkerBatch& batch, WorkerErrantRecordReporter* reporter,
+                                           StageRetry& retry)
+    : batch_(batch),
+      reporter_(reporter),
       retry_(retry),
       key_converter_(Converter::create(named, true, kDefaultConverter)),
       value_converter_(Converter::create(named, false, kDefaultConverter)),
@@ -97,7 +100,7 @@ std::optional<ConnectRecord> SinkRecordConversion::convertOne(const SinkRecord& 
 }
 
 std::span<const SinkRecord> SinkRecordConversion::convert() {
-  auto& batch = state_.batch;
+  auto& batch = batch_;
   batch.put_records.reserve(batch.records.size());
   batch.connect_records.reserve(batch.records.size());
   for (; batch.converted_count < batch.records.size(); ++batch.converted_count) {
@@ -136,16 +139,16 @@ void SinkRecordConversion::fail(const SinkRecord& record, const std::exception& 
   const std::string_view name = stage == Stage::kKeyConverter     ? "KEY_CONVERTER"
                                 : stage == Stage::kValueConverter ? "VALUE_CONVERTER"
                                                                   : "TRANSFORMATION";
-  if (!state_.reporter)
+  if (!reporter_)
     throw ToleranceExceededError(fmt::format(
         "Tolerance exceeded in error handler (errors.tolerance=none): record {} failed at stage "
         "{}: {}",
         record, name, error.what()));
-  state_.reporter->report(record, error, name);
+  reporter_->report(record, error, name);
 }
 
 void SinkRecordConversion::link() {
-  auto& batch = state_.batch;
+  auto& batch = batch_;
   for (size_t i = 0; i < batch.put_records.size(); ++i) {
     batch.put_records[i].converted_ = &batch.connect_records[i];
     batch.connect_records[i].original = &batch.put_records[i];

@@ -41,15 +41,18 @@
 namespace ksink {
 
 class StageRetry;
-struct WorkerTaskState;
+struct WorkerBatch;
+class WorkerErrantRecordReporter;
 
 class SinkRecordConversion {
  public:
   static constexpr std::string_view kDefaultConverter = Converter::kBytesClass;
 
-  // Throws ConfigException for converters or a chain that `config` cannot build, and for a
-  // header.converter other than the two that give header values as text.
-  SinkRecordConversion(const Config& config, WorkerTaskState& state, StageRetry& retry);
+  // Converts the records of `batch`, reporting those that fail to `reporter` (null: the task
+  // tolerates none). Throws ConfigException for converters or a chain that `config` cannot build,
+  // and for a header.converter other than the two that give header values as text.
+  SinkRecordConversion(const Config& config, WorkerBatch& batch,
+                       WorkerErrantRecordReporter* reporter, StageRetry& retry);
   ~SinkRecordConversion();
 
   // Converts the batch's records not converted yet; the records put() gets, valid until the batch
@@ -75,8 +78,8 @@ class SinkRecordConversion {
 
  private:
   // `named`: the converters' keys as the connector named them.
-  SinkRecordConversion(const Config& named, const Config& config, WorkerTaskState& state,
-                       StageRetry& retry);
+  SinkRecordConversion(const Config& named, const Config& config, WorkerBatch& batch,
+                       WorkerErrantRecordReporter* reporter, StageRetry& retry);
 
   enum class Stage { kKeyConverter, kValueConverter, kTransformation };
   std::optional<ConnectRecord> convertOne(const SinkRecord& record, Stage& stage);
@@ -84,7 +87,8 @@ class SinkRecordConversion {
   // Points each record put() gets at its converted form and back.
   void link();
 
-  WorkerTaskState& state_;
+  WorkerBatch& batch_;
+  WorkerErrantRecordReporter* const reporter_;
   StageRetry& retry_;
   std::unique_ptr<Converter> key_converter_;
   std::unique_ptr<Converter> value_converter_;

@@ -1,10 +1,12 @@
 // TaskAssignment: the partitions a sink task holds and those it paused (SinkTaskContext::pause),
 // or all of them while its connector is paused (TaskPause), with an epoch that changes whenever
-// any of these does. Whoever caches a decision about a partition
-// (WorkerBatchDelivery decides once per run of records from one partition) keys it by the epoch,
-// so no change can be missed: every mutation here bumps it, in one place.
+// any of these does. While a failed batch waits for redelivery (WorkerBatchDelivery) the consumer
+// has every partition paused as well: consumerPaused() says what the consumer's pauses must be.
+// Whoever caches a decision about a partition (WorkerBatchDelivery decides once per run of records
+// from one partition) keys it by the epoch, so no change can be missed: every mutation here bumps
+// it, in one place.
 //
-// Invariant: paused() ⊆ assigned(). Thread-safety: the task's thread only, like WorkerTaskState.
+// Invariant: the task's pauses ⊆ assigned(). Thread-safety: the task's thread only.
 #pragma once
 
 #include <cstdint>
@@ -23,6 +25,10 @@ class TaskAssignment {
   // Paused by the task, or by its connector.
   bool isPaused(const TopicPartition& tp) const { return all_paused_ || paused_.contains(tp); }
   bool allPaused() const { return all_paused_; }
+  // Every partition paused while a failed batch waits to be put() again.
+  bool redelivering() const { return redelivering_; }
+  // Whether the consumer must have `tp` paused: paused, or redelivering.
+  bool consumerPaused(const TopicPartition& tp) const { return redelivering_ || isPaused(tp); }
   // The task's own pause of `tp`, whatever the connector's.
   bool pausedByTask(const TopicPartition& tp) const { return paused_.contains(tp); }
   uint64_t epoch() const { return epoch_; }
@@ -57,6 +63,10 @@ class TaskAssignment {
     all_paused_ = paused;
     ++epoch_;
   }
+  void setRedelivering(bool redelivering) {
+    redelivering_ = redelivering;
+    ++epoch_;
+  }
   // A rebalance is starting: cached decisions end with it, even before any partition changes.
   void rebalancing() { ++epoch_; }
 
@@ -64,6 +74,7 @@ class TaskAssignment {
   std::set<TopicPartition> assigned_;
   std::set<TopicPartition> paused_;
   bool all_paused_ = false;
+  bool redelivering_ = false;
   uint64_t epoch_ = 1;
 };
 

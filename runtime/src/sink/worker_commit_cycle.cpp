@@ -10,34 +10,34 @@ namespace ksink {
 using std::chrono::milliseconds;
 
 void WorkerCommitCycle::start() {
-  next_commit_ = state_.now() + state_.settings.offset_flush_interval;
+  next_commit_ = scope_.now() + scope_.settings.offset_flush_interval;
 }
 
 void WorkerCommitCycle::tick(time_point now) {
-  const auto& settings = state_.settings;
+  const auto& settings = scope_.settings;
   if (!inflight_ && (requested_ || now >= next_commit_)) {
     requested_ = false;
-    commit(Mode::kPeriodic, state_.assignment.partitions());
+    commit(Mode::kPeriodic, assignment_.partitions());
     next_commit_ = now + settings.offset_flush_interval;  // relative to this commit (KAFKA-8229)
   }
   if (inflight_ && now >= inflight_->started + settings.offset_flush_timeout) {
     spdlog::warn("task {}-{}: commit of offsets #{} timed out after {} ms", settings.name,
-                 state_.id, inflight_->seqno, settings.offset_flush_timeout.count());
-    state_.metrics.offset_commit_failure_total++;
+                 scope_.id, inflight_->seqno, settings.offset_flush_timeout.count());
+    scope_.metrics.offset_commit_failure_total++;
     inflight_.reset();  // its late result is ignored by sequence number; the next cycle retries
   }
 }
 
 WorkerCommitCycle::time_point WorkerCommitCycle::nextWakeup() const {
   if (!inflight_) return next_commit_;
-  return std::min(next_commit_, inflight_->started + state_.settings.offset_flush_timeout);
+  return std::min(next_commit_, inflight_->started + scope_.settings.offset_flush_timeout);
 }
 
 // preCommit with what was delivered, filter what it returned, skip when nothing changed, send.
 void WorkerCommitCycle::commit(Mode mode, const std::vector<TopicPartition>& partitions) {
-  auto& s = state_;
+  const auto& s = scope_;
   const bool closing = mode != Mode::kPeriodic;
-  const OffsetMap current = s.ledger.deliveredOffsets(partitions);
+  const OffsetMap current = ledger_.deliveredOffsets(partitions);
   if (current.empty()) {
     if (closing && !partitions.empty()) s.task.close(partitions);
     return;
@@ -45,8 +45,8 @@ void WorkerCommitCycle::commit(Mode mode, const std::vector<TopicPartition>& par
   // Records reported as errant must be safe in the dead-letter queue before a commit covers them.
   // Not acknowledged yet: no commit this time. A write that failed: that record is safe nowhere,
   // so this task commits nothing more and fails (records since the last commit come again).
-  if (s.reporter && !dlq_failed_) {
-    const auto delivery = s.reporter->awaitDelivered();
+  if (reporter_ && !dlq_failed_) {
+    const auto delivery = reporter_->awaitDelivered();
     if (delivery == ErrantRecordReporter::Delivery::kFailed) dlq_failed_ = true;
     if (delivery == ErrantRecordReporter::Delivery::kPending) {
       spdlog::warn(
@@ -81,7 +81,7 @@ void WorkerCommitCycle::commit(Mode mode, const std::vector<TopicPartition>& par
                   s.settings.name, s.id, e.what());
     OffsetMap back;
     for (const auto& tp : partitions)
-      if (auto p = s.ledger.get(tp); p && p->committed) back[tp] = *p->committed;
+      if (auto p = ledger_.get(tp); p && p->committed) back[tp] = *p->committed;
     delivery_.rewindTo(back);
     return;
   }
@@ -101,14 +101,14 @@ void WorkerCommitCycle::commit(Mode mode, const std::vector<TopicPartition>& par
 
 void WorkerCommitCycle::commitConfirmed(Mode mode, const std::vector<TopicPartition>& partitions,
                                         const OffsetMap& provided, uint64_t seqno) {
-  auto& s = state_;
+  const auto& s = scope_;
   if (provided.empty()) {
     spdlog::debug("task {}-{}: skipping offset commit, task returned no offsets", s.settings.name,
                   s.id);
     s.metrics.offset_commit_completion_total++;
     return;
   }
-  auto plan = s.ledger.confirm(partitions, provided);
+  auto plan = ledger_.confirm(partitions, provided);
   for (const auto& reason : plan.ignored)
     spdlog::warn("task {}-{}: ignoring task-provided offset {}", s.settings.name, s.id, reason);
   if (!plan.changed) {
@@ -121,7 +121,7 @@ void WorkerCommitCycle::commitConfirmed(Mode mode, const std::vector<TopicPartit
     return;
   }
   if (mode == Mode::kPeriodic) {
-    if (s.consumer->commitAsync(plan.offsets, seqno))
+    if (consumer_->commitAsync(plan.offsets, seqno))
       inflight_ = InflightCommit{seqno, s.now(), plan.offsets};
     else
       s.metrics.offset_commit_failure_total++;
@@ -139,14 +139,14 @@ void WorkerCommitCycle::commitConfirmed(Mode mode, const std::vector<TopicPartit
 
 bool WorkerCommitCycle::commitAndWait(const OffsetMap& offsets, uint64_t seqno,
                                       time_point deadline) {
-  auto& s = state_;
+  const auto& s = scope_;
   inflight_ = InflightCommit{seqno, s.now(), offsets};
-  if (!s.consumer->commitAsync(offsets, seqno)) {
+  if (!consumer_->commitAsync(offsets, seqno)) {
     inflight_.reset();
     s.metrics.offset_commit_failure_total++;
     return false;
   }
-  while (auto result = s.consumer->pollCommitResult(s.until(deadline))) {
+  while (auto result = consumer_->pollCommitResult(s.until(deadline))) {
     const bool ours = result->seqno == seqno;
     handleResult(*result);
     if (ours) return !result->error;
@@ -158,11 +158,11 @@ bool WorkerCommitCycle::commitAndWait(const OffsetMap& offsets, uint64_t seqno,
 }
 
 void WorkerCommitCycle::drainResults() {
-  while (auto result = state_.consumer->pollCommitResult(milliseconds(0))) handleResult(*result);
+  while (auto result = consumer_->pollCommitResult(milliseconds(0))) handleResult(*result);
 }
 
 void WorkerCommitCycle::handleResult(const CommitResult& result) {
-  auto& s = state_;
+  const auto& s = scope_;
   if (!inflight_ || inflight_->seqno != result.seqno) {
     // A newer commit started since (or this one timed out): its result must not overwrite.
     s.metrics.offset_commit_skip_total++;
@@ -178,7 +178,7 @@ void WorkerCommitCycle::handleResult(const CommitResult& result) {
                   s.settings.name, s.id, result.seqno, rd_kafka_err2str(result.error));
     return;
   }
-  s.ledger.markCommitted(offsets);
+  ledger_.markCommitted(offsets);
   s.metrics.offset_commit_completion_total++;
   spdlog::debug("task {}-{}: committed #{}", s.settings.name, s.id, result.seqno);
 }

@@ -10,29 +10,44 @@
 // A preCommit() that throws rewinds to the last committed offsets; a failed DLQ write stops all
 // further commits and fails the task.
 //
-// Changes the state's ledger (confirmed, committed). Thread-safety: the task's thread only, except
+// Changes the ledger (confirmed, committed). Thread-safety: the task's thread only, except
 // request(), which any thread may call.
 #pragma once
 
 #include <atomic>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <vector>
 
+#include "kafka_consumer.h"
+#include "offset_ledger.h"
+#include "sink_task_scope.h"
+#include "task_assignment.h"
 #include "task_stop.h"
 #include "worker_batch_delivery.h"
-#include "worker_task_state.h"
+#include "worker_errant_record_reporter.h"
 
 namespace ksink {
 
 class WorkerCommitCycle {
  public:
-  using time_point = WorkerTaskState::time_point;
+  using time_point = SinkTaskScope::time_point;
   enum class Mode { kPeriodic, kRevoke, kFinal };
 
   // `stop`: the task's stop (its deadline bounds the final commit; cancelled, there is none).
-  WorkerCommitCycle(WorkerTaskState& state, WorkerBatchDelivery& delivery, const TaskStop& stop)
-      : state_(state), delivery_(delivery), stop_(stop) {}
+  // `reporter`: null when the task has none. `delivery`: rewinds after a failed preCommit().
+  WorkerCommitCycle(const SinkTaskScope& scope, const std::shared_ptr<KafkaConsumer>& consumer,
+                    const TaskAssignment& assignment, OffsetLedger& ledger,
+                    WorkerErrantRecordReporter* reporter, WorkerBatchDelivery& delivery,
+                    const TaskStop& stop)
+      : scope_(scope),
+        consumer_(consumer),
+        assignment_(assignment),
+        ledger_(ledger),
+        reporter_(reporter),
+        delivery_(delivery),
+        stop_(stop) {}
 
   // Arms the first periodic commit, offset.flush.interval.ms from now.
   void start();
@@ -61,7 +76,11 @@ class WorkerCommitCycle {
   bool commitAndWait(const OffsetMap& offsets, uint64_t seqno, time_point deadline);
   void handleResult(const CommitResult& result);
 
-  WorkerTaskState& state_;
+  const SinkTaskScope& scope_;
+  const std::shared_ptr<KafkaConsumer>& consumer_;
+  const TaskAssignment& assignment_;
+  OffsetLedger& ledger_;
+  WorkerErrantRecordReporter* const reporter_;
   WorkerBatchDelivery& delivery_;
   const TaskStop& stop_;
   std::atomic<bool> requested_{false};

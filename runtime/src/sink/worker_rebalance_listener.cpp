@@ -21,8 +21,8 @@ constexpr milliseconds kLookupTimeout{10000};
 
 OffsetMap WorkerRebalanceListener::onPartitionsAssigned(
     const std::vector<TopicPartition>& partitions) {
-  auto& s = state_;
-  s.assignment.rebalancing();
+  const auto& s = scope_;
+  assignment_.rebalancing();
   // Where each partition starts: its committed offset, else auto.offset.reset's end.
   OffsetMap start = committedOffsets(partitions);
   const auto reset = s.settings.consumer_properties.count("auto.offset.reset")
@@ -30,13 +30,13 @@ OffsetMap WorkerRebalanceListener::onPartitionsAssigned(
                          : std::string("earliest");
   std::set<TopicPartition> read_from_watermarks;
   for (const auto& tp : partitions) {
-    s.assignment.add(tp);
+    assignment_.add(tp);
     if (!start.contains(tp)) {
       read_from_watermarks.insert(tp);
       // Unanswered: the partition is assigned without a start, and librdkafka applies
       // auto.offset.reset itself.
       if (auto marks =
-              s.consumer->watermarks(tp, std::min(kLookupTimeout, s.settings.lookup_timeout))) {
+              consumer_->watermarks(tp, std::min(kLookupTimeout, s.settings.lookup_timeout))) {
         if (reset == "earliest" || reset == "smallest" || reset == "beginning")
           start[tp] = marks->first;
         else if (reset == "latest" || reset == "largest" || reset == "end")
@@ -44,19 +44,11 @@ OffsetMap WorkerRebalanceListener::onPartitionsAssigned(
       }
     }
     const auto it = start.find(tp);
-    s.ledger.assign(tp, it == start.end() ? std::nullopt : std::optional<int64_t>(it->second));
+    ledger_.assign(tp, it == start.end() ? std::nullopt : std::optional<int64_t>(it->second));
   }
-  s.metrics.partition_count = static_cast<int64_t>(s.assignment.assigned().size());
+  s.metrics.partition_count = static_cast<int64_t>(assignment_.assigned().size());
   // Rewinds requested inside open() are applied as the start offsets: before the first fetch.
-  s.assign_rewinds.emplace();
-  try {
-    s.task.open(partitions);
-  } catch (...) {
-    s.assign_rewinds.reset();
-    throw;
-  }
-  OffsetMap rewinds = std::move(*s.assign_rewinds);
-  s.assign_rewinds.reset();
+  const OffsetMap rewinds = rewinds_.collectDuring([&] { s.task.open(partitions); });
   const std::set<TopicPartition> opened(partitions.begin(), partitions.end());
   for (const auto& [tp, offset] : rewinds) {
     if (!opened.contains(tp)) continue;
@@ -67,11 +59,11 @@ OffsetMap WorkerRebalanceListener::onPartitionsAssigned(
   requireStartsWithinPartitions(start, read_from_watermarks);
   for (const auto& [tp, offset] : rewinds) {
     if (opened.contains(tp)) {
-      s.ledger.rewind(tp, offset);
+      ledger_.rewind(tp, offset);
     } else {
       // Assigned before (cooperative assignment): its fetch position moves by a seek, which the
       // loop does before its next commit.
-      s.pending_rewinds[tp] = offset;
+      rewinds_.request(tp, offset);
     }
   }
   return start;
@@ -85,7 +77,7 @@ void WorkerRebalanceListener::requireStartsWithinPartitions(
   for (const auto& [tp, offset] : start) {
     if (read_from_watermarks.contains(tp)) continue;
     const auto marks =
-        state_.consumer->watermarks(tp, std::min(kLookupTimeout, state_.settings.lookup_timeout));
+        consumer_->watermarks(tp, std::min(kLookupTimeout, scope_.settings.lookup_timeout));
     if (!marks || offset <= marks->second) continue;  // unknown, or within the partition
     throw std::runtime_error(fmt::format(
         "{} would start at offset {}, past the partition's end ({}): the topic was deleted and "
@@ -98,13 +90,13 @@ void WorkerRebalanceListener::requireStartsWithinPartitions(
 }
 
 OffsetMap WorkerRebalanceListener::committedOffsets(const std::vector<TopicPartition>& partitions) {
-  auto& s = state_;
+  const auto& s = scope_;
   // Guessing a start would replay the partition (earliest) or skip records (latest): retry the
   // lookup for default.api.timeout.ms, then fail the task.
   constexpr milliseconds kRetryDelay{500};
   const auto deadline = s.now() + s.settings.lookup_timeout;
   while (true) {
-    if (auto found = s.consumer->committed(partitions, std::min(kLookupTimeout, s.until(deadline))))
+    if (auto found = consumer_->committed(partitions, std::min(kLookupTimeout, s.until(deadline))))
       return *found;
     if (s.now() + kRetryDelay >= deadline)
       throw std::runtime_error(fmt::format(
@@ -118,15 +110,15 @@ OffsetMap WorkerRebalanceListener::committedOffsets(const std::vector<TopicParti
 void WorkerRebalanceListener::afterAssigned(const std::vector<TopicPartition>& partitions) {
   std::vector<TopicPartition> to_pause;
   for (const auto& tp : partitions)
-    if (delivery_.pausedForRedelivery() || state_.assignment.isPaused(tp)) to_pause.push_back(tp);
-  state_.consumer->pause(to_pause);
+    if (assignment_.consumerPaused(tp)) to_pause.push_back(tp);
+  consumer_->pause(to_pause);
 }
 
 void WorkerRebalanceListener::onPartitionsRevoked(const std::vector<TopicPartition>& partitions,
                                                   bool lost) {
-  auto& s = state_;
-  s.assignment.rebalancing();
-  if (s.task_stopped) return;  // KAFKA-10188: nothing reaches the task after stop()
+  const auto& s = scope_;
+  assignment_.rebalancing();
+  if (task_stopped_) return;  // KAFKA-10188: nothing reaches the task after stop()
   // The partitions are gone whatever close() does: forget them even when it throws, or the
   // shutdown that the failure starts would preCommit, close and commit them once more (for lost
   // partitions: commit offsets another member may own by now).
@@ -138,8 +130,7 @@ void WorkerRebalanceListener::onPartitionsRevoked(const std::vector<TopicPartiti
     } else {
       // A rewind not applied yet: the revocation commit must not cover what it gives back.
       for (const auto& tp : partitions)
-        if (auto it = s.pending_rewinds.find(tp); it != s.pending_rewinds.end())
-          s.ledger.rewind(tp, it->second);
+        if (const auto offset = rewinds_.pendingFor(tp)) ledger_.rewind(tp, *offset);
       commits_.commit(WorkerCommitCycle::Mode::kRevoke, partitions);
     }
   } catch (...) {
@@ -150,23 +141,21 @@ void WorkerRebalanceListener::onPartitionsRevoked(const std::vector<TopicPartiti
 }
 
 void WorkerRebalanceListener::forgetPartitions(const std::vector<TopicPartition>& partitions) {
-  auto& s = state_;
+  const auto& s = scope_;
   const std::set<TopicPartition> removed(partitions.begin(), partitions.end());
   // librdkafka keeps an application pause across unassign/assign: clear ours now.
   std::vector<TopicPartition> paused;
   for (const auto& tp : partitions)
-    if (delivery_.pausedForRedelivery() || s.assignment.isPaused(tp)) paused.push_back(tp);
-  s.consumer->resume(paused);
+    if (assignment_.consumerPaused(tp)) paused.push_back(tp);
+  consumer_->resume(paused);
   for (const auto& tp : partitions) {
-    s.ledger.remove(tp);
-    s.assignment.remove(tp);
-    s.pending_rewinds.erase(tp);
+    ledger_.remove(tp);
+    assignment_.remove(tp);
+    rewinds_.forget(tp);
   }
-  s.batch.dropPartitions(removed);
-  std::erase_if(s.parked,
-                [&](const MessagePtr& m) { return removed.contains(partitionOf(m.get())); });
+  fetched_.dropPartitions(removed);
   delivery_.resumeIfNothingToRedeliver();
-  s.metrics.partition_count = static_cast<int64_t>(s.assignment.assigned().size());
+  s.metrics.partition_count = static_cast<int64_t>(assignment_.assigned().size());
 }
 
 }  // namespace ksink

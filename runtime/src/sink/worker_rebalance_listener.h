@@ -6,29 +6,47 @@
 // gets its revocation commit (which closes it); a lost one is only closed, never committed. Either
 // way it is forgotten: ledger, pauses, rewinds, buffered records.
 //
-// Changes the state's assignment, ledger, pauses, rewinds, batch and parked messages.
+// Changes the assignment (and its pauses), the ledger, the rewinds and the fetched records.
 // Thread-safety: librdkafka calls it inside KafkaConsumer::poll(), so on the task's thread only.
 #pragma once
 
+#include <memory>
 #include <set>
 #include <vector>
 
+#include "fetched_records.h"
 #include "kafka_consumer.h"
+#include "offset_ledger.h"
+#include "sink_rewinds.h"
+#include "sink_task_scope.h"
+#include "task_assignment.h"
 #include "worker_batch_delivery.h"
 #include "worker_commit_cycle.h"
-#include "worker_task_state.h"
 
 namespace ksink {
 
 class WorkerRebalanceListener final : public RebalanceListener {
  public:
-  WorkerRebalanceListener(WorkerTaskState& state, WorkerBatchDelivery& delivery,
+  // `delivery`: ends a redelivery whose records were revoked; `commits`: the revocation commit.
+  WorkerRebalanceListener(const SinkTaskScope& scope,
+                          const std::shared_ptr<KafkaConsumer>& consumer,
+                          TaskAssignment& assignment, OffsetLedger& ledger, SinkRewinds& rewinds,
+                          FetchedRecords& fetched, WorkerBatchDelivery& delivery,
                           WorkerCommitCycle& commits)
-      : state_(state), delivery_(delivery), commits_(commits) {}
+      : scope_(scope),
+        consumer_(consumer),
+        assignment_(assignment),
+        ledger_(ledger),
+        rewinds_(rewinds),
+        fetched_(fetched),
+        delivery_(delivery),
+        commits_(commits) {}
 
   OffsetMap onPartitionsAssigned(const std::vector<TopicPartition>& partitions) override;
   void afterAssigned(const std::vector<TopicPartition>& partitions) override;
   void onPartitionsRevoked(const std::vector<TopicPartition>& partitions, bool lost) override;
+  // The task's stop() returned: revocations (the consumer's close) no longer reach it.
+  void taskStopped() { task_stopped_ = true; }
 
  private:
   // The committed offsets of newly assigned partitions; throws when they cannot be read.
@@ -40,9 +58,15 @@ class WorkerRebalanceListener final : public RebalanceListener {
   // Drops every trace of partitions no longer assigned (ledger, pauses, rewinds, buffered records).
   void forgetPartitions(const std::vector<TopicPartition>& partitions);
 
-  WorkerTaskState& state_;
+  const SinkTaskScope& scope_;
+  const std::shared_ptr<KafkaConsumer>& consumer_;
+  TaskAssignment& assignment_;
+  OffsetLedger& ledger_;
+  SinkRewinds& rewinds_;
+  FetchedRecords& fetched_;
   WorkerBatchDelivery& delivery_;
   WorkerCommitCycle& commits_;
+  bool task_stopped_ = false;
 };
 
 }  // namespace ksink

@@ -12,6 +12,17 @@ namespace ksink {
 
 using std::chrono::milliseconds;
 
+namespace {
+
+std::unique_ptr<WorkerErrantRecordReporter> reporterFor(const SinkConnectorConfig& settings,
+                                                        int id) {
+  if (!settings.errors.reporterEnabled()) return nullptr;
+  return std::make_unique<WorkerErrantRecordReporter>(
+      settings.errors, settings.name, settings.sink_name, id, settings.offset_flush_timeout);
+}
+
+}  // namespace
+
 WorkerSinkTask::WorkerSinkTask(int id, SinkConnectorConfig settings, Config config,
                                std::unique_ptr<SinkTask> task, const Clock& clock)
     : WorkerTask(id, fmt::format("task {}-{}", settings.name, id), clock,
@@ -19,13 +30,15 @@ WorkerSinkTask::WorkerSinkTask(int id, SinkConnectorConfig settings, Config conf
       settings_(std::move(settings)),
       config_(std::move(config)),
       task_(std::move(task)),
-      state_(id, settings_, *task_, metrics_, clock),
+      scope_{id, settings_, *task_, metrics_, clock},
+      reporter_(reporterFor(settings_, id)),
       stage_retry_(settings_.retry_timeout, settings_.retry_delay_max, metrics_.total_retries,
                    clock),
-      delivery_(state_),
-      commits_(state_, delivery_, stop_),
-      rebalance_(state_, delivery_, commits_),
-      context_(state_, delivery_, commits_, config_, stage_retry_) {}
+      delivery_(scope_, consumer_, assignment_, fetched_, rewinds_, ledger_),
+      commits_(scope_, consumer_, assignment_, ledger_, reporter_.get(), delivery_, stop_),
+      rebalance_(scope_, consumer_, assignment_, ledger_, rewinds_, fetched_, delivery_, commits_),
+      context_(scope_, consumer_, assignment_, rewinds_, reporter_.get(), delivery_, commits_,
+               config_, stage_retry_) {}
 
 WorkerSinkTask::~WorkerSinkTask() = default;
 
@@ -35,14 +48,14 @@ void WorkerSinkTask::start() {
   // Static membership (KIP-345): one id per consumer, stable across restarts of this process.
   if (auto it = props.find("group.instance.id"); it != props.end())
     it->second += fmt::format("-{}", id());
-  state_.consumer = KafkaConsumer::create(props, rebalance_);
+  consumer_ = KafkaConsumer::create(props, rebalance_);
   task_->initialize(context_);
   setUpConversion();
   task_->start(config_);
   if (!settings_.topics.empty())
-    state_.consumer->subscribe(settings_.topics);
+    consumer_->subscribe(settings_.topics);
   else
-    state_.consumer->subscribeRegex(settings_.topics_regex);
+    consumer_->subscribeRegex(settings_.topics_regex);
   commits_.start();
   spdlog::info("task {}-{} started (group {})", settings_.name, id(), settings_.group_id);
 }
@@ -54,8 +67,10 @@ void WorkerSinkTask::setUpConversion() {
                                                 config_.definitions().find("transforms") != nullptr,
                                                 [&] { return task_->convertsRecords(); });
   if (!problems.empty()) throw ConfigException(std::move(problems));
-  if (!task_->convertsRecords())
-    state_.conversion = std::make_unique<SinkRecordConversion>(config_, state_, stage_retry_);
+  if (task_->convertsRecords()) return;
+  conversion_ = std::make_unique<SinkRecordConversion>(config_, fetched_.batch(), reporter_.get(),
+                                                       stage_retry_);
+  delivery_.convertWith(conversion_.get());
 }
 
 // Connect's shutdown order: final preCommit → close(all) → commit (skipped when cancelled) →
@@ -63,12 +78,11 @@ void WorkerSinkTask::setUpConversion() {
 // triggers are ignored.
 std::exception_ptr WorkerSinkTask::finish(std::exception_ptr failure, Clock::time_point deadline) {
   // Rewinds the task asked for but the loop did not apply: the final commit must not cover them.
-  for (const auto& [tp, offset] : std::exchange(state_.pending_rewinds, {}))
-    state_.ledger.rewind(tp, offset);
-  if (state_.consumer) {
+  for (const auto& [tp, offset] : rewinds_.takePending()) ledger_.rewind(tp, offset);
+  if (consumer_) {
     try {
       // Records of a failed batch were never delivered, so the ledger holds only what was put.
-      commits_.commit(WorkerCommitCycle::Mode::kFinal, state_.ledger.partitions());
+      commits_.commit(WorkerCommitCycle::Mode::kFinal, ledger_.partitions());
     } catch (const std::exception& e) {
       spdlog::error("task {}-{}: final commit failed: {}", settings_.name, id(), e.what());
       if (!failure) failure = std::current_exception();
@@ -79,19 +93,18 @@ std::exception_ptr WorkerSinkTask::finish(std::exception_ptr failure, Clock::tim
   } catch (const std::exception& e) {
     spdlog::error("task {}-{}: stop() threw: {}", settings_.name, id(), e.what());
   }
-  state_.task_stopped = true;
+  rebalance_.taskStopped();
   metrics_.partition_count = 0;
   // librdkafka's close waits until every message it handed out is destroyed: drop what is still
   // held (a batch that failed or waits for redelivery, records parked for paused partitions), or
   // the close would run into the deadline and the group would wait for the session to expire.
-  state_.batch = WorkerBatch{};
-  state_.parked.clear();
-  if (state_.consumer) state_.consumer->close(state_.until(deadline));
+  fetched_.release();
+  if (consumer_) consumer_->close(scope_.until(deadline));
   // The closed consumer has handed its librdkafka handle away: nothing may call it any more (the
   // snapshot below would read watermarks of every assigned partition through it).
-  state_.consumer.reset();
-  state_.assignment.clear();
-  state_.ledger.clear();
+  consumer_.reset();
+  assignment_.clear();
+  ledger_.clear();
   publishSnapshot();
   return failure;
 }
@@ -101,15 +114,13 @@ void WorkerSinkTask::iteration() {
   commits_.drainResults();
   // Rewinds first: a commit must not cover records the task asked to have again.
   delivery_.applyRewinds();
-  const auto now = state_.now();
+  const auto now = scope_.now();
   commits_.tick(now);
 
   auto deadline = std::min(now + settings_.poll_timeout, commits_.nextWakeup());
   if (delivery_.pausedForRedelivery()) deadline = std::min(deadline, delivery_.retryAt());
-  if (state_.context_timeout) {
-    deadline = std::min(deadline, now + *state_.context_timeout);
-    state_.context_timeout.reset();
-  }
+  if (const auto timeout = delivery_.takeRequestedTimeout())
+    deadline = std::min(deadline, now + *timeout);
   delivery_.pollBatch(std::max(deadline, now));
   delivery_.deliver();
   publishSnapshot();
@@ -117,29 +128,29 @@ void WorkerSinkTask::iteration() {
 
 void WorkerSinkTask::applyPause() {
   const bool paused = pause_.paused();
-  if (paused == state_.assignment.allPaused()) return;
-  state_.assignment.pauseAll(paused);
+  if (paused == assignment_.allPaused()) return;
+  assignment_.pauseAll(paused);
   spdlog::info("task {}-{} {}", settings_.name, id(), paused ? "paused" : "resumed");
   // Paused for a redelivery, the partitions resume with it (as isPaused() then says).
-  if (delivery_.pausedForRedelivery()) return;
+  if (assignment_.redelivering()) return;
   std::vector<TopicPartition> partitions;
-  for (const auto& tp : state_.assignment.assigned())
-    if (paused || !state_.assignment.pausedByTask(tp)) partitions.push_back(tp);
+  for (const auto& tp : assignment_.assigned())
+    if (paused || !assignment_.pausedByTask(tp)) partitions.push_back(tp);
   if (paused)
-    state_.consumer->pause(partitions);
+    consumer_->pause(partitions);
   else
-    state_.consumer->resume(partitions);
+    consumer_->resume(partitions);
 }
 
 void WorkerSinkTask::publishSnapshot() {
-  const auto now = state_.now();
+  const auto now = scope_.now();
   std::map<TopicPartition, int64_t> ends;
-  const bool refresh_ends = state_.consumer && now - ends_refreshed_ >= milliseconds(250);
+  const bool refresh_ends = consumer_ && now - ends_refreshed_ >= milliseconds(250);
   if (refresh_ends)
-    for (const auto& tp : state_.assignment.assigned())
-      if (auto end = state_.consumer->cachedHighWatermark(tp)) ends[tp] = *end;
+    for (const auto& tp : assignment_.assigned())
+      if (auto end = consumer_->cachedHighWatermark(tp)) ends[tp] = *end;
   std::lock_guard lock(snapshot_mutex_);
-  snapshot_ = state_.ledger.snapshot();
+  snapshot_ = ledger_.snapshot();
   if (refresh_ends) {
     ends_ = std::move(ends);
     ends_refreshed_ = now;
@@ -172,7 +183,7 @@ TaskStatus WorkerSinkTask::status() const {
   commits.offset_commit_failure_total = metrics_.offset_commit_failure_total;
   auto& errors = out.counters.errors;
   errors.total_retries = metrics_.total_retries;
-  if (const auto* reporter = state_.reporter.get()) {
+  if (const auto* reporter = reporter_.get()) {
     const auto& e = reporter->metrics();
     errors.total_record_errors = e.total_record_errors;
     errors.total_records_skipped = e.total_records_skipped;

@@ -2,10 +2,12 @@
 // WorkerSinkTask semantics (its call order and commit cycle) and the
 // offset ledger's invariant committed ≤ confirmed ≤ delivered.
 //
-// It runs the loop and the shutdown, and is composed of the parts that do the work, each over
-// the shared WorkerTaskState: WorkerBatchDelivery (poll, put(), redelivery), WorkerCommitCycle
-// (preCommit and the group commits), WorkerRebalanceListener (assign, revoke, lose) and
-// WorkerTaskContext (what the SinkTask may ask of it).
+// It runs the loop and the shutdown, and is composed of the parts that do the work:
+// WorkerBatchDelivery (poll, put(), redelivery), WorkerCommitCycle (preCommit and the group
+// commits), WorkerRebalanceListener (assign, revoke, lose) and WorkerTaskContext (what the
+// SinkTask may ask of it). It owns the state they change, in objects that each keep an invariant
+// (the assignment and its pauses, the offset ledger, the fetched records, the rewinds), and hands
+// each part those it uses; what they only read is the SinkTaskScope.
 //
 // Its lifecycle is WorkerTask's: run() is called on the task's own thread and holds it until the
 // task ends; everything the SinkTask sees happens on that thread. stop(), cancel(), pause(),
@@ -21,18 +23,24 @@
 #include <string>
 
 #include "clock.h"
+#include "fetched_records.h"
+#include "kafka_consumer.h"
 #include "ksink/connector_status.h"
 #include "ksink/sink_task.h"
 #include "offset_ledger.h"
 #include "sink_connector_config.h"
+#include "sink_record_conversion.h"
+#include "sink_rewinds.h"
+#include "sink_task_scope.h"
 #include "stage_retry.h"
+#include "task_assignment.h"
 #include "task_metrics.h"
 #include "worker_batch_delivery.h"
 #include "worker_commit_cycle.h"
+#include "worker_errant_record_reporter.h"
 #include "worker_rebalance_listener.h"
 #include "worker_task.h"
 #include "worker_task_context.h"
-#include "worker_task_state.h"
 
 namespace ksink {
 
@@ -69,8 +77,18 @@ class WorkerSinkTask final : public WorkerTask {
   const Config config_;
   std::unique_ptr<SinkTask> task_;
   TaskMetrics metrics_;
-  WorkerTaskState state_;
-  StageRetry stage_retry_;  // after metrics_: counts into it
+  const SinkTaskScope scope_;
+
+  // What the parts change.
+  std::shared_ptr<KafkaConsumer> consumer_;  // made by start(), reset once closed
+  TaskAssignment assignment_;
+  OffsetLedger ledger_;
+  FetchedRecords fetched_;
+  SinkRewinds rewinds_;
+  std::unique_ptr<WorkerErrantRecordReporter> reporter_;  // null: no tolerance, DLQ or log
+  StageRetry stage_retry_;                                // after metrics_: counts into it
+  // The runtime's conversion before put(); null for a task that converts records itself.
+  std::unique_ptr<SinkRecordConversion> conversion_;
 
   WorkerBatchDelivery delivery_;
   WorkerCommitCycle commits_;

@@ -5,16 +5,12 @@
 namespace ksink {
 
 void WorkerTaskContext::offset(const TopicPartition& tp, int64_t offset) {
-  if (state_.assign_rewinds && state_.assignment.contains(tp)) {
-    (*state_.assign_rewinds)[tp] = offset;
-    return;
-  }
-  if (!state_.assignment.contains(tp)) {
+  if (!assignment_.contains(tp)) {
     spdlog::warn("task {}-{}: ignoring rewind of {} to {}: partition not assigned",
-                 state_.settings.name, state_.id, tp, offset);
+                 scope_.settings.name, scope_.id, tp, offset);
     return;
   }
-  state_.pending_rewinds[tp] = offset;
+  rewinds_.request(tp, offset);
 }
 
 void WorkerTaskContext::offset(const OffsetMap& offsets) {
@@ -24,23 +20,22 @@ void WorkerTaskContext::offset(const OffsetMap& offsets) {
 void WorkerTaskContext::pause(const std::vector<TopicPartition>& partitions) {
   std::vector<TopicPartition> to_pause;
   for (const auto& tp : partitions) {
-    if (!state_.assignment.contains(tp)) {
-      spdlog::warn("task {}-{}: cannot pause {}: not assigned", state_.settings.name, state_.id,
+    if (!assignment_.contains(tp)) {
+      spdlog::warn("task {}-{}: cannot pause {}: not assigned", scope_.settings.name, scope_.id,
                    tp);
       continue;
     }
-    if (state_.assignment.pause(tp)) to_pause.push_back(tp);
+    if (assignment_.pause(tp)) to_pause.push_back(tp);
   }
-  if (!delivery_.pausedForRedelivery()) state_.consumer->pause(to_pause);
+  if (!assignment_.redelivering()) consumer_->pause(to_pause);
 }
 
 void WorkerTaskContext::resume(const std::vector<TopicPartition>& partitions) {
   std::vector<TopicPartition> to_resume;
   for (const auto& tp : partitions)
-    if (state_.assignment.resume(tp)) to_resume.push_back(tp);
+    if (assignment_.resume(tp)) to_resume.push_back(tp);
   // Paused for a redelivery or by the connector, the partitions resume with it.
-  if (!delivery_.pausedForRedelivery() && !state_.assignment.allPaused())
-    state_.consumer->resume(to_resume);
+  if (!assignment_.redelivering() && !assignment_.allPaused()) consumer_->resume(to_resume);
 }
 
 }  // namespace ksink
