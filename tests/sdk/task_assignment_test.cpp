@@ -1,5 +1,5 @@
 // TaskAssignment: every change of the assignment or of a pause moves the epoch; a pause never
-// outlives its partition.
+// outlives its partition; a redelivery pauses every partition for the consumer, and only then.
 #include "task_assignment.h"
 
 #include <gtest/gtest.h>
@@ -46,6 +46,23 @@ TEST(TaskAssignment, OnlyAssignedPartitionsPauseAndAPauseEndsWithItsPartition) {
   EXPECT_TRUE(a.assigned().empty());
   EXPECT_FALSE(a.isPaused(kB));
   EXPECT_FALSE(a.resume(kB));
+}
+
+TEST(TaskAssignment, ARedeliveryPausesEveryPartitionForTheConsumerAndKeepsTheTasksOwnPauses) {
+  TaskAssignment a;
+  a.add(kA);
+  a.add(kB);
+  EXPECT_TRUE(a.pause(kA));
+  const auto before = a.epoch();
+  a.setRedelivering(true);
+  EXPECT_NE(a.epoch(), before) << "a cached run decision must see the redelivery";
+  EXPECT_TRUE(a.redelivering());
+  EXPECT_TRUE(a.consumerPaused(kA));
+  EXPECT_TRUE(a.consumerPaused(kB));
+  EXPECT_FALSE(a.isPaused(kB)) << "the task did not pause it";
+  a.setRedelivering(false);
+  EXPECT_TRUE(a.consumerPaused(kA)) << "the task's own pause outlives the redelivery";
+  EXPECT_FALSE(a.consumerPaused(kB));
 }
 
 }  // namespace
