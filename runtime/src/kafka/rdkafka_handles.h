@@ -31,6 +31,9 @@ struct QueueDeleter {
 struct EventDeleter {
   void operator()(rd_kafka_event_t* p) const { rd_kafka_event_destroy(p); }
 };
+struct KafkaDeleter {
+  void operator()(rd_kafka_t* rk) const { rd_kafka_destroy(rk); }
+};
 struct ErrorDeleter {
   void operator()(rd_kafka_error_t* p) const { rd_kafka_error_destroy(p); }
 };
@@ -41,6 +44,7 @@ using MessagePtr = std::unique_ptr<rd_kafka_message_t, MessageDeleter>;
 using QueueHandle = std::unique_ptr<rd_kafka_queue_t, QueueDeleter>;
 using EventHandle = std::unique_ptr<rd_kafka_event_t, EventDeleter>;
 using ErrorHandle = std::unique_ptr<rd_kafka_error_t, ErrorDeleter>;
+using KafkaHandle = std::unique_ptr<rd_kafka_t, KafkaDeleter>;
 
 // A configuration holding `properties`; throws std::runtime_error naming the property librdkafka
 // refuses, prefixed by `what` (the client it is for).
@@ -53,6 +57,18 @@ inline ConfHandle makeConf(const std::map<std::string, std::string>& properties,
         RD_KAFKA_CONF_OK)
       throw std::runtime_error(std::string(what) + " property " + key + ": " + err);
   return conf;
+}
+
+// A client of `type` with `properties`; throws std::runtime_error prefixed by `what`.
+inline KafkaHandle makeClient(rd_kafka_type_t type,
+                              const std::map<std::string, std::string>& properties,
+                              std::string_view what) {
+  auto conf = makeConf(properties, what);
+  char err[512];
+  KafkaHandle rk(rd_kafka_new(type, conf.get(), err, sizeof err));
+  if (!rk) throw std::runtime_error(std::string(what) + ": " + err);
+  conf.release();  // rd_kafka_new took it
+  return rk;
 }
 
 inline PartitionList toPartitionList(const std::vector<TopicPartition>& partitions) {

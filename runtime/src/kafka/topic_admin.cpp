@@ -139,4 +139,14 @@ std::optional<std::string> topicConfig(rd_kafka_t* rk, const std::string& topic,
   return std::nullopt;
 }
 
+std::optional<std::string> clusterId(const std::map<std::string, std::string>& properties,
+                                     std::chrono::milliseconds timeout) {
+  auto rk = makeClient(RD_KAFKA_PRODUCER, properties, "cluster id client");
+  char* id = rd_kafka_clusterid(rk.get(), static_cast<int>(timeout.count()));
+  if (!id) return std::nullopt;
+  std::string out(id);
+  rd_kafka_mem_free(rk.get(), id);
+  return out;
+}
+
 }  // namespace ksink

@@ -1,6 +1,6 @@
 // ensureTopic: creates a topic unless it exists — what the dead-letter queue and a source
 // connector's offsets topic need of the Admin API; ensurePartitions: grows a topic's partitions;
-// topicConfig: one of a topic's configs as the broker applies it.
+// topicConfig: one of a topic's configs as the broker applies it; clusterId: the cluster's id.
 #pragma once
 
 #include <librdkafka/rdkafka.h>
@@ -32,5 +32,10 @@ int ensurePartitions(rd_kafka_t* rk, const std::string& topic, int at_least,
 std::optional<std::string> topicConfig(
     rd_kafka_t* rk, const std::string& topic, const std::string& name,
     std::chrono::milliseconds timeout = std::chrono::seconds(15));
+
+// The id of the cluster the client `properties` reach (Connect's kafka_cluster_id); nullopt when
+// no broker answers within `timeout`.
+std::optional<std::string> clusterId(const std::map<std::string, std::string>& properties,
+                                     std::chrono::milliseconds timeout);
 
 }  // namespace ksink

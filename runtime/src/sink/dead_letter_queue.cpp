@@ -13,10 +13,6 @@
 namespace ksink {
 namespace {
 
-struct KafkaDeleter {
-  void operator()(rd_kafka_t* rk) const { rd_kafka_destroy(rk); }
-};
-
 void onDelivery(rd_kafka_t* /*rk*/, const rd_kafka_message_t* m, void* opaque) {
   if (!m->err) return;
   ++*static_cast<std::atomic<uint64_t>*>(opaque);
@@ -27,7 +23,7 @@ void onDelivery(rd_kafka_t* /*rk*/, const rd_kafka_message_t* m, void* opaque) {
 }  // namespace
 
 struct DeadLetterQueue::Producer {
-  std::unique_ptr<rd_kafka_t, KafkaDeleter> rk;
+  KafkaHandle rk;
 };
 
 DeadLetterQueue::DeadLetterQueue(const ErrorsConfig& config, std::string connector, int task_id,

@@ -10,14 +10,9 @@
 namespace ksink {
 namespace {
 
-struct KafkaDeleter {
-  void operator()(rd_kafka_t* rk) const { rd_kafka_destroy(rk); }
-};
 struct MetadataDeleter {
   void operator()(const rd_kafka_metadata_t* md) const { rd_kafka_metadata_destroy(md); }
 };
-
-using KafkaHandle = std::unique_ptr<rd_kafka_t, KafkaDeleter>;
 
 // A client with the connector's consumer settings (security included) that never joins the group.
 KafkaHandle groupClient(const SinkConnectorConfig& settings) {

@@ -15,20 +15,6 @@
 namespace ksink {
 namespace {
 
-struct KafkaDeleter {
-  void operator()(rd_kafka_t* rk) const { rd_kafka_destroy(rk); }
-};
-using KafkaHandle = std::unique_ptr<rd_kafka_t, KafkaDeleter>;
-
-KafkaHandle makeClient(rd_kafka_type_t type, const std::map<std::string, std::string>& properties) {
-  auto conf = makeConf(properties, "offset store client");
-  char err[512];
-  KafkaHandle rk(rd_kafka_new(type, conf.get(), err, sizeof err));
-  if (!rk) throw std::runtime_error(fmt::format("offset store client: {}", err));
-  conf.release();
-  return rk;
-}
-
 // Reading an offsets topic to its end within one time limit; what fails names the store and
 // the topic.
 class TopicRead {
@@ -181,7 +167,7 @@ void TopicOffsetStore::readToEnd() {
   properties["enable.auto.commit"] = "false";
   properties["enable.partition.eof"] = "true";
   properties["isolation.level"] = "read_committed";  // Connect's offsets consumers read so
-  auto rk = makeClient(RD_KAFKA_CONSUMER, properties);
+  auto rk = makeClient(RD_KAFKA_CONSUMER, properties, "offset store client");
   const TopicRead read(rk.get(), topic_, role_.name, read_timeout_);
   auto ends = read.ends(read.partitionCount());
   if (ends.empty()) return;
