@@ -79,7 +79,8 @@ class SharedSourceTasksTest : public ::testing::Test {
                                       int session_timeout_ms = kSessionTimeoutMs) {
     const auto worker = dir_ / (tag + "-worker.properties");
     std::ofstream(worker) << fmt::format(
-        "bootstrap.servers={}\ngroup.id={}\noffset.storage.topic={}-offsets\n"
+        "bootstrap.servers={}\nexit.on.task.failure=true\ngroup.id={}\noffset.storage.topic={}-"
+        "offsets\n"
         "offset.storage.replication.factor=1\noffset.storage.partitions=3\n"
         "exactly.once.source.support=enabled\nconsumer.session.timeout.ms={}\n"
         "consumer.heartbeat.interval.ms=1000\nlisteners=\n{}",

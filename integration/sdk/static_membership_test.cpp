@@ -46,7 +46,8 @@ class StaticMembershipTest : public ::testing::Test {
   std::unique_ptr<ChildProcess> start(const std::string& tag, const std::string& instance) {
     const auto worker = dir_ / (tag + "-worker.properties");
     std::ofstream(worker) << fmt::format(
-        "bootstrap.servers={}\nlisteners=\noffset.flush.interval.ms=500\n"
+        "bootstrap.servers={}\nexit.on.task.failure=true\nlisteners=\noffset.flush.interval.ms="
+        "500\n"
         "consumer.session.timeout.ms={}\nconsumer.heartbeat.interval.ms=500\n{}",
         RealKafka::shared().bootstrap(), kSessionTimeoutMs,
         instance.empty() ? "" : "consumer.group.instance.id=" + instance + "\n");

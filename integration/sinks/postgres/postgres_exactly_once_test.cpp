@@ -53,7 +53,8 @@ class PostgresExactlyOnceTest : public ::testing::Test {
   std::unique_ptr<ChildProcess> startKsink(const std::string& tag, const std::string& extra = "") {
     const auto worker = dir_ / (tag + "-worker.properties");
     std::ofstream(worker) << fmt::format(
-        "bootstrap.servers={}\nlisteners=\noffset.flush.interval.ms=1000\n"
+        "bootstrap.servers={}\nexit.on.task.failure=true\nlisteners=\noffset.flush.interval.ms="
+        "1000\n"
         "consumer.session.timeout.ms=6000\nconsumer.heartbeat.interval.ms=500\n",
         kafka_->bootstrap());
     const auto connector = dir_ / (tag + "-connector.properties");

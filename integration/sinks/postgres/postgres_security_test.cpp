@@ -87,7 +87,8 @@ class PostgresSecurityTest : public ::testing::Test {
   std::pair<fs::path, fs::path> writeConfigs(const std::string& tag, const Props& connector) {
     const auto worker = dir_ / (tag + "-worker.properties");
     std::ofstream(worker) << fmt::format(
-        "bootstrap.servers={}\noffset.flush.interval.ms=500\nlog.level=debug\nlisteners=\n",
+        "bootstrap.servers={}\nexit.on.task.failure=true\noffset.flush.interval.ms=500\nlog.level="
+        "debug\nlisteners=\n",
         RealKafka::shared().bootstrap());
     const auto file = dir_ / (tag + "-connector.properties");
     std::ofstream out(file);

@@ -40,7 +40,7 @@ class SqliteSinkItTest : public ::testing::Test {
                                            int max_poll_records = 2000) {
     const auto worker = dir_ / (tag + "-worker.properties");
     std::ofstream(worker) << fmt::format(
-        "bootstrap.servers={}\nlisteners=\noffset.flush.interval.ms={}\n"
+        "bootstrap.servers={}\nexit.on.task.failure=true\nlisteners=\noffset.flush.interval.ms={}\n"
         "consumer.session.timeout.ms=6000\nconsumer.heartbeat.interval.ms=500\n"
         "consumer.max.poll.records={}\n",
         RealKafka::shared().bootstrap(), flush_interval_ms, max_poll_records);

@@ -64,7 +64,7 @@ class FileSourceProcessTest : public ::testing::Test {
       const std::string& converter = "org.apache.kafka.connect.storage.StringConverter") {
     const auto worker = dir_ / "worker.properties";
     std::ofstream(worker) << fmt::format(
-        "bootstrap.servers={}\noffset.storage.topic={}-offsets\n"
+        "bootstrap.servers={}\nexit.on.task.failure=true\noffset.storage.topic={}-offsets\n"
         "offset.storage.replication.factor=1\noffset.storage.partitions=3\n"
         "offset.flush.interval.ms={}\nlisteners=\n",
         RealKafka::shared().bootstrap(), name_, kFlushIntervalMs);
@@ -301,7 +301,8 @@ TEST_F(FileSourceProcessTest, ASourceAndASinkInOneProcessMoveAFileIntoATable) {
   const auto db = (dir_ / "lines.db").string();
   const auto worker = dir_ / "worker.properties";
   std::ofstream(worker) << fmt::format(
-      "bootstrap.servers={}\noffset.storage.file.filename={}\noffset.flush.interval.ms=500\n"
+      "bootstrap.servers={}\nexit.on.task.failure=true\noffset.storage.file.filename={}\noffset."
+      "flush.interval.ms=500\n"
       "listeners=\nconsumer.session.timeout.ms=6000\n",
       RealKafka::shared().bootstrap(), (dir_ / "connect.offsets").string());
   const auto source = dir_ / "source.properties";

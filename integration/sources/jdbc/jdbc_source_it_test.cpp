@@ -60,7 +60,8 @@ class JdbcSourceProcess {
                                       const std::vector<std::string>& connectors) {
     const auto worker = dir_ / "worker.properties";
     std::ofstream(worker) << fmt::format(
-        "bootstrap.servers={}\noffset.storage.topic={}\noffset.storage.replication.factor=1\n"
+        "bootstrap.servers={}\nexit.on.task.failure=true\noffset.storage.topic={}\noffset.storage."
+        "replication.factor=1\n"
         "offset.flush.interval.ms={}\nlisteners=\n",
         RealKafka::shared().bootstrap(), offsets_topic_, kFlushIntervalMs);
     std::vector<std::string> argv{KSINK_BIN, "run", worker.string()};
@@ -836,7 +837,8 @@ TEST(JdbcSourceStopTest, AStopEndsWithinTheGracefulTimeoutWhileTheDatabaseDoesNo
   const int port = freePort();
   const auto worker = dir / "worker.properties";
   std::ofstream(worker) << fmt::format(
-      "bootstrap.servers={}\noffset.storage.topic={}-offsets\noffset.storage.replication.factor=1\n"
+      "bootstrap.servers={}\nexit.on.task.failure=true\noffset.storage.topic={}-offsets\noffset."
+      "storage.replication.factor=1\n"
       "offset.flush.interval.ms=300\ntask.shutdown.graceful.timeout.ms=5000\n"
       "listeners=http://127.0.0.1:{}\n",
       RealKafka::shared().bootstrap(), name, port);
@@ -905,7 +907,8 @@ TEST(JdbcSourceConnectTest, AWrongPasswordIsRetriedBoundedAndShownInStatusThenFa
   const int port = freePort();
   const auto worker = dir / "worker.properties";
   std::ofstream(worker) << fmt::format(
-      "bootstrap.servers={}\noffset.storage.topic={}-offsets\noffset.storage.replication.factor=1\n"
+      "bootstrap.servers={}\nexit.on.task.failure=true\noffset.storage.topic={}-offsets\noffset."
+      "storage.replication.factor=1\n"
       "listeners=http://127.0.0.1:{}\n",
       RealKafka::shared().bootstrap(), name, port);
   const auto source = dir / "source.properties";

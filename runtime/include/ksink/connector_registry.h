@@ -103,6 +103,10 @@ class ConnectorRegistry {
                                 const std::map<std::string, std::string>& config = {}) const;
   // Every connector's name, sinks and sources, sorted.
   std::vector<std::string> names() const;
+  // Every class name a configuration may give (names, aliases, claimed classes) with its type
+  // (sink, source; "sink, source" for a class claimed by both kinds), sorted by name: what
+  // Connect's GET /connector-plugins lists.
+  std::map<std::string, std::string> classes() const;
 
  private:
   struct Claimed {

@@ -5,11 +5,13 @@
 // connector's offset store.
 //
 // run() blocks until every task has ended. If a task fails, the other tasks are stopped gracefully
-// and run() rethrows the first task's error. stop() may be called from any thread (and a signal
-// handler's helper thread), any number of times: each task finishes its current put(), makes a
-// final preCommit + bounded commit, close()s and stop()s; the whole stop is bounded by
-// task.shutdown.graceful.timeout.ms. A task still running past that bound is abandoned, and run()
-// throws saying so (a stop that could not finish is not a graceful one).
+// and run() rethrows the first task's error — unless exit.on.task.failure=false (Kafka Connect's
+// way, and `ksink run`'s default): then the failed task stays FAILED in status(), the others run
+// on, restartTask() brings it back, and run() returns once stop() was called. stop() may be called
+// from any thread (and a signal handler's helper thread), any number of times: each task finishes
+// its current put(), makes a final preCommit + bounded commit, close()s and stop()s; the whole stop
+// is bounded by task.shutdown.graceful.timeout.ms. A task still running past that bound is
+// abandoned, and run() throws saying so (a stop that could not finish is not a graceful one).
 #pragma once
 
 #include <functional>

@@ -28,6 +28,12 @@ ConfigDef makeWorkerDef() {
               "Configuration providers (env, file, directory) whose ${provider:[path:]key} "
               "references the worker and connector files may hold; each declared with "
               "config.providers.<name>.class.")
+      .define("exit.on.task.failure", Type::kBoolean, "true", Importance::kMedium,
+              "true: a task that fails stops its connector's other tasks and Worker::run() "
+              "rethrows its failure (under ksink run: every connector stops and the process "
+              "exits 1, for a supervisor to restart it whole). false, Kafka Connect's way and "
+              "ksink run's default: the task stays FAILED in the status, the others run on, and "
+              "a restart (REST) brings it back.")
       .define("log.level", Type::kString, "info", Importance::kLow,
               "trace, debug, info, warn, error, critical or off.",
               ConfigDef::oneOf({"trace", "debug", "info", "warn", "error", "critical", "off"}));
@@ -83,6 +89,8 @@ WorkerConfig WorkerConfig::parse(const Config& config) {
   out.offset_flush_interval = millis("offset.flush.interval.ms");
   out.offset_flush_timeout = millis("offset.flush.timeout.ms");
   out.shutdown_graceful_timeout = millis("task.shutdown.graceful.timeout.ms");
+  out.exit_on_task_failure =
+      detail::parseBoolean(value("exit.on.task.failure", configDef())).value_or(true);
   return out;
 }
 

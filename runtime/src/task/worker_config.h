@@ -22,6 +22,9 @@ struct WorkerConfig {
   std::chrono::milliseconds offset_flush_interval{60000};
   std::chrono::milliseconds offset_flush_timeout{5000};
   std::chrono::milliseconds shutdown_graceful_timeout{5000};
+  // exit.on.task.failure: a failed task ends its connector (true), or stays FAILED while the
+  // others run (false).
+  bool exit_on_task_failure = true;
 
   // Reads the values; `config` has been validated against a definition including configDef()
   // and connectorKeys() (a kind's parse does that), so missing keys take the defaults.

@@ -11,6 +11,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <ctime>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <set>
@@ -19,19 +20,24 @@
 
 #include "cli_exit_codes.h"
 #include "connector_file.h"
+#include "herder.h"
 #include "ksink/config.h"
+#include "ksink/detail/config_parse.h"
 #include "ksink/worker.h"
 #include "offsets_command.h"
+#include "rest_api.h"
 #include "signal_watch.h"
 #include "status_server.h"
+#include "topic_admin.h"
+#include "worker_config.h"
 
 namespace ksink {
 namespace {
 
-// The connectors of `ksink run`, read and checked: throws ConfigException.
+// The worker file and connectors of `ksink run`, read and checked: throws ConfigException.
 struct Connectors {
   std::map<std::string, std::string> worker_properties;
-  std::vector<std::unique_ptr<Worker>> workers;
+  std::unique_ptr<Herder> herder;
   std::chrono::milliseconds graceful_timeout{0};  // the longest of the connectors'
 };
 
@@ -39,37 +45,36 @@ Connectors loadConnectors(const std::string& worker_file,
                           const std::vector<std::string>& connector_files) {
   Connectors out;
   out.worker_properties = readWorker(worker_file);
+  // Kafka Connect's way unless the worker file asks for the process to exit: a failed task stays
+  // FAILED while the rest run on (every connector's Worker reads the key from the worker's keys).
+  out.worker_properties.try_emplace("exit.on.task.failure", "false");
+  out.herder = std::make_unique<Herder>(
+      detail::parseBoolean(out.worker_properties.at("exit.on.task.failure")).value_or(false));
   std::set<std::string> names;
   for (const auto& file : connector_files) {
     auto connector = loadConnector(out.worker_properties, file);
     requireUniqueName(names, connector);
     for (const auto& w : connector.warnings) spdlog::warn("{}: {}", file, w);
-    out.workers.push_back(connector.makeWorker());
+    connector.makeWorker();  // validates, connects nothing
     out.graceful_timeout = std::max(out.graceful_timeout, connector.gracefulTimeout());
     spdlog::info("{} connector {} ({}) from {}", connector.sink ? "sink" : "source",
                  connector.config.getString("name"), connector.className(), file);
+    out.herder->add(std::move(connector), Config::readProperties(file));
   }
   return out;
 }
 
-// Runs every worker on a thread of its own until all ended; kExitFailed when one failed (it
-// stops the others: a supervisor restarts the process whole).
-int runAll(std::vector<std::unique_ptr<Worker>>& workers) {
-  std::atomic<int> exit_code{0};
-  std::vector<std::thread> threads;
-  for (auto& w : workers) {
-    threads.emplace_back([&, worker = w.get()] {
-      try {
-        worker->run();
-      } catch (const std::exception& e) {
-        spdlog::error("connector failed: {}", e.what());
-        exit_code = kExitFailed;
-        for (auto& other : workers) other->stop();
-      }
-    });
-  }
-  for (auto& t : threads) t.join();
-  return exit_code;
+// The Kafka cluster's id for GET /, asked with the worker's client settings.
+std::function<std::optional<std::string>()> clusterIdOf(
+    const std::map<std::string, std::string>& worker_properties) {
+  return [properties = WorkerConfig::producerProperties(Config(worker_properties))] {
+    try {
+      return clusterId(properties, std::chrono::seconds(5));
+    } catch (const std::exception& e) {
+      spdlog::warn("cannot read the Kafka cluster's id: {}", e.what());
+      return std::optional<std::string>();
+    }
+  };
 }
 
 int run(const std::string& worker_file, const std::vector<std::string>& connector_files) {
@@ -81,31 +86,31 @@ int run(const std::string& worker_file, const std::vector<std::string>& connecto
     fmt::print(stderr, "ksink: {}\n", e.what());
     return kExitBadConfig;
   }
-  auto& workers = connectors.workers;
+  auto& herder = *connectors.herder;
 
-  // /status and /metrics. A listener that cannot be bound (say, a second ksink on this machine
-  // with the default port) fails the start, as Connect's REST server does: a process running
-  // without the listener it was given is one nobody can see.
+  // Kafka Connect's REST API, /status and /metrics. A listener that cannot be bound (say, a
+  // second ksink on this machine with the default port) fails the start, as Connect's REST server
+  // does: a process running without the listener it was given is one nobody can see.
   std::unique_ptr<StatusServer> status_server;
   const auto listener =
       Config(connectors.worker_properties).get("listeners").value_or("http://127.0.0.1:8083");
   if (!listener.empty()) {
     try {
-      status_server = std::make_unique<StatusServer>(listener, [&workers] {
-        std::vector<ConnectorStatus> out;
-        for (const auto& w : workers) out.push_back(w->status());
-        return out;
-      });
+      status_server = std::make_unique<StatusServer>(
+          listener, [&herder] { return herder.statuses(); },
+          [&herder, cluster_id = clusterIdOf(connectors.worker_properties)](
+              httplib::Server& server, const std::string& worker_id) {
+            addConnectRoutes(server, herder, {worker_id, cluster_id});
+          });
     } catch (const std::exception& e) {
       spdlog::error("{}", e.what());
       return kExitFailed;
     }
   }
 
-  const SignalWatch signals(connectors.graceful_timeout, [&workers] {
-    for (auto& w : workers) w->stop();
-  });
-  return runAll(workers);
+  const SignalWatch signals(connectors.graceful_timeout, [&herder] { herder.stopAll(); });
+  herder.start();
+  return herder.wait();
 }
 
 int validate(const std::string& worker_file, const std::vector<std::string>& connector_files) {

@@ -69,4 +69,20 @@ std::vector<std::string> ConnectorRegistry::names() const {
   return out;
 }
 
+std::map<std::string, std::string> ConnectorRegistry::classes() const {
+  std::map<std::string, std::string> out;
+  auto typeOf = [&](std::string_view target) {
+    return entries_.contains(target) ? "sink" : "source";
+  };
+  auto add = [&](const std::string& name, const std::string& type) {
+    auto [it, added] = out.emplace(name, type);
+    if (!added && it->second != type) it->second = "sink, source";
+  };
+  for (const auto& [name, entry] : entries_) add(name, "sink");
+  for (const auto& [name, entry] : sources_) add(name, "source");
+  for (const auto& [alias, target] : aliases_) add(alias, typeOf(target));
+  for (const auto& c : claims_) add(c.name, typeOf(c.target));
+  return out;
+}
+
 }  // namespace ksink

@@ -220,7 +220,7 @@ struct StatusServer::Impl {
   httplib::Server server;
 };
 
-StatusServer::StatusServer(const std::string& listener, Snapshot snapshot)
+StatusServer::StatusServer(const std::string& listener, Snapshot snapshot, Routes routes)
     : impl_(std::make_unique<Impl>()) {
   static const std::regex form(R"(http://([^:/]+|\[[0-9a-fA-F:]+\]):(\d+)/?)");
   std::smatch m;
@@ -255,8 +255,10 @@ StatusServer::StatusServer(const std::string& listener, Snapshot snapshot)
                               "set listeners to another address, or leave it empty for none"
                             : (error ? std::strerror(error) : "the host is not an address here")));
   }
+  if (routes) routes(impl_->server, fmt::format("{}:{}", host, port_));
   thread_ = std::thread([this] { impl_->server.listen_after_bind(); });
-  spdlog::info("status and metrics on http://{}:{} (/status, /metrics)", host, port_);
+  spdlog::info("listening on http://{}:{} (/status, /metrics{})", host, port_,
+               routes ? ", Kafka Connect's REST API" : "");
 }
 
 StatusServer::~StatusServer() {

@@ -1,6 +1,7 @@
 // StatusServer: the HTTP listener of `listeners` (default http://127.0.0.1:8083): /metrics in
-// Prometheus text format, /status as JSON. Runs its own thread; reads snapshots through the
-// callback, which must be thread-safe.
+// Prometheus text format, /status as JSON, and the routes its owner adds (`ksink run`: Kafka
+// Connect's REST API, rest_api.h). Runs its own thread; reads snapshots through the callback,
+// which must be thread-safe.
 #pragma once
 
 #include <functional>
@@ -11,6 +12,10 @@
 
 #include "ksink/connector_status.h"
 
+namespace httplib {
+class Server;
+}
+
 namespace ksink {
 
 std::string renderPrometheus(const std::vector<ConnectorStatus>& connectors);
@@ -19,11 +24,13 @@ std::string renderStatusJson(const std::vector<ConnectorStatus>& connectors);
 class StatusServer {
  public:
   using Snapshot = std::function<std::vector<ConnectorStatus>()>;
+  // Adds routes to the server, before it serves; `worker_id` is host:port as bound.
+  using Routes = std::function<void(httplib::Server& server, const std::string& worker_id)>;
 
   // `listener` is http://host:port (port 0 picks a free one). Throws std::runtime_error when the
   // listener is malformed or the address cannot be bound — also when another process listens on
   // it (no SO_REUSEPORT).
-  StatusServer(const std::string& listener, Snapshot snapshot);
+  StatusServer(const std::string& listener, Snapshot snapshot, Routes routes = {});
   ~StatusServer();
   StatusServer(const StatusServer&) = delete;
   StatusServer& operator=(const StatusServer&) = delete;

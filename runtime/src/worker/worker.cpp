@@ -114,7 +114,9 @@ void Worker::Impl::run() {
   }
   lock.unlock();
   std::lock_guard guard(state->mutex);
-  if (state->first_failure) std::rethrow_exception(state->first_failure);
+  // Under exit.on.task.failure=false a failure was the task's, shown in its status.
+  if (state->first_failure && settings_.exit_on_task_failure)
+    std::rethrow_exception(state->first_failure);
   // Not a graceful stop: what the abandoned tasks had in flight was neither committed nor closed.
   if (abandoned > 0)
     throw std::runtime_error(
@@ -254,13 +256,16 @@ bool Worker::Impl::stopReplaced(RunState& state, WorkerTask& old, std::thread& t
 int Worker::Impl::awaitTasks(RunState& state) {
   std::unique_lock lock(state.mutex);
   bool stopping_others = false;
-  while (state.running > 0) {
+  while (true) {
     std::optional<Clock::time_point> deadline;
     {
       std::lock_guard guard(mutex_);
       deadline = stop_deadline_;
     }
-    if (state.first_failure && !stopping_others) {
+    // Under exit.on.task.failure=false (Connect's way) a failed task stays FAILED, the others run
+    // on, and the connector runs until it is stopped, its tasks all failed or not.
+    if (state.running == 0 && (settings_.exit_on_task_failure || deadline)) break;
+    if (settings_.exit_on_task_failure && state.first_failure && !stopping_others) {
       // One task failed: stop the others gracefully so run() can report the failure.
       stopping_others = true;
       lock.unlock();

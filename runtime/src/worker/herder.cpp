@@ -1,0 +1,300 @@
+#include "herder.h"
+
+#include <fmt/format.h>
+#include <spdlog/spdlog.h>
+
+#include <utility>
+
+#include "cli_exit_codes.h"
+#include "published_status.h"
+
+namespace ksink {
+
+struct Herder::Connector {
+  Connector(ConnectorFile connector_file, std::map<std::string, std::string> submitted_config)
+      : file(std::move(connector_file)),
+        submitted(std::move(submitted_config)),
+        name(file.config.getString("name")),
+        type(file.sink ? "sink" : "source") {}
+
+  const ConnectorFile file;
+  const std::map<std::string, std::string> submitted;
+  const std::string name;
+  const std::string type;
+  std::mutex operation;  // one operation (pause, resume, stop, restart) at a time
+
+  // Under Herder::mutex_:
+  Target target = Target::kRunning;
+  std::shared_ptr<Worker> worker;  // null while stopped
+  std::thread thread;              // runs worker->run(); joined by halt()
+  std::string failure;             // what run() threw: the connector is FAILED
+};
+
+Herder::Herder(bool exit_on_failure) : exit_on_failure_(exit_on_failure) {}
+
+Herder::~Herder() {
+  stopAll();
+  for (auto& [name, c] : connectors_) {
+    std::lock_guard operation(c->operation);
+    halt(*c);
+  }
+}
+
+void Herder::add(ConnectorFile connector, std::map<std::string, std::string> submitted) {
+  auto c = std::make_unique<Connector>(std::move(connector), std::move(submitted));
+  std::lock_guard lock(mutex_);
+  if (started_) throw std::logic_error("Herder::add after start()");
+  const auto name = c->name;
+  connectors_.emplace(name, std::move(c));
+}
+
+void Herder::start() {
+  for (auto& [name, c] : connectors_) {
+    std::lock_guard operation(c->operation);
+    launch(*c);
+  }
+  std::lock_guard lock(mutex_);
+  started_ = true;
+}
+
+bool Herder::started() const {
+  std::lock_guard lock(mutex_);
+  return started_;
+}
+
+void Herder::stopAll() {
+  std::lock_guard lock(mutex_);
+  stop_requested_ = true;
+  changed_.notify_all();
+}
+
+int Herder::wait() {
+  {
+    std::unique_lock lock(mutex_);
+    changed_.wait(lock, [&] { return stop_requested_; });
+  }
+  bool stopped = true;
+  for (auto& [name, c] : connectors_) {
+    std::lock_guard operation(c->operation);
+    stopped = halt(*c) && stopped;
+  }
+  std::lock_guard lock(mutex_);
+  return failed_ || !stopped ? kExitFailed : 0;
+}
+
+void Herder::launch(Connector& c) {
+  std::shared_ptr<Worker> worker;
+  try {
+    worker = c.file.makeWorker();
+  } catch (...) {
+    std::lock_guard lock(mutex_);
+    c.failure = describeFailure(std::current_exception());
+    return;
+  }
+  std::lock_guard lock(mutex_);
+  if (stop_requested_) return;
+  if (c.target == Target::kPaused) worker->pause();
+  c.worker = worker;
+  c.failure.clear();
+  c.thread = std::thread([this, &c, worker] {
+    std::exception_ptr failure;
+    try {
+      worker->run();
+    } catch (...) {
+      failure = std::current_exception();
+    }
+    ended(c, worker, failure);
+  });
+}
+
+void Herder::ended(Connector& c, const std::shared_ptr<Worker>& worker,
+                   std::exception_ptr failure) {
+  std::lock_guard lock(mutex_);
+  if (!failure || c.worker != worker) return;
+  c.failure = describeFailure(failure);
+  spdlog::error("connector {} failed: {}", c.name, c.failure);
+  if (exit_on_failure_ && !stop_requested_) {
+    // exit.on.task.failure=true: the whole process stops, as before the REST API.
+    failed_ = true;
+    stop_requested_ = true;
+    changed_.notify_all();
+  }
+}
+
+bool Herder::halt(Connector& c) {
+  std::shared_ptr<Worker> worker;
+  std::thread thread;
+  bool failed_before = false;
+  {
+    std::lock_guard lock(mutex_);
+    worker = c.worker;
+    thread = std::move(c.thread);
+    failed_before = !c.failure.empty();
+  }
+  if (worker) worker->stop();
+  if (thread.joinable()) thread.join();
+  std::lock_guard lock(mutex_);
+  return failed_before || c.failure.empty();
+}
+
+Herder::Connector& Herder::find(const std::string& name) const {
+  auto it = connectors_.find(name);
+  if (it == connectors_.end()) throw NotFound(fmt::format("Connector {} not found", name));
+  return *it->second;
+}
+
+std::vector<std::string> Herder::names() const {
+  std::vector<std::string> out;
+  for (const auto& [name, c] : connectors_) out.push_back(name);
+  return out;
+}
+
+Herder::Info Herder::info(const std::string& name) const {
+  auto& c = find(name);
+  Info out{c.name, c.type, c.submitted, 0};
+  std::shared_ptr<Worker> worker;
+  {
+    std::lock_guard lock(mutex_);
+    worker = c.worker;
+  }
+  if (worker) out.tasks = static_cast<int>(worker->status().tasks.size());
+  return out;
+}
+
+Herder::State Herder::state(const std::string& name) const {
+  auto& c = find(name);
+  State out{c.name, c.type, "RUNNING", "", {}};
+  std::shared_ptr<Worker> worker;
+  {
+    std::lock_guard lock(mutex_);
+    worker = c.worker;
+    out.trace = c.failure;
+    if (!started_)
+      out.state = "UNASSIGNED";
+    else if (!c.failure.empty())
+      out.state = "FAILED";
+    else if (c.target == Target::kStopped)
+      out.state = "STOPPED";
+    else if (c.target == Target::kPaused)
+      out.state = "PAUSED";
+  }
+  if (worker) out.tasks = worker->status().tasks;
+  return out;
+}
+
+std::vector<ConnectorStatus> Herder::statuses() const {
+  std::vector<ConnectorStatus> out;
+  for (const auto& [name, c] : connectors_) {
+    std::shared_ptr<Worker> worker;
+    {
+      std::lock_guard lock(mutex_);
+      worker = c->worker;
+    }
+    if (worker) {
+      out.push_back(worker->status());
+      continue;
+    }
+    ConnectorStatus stopped;
+    stopped.name = c->name;
+    stopped.type = c->type;
+    stopped.connector_class = c->file.config.getString("connector.class");
+    out.push_back(std::move(stopped));
+  }
+  return out;
+}
+
+void Herder::pause(const std::string& name) {
+  auto& c = find(name);
+  std::lock_guard operation(c.operation);
+  std::shared_ptr<Worker> worker;
+  {
+    std::lock_guard lock(mutex_);
+    const bool was_stopped = c.target == Target::kStopped;
+    c.target = Target::kPaused;
+    if (!was_stopped) worker = c.worker;
+  }
+  if (worker)
+    worker->pause();
+  else
+    launch(c);  // a stopped connector starts paused
+}
+
+void Herder::resume(const std::string& name) {
+  auto& c = find(name);
+  std::lock_guard operation(c.operation);
+  std::shared_ptr<Worker> worker;
+  {
+    std::lock_guard lock(mutex_);
+    const bool was_stopped = c.target == Target::kStopped;
+    c.target = Target::kRunning;
+    if (!was_stopped) worker = c.worker;
+  }
+  if (worker)
+    worker->resume();
+  else
+    launch(c);
+}
+
+void Herder::stop(const std::string& name) {
+  auto& c = find(name);
+  std::lock_guard operation(c.operation);
+  {
+    std::lock_guard lock(mutex_);
+    if (c.target == Target::kStopped) return;
+    c.target = Target::kStopped;
+  }
+  halt(c);
+  std::lock_guard lock(mutex_);
+  c.worker.reset();
+  c.failure.clear();
+  spdlog::info("connector {} stopped", c.name);
+}
+
+void Herder::restart(const std::string& name, bool include_tasks, bool only_failed) {
+  auto& c = find(name);
+  std::lock_guard operation(c.operation);
+  std::shared_ptr<Worker> worker;
+  bool failed = false;
+  {
+    std::lock_guard lock(mutex_);
+    if (c.target == Target::kStopped)
+      throw ConnectorConflict(
+          fmt::format("Connector {} is stopped: resume it rather than restart it", c.name));
+    worker = c.worker;
+    failed = !c.failure.empty();
+  }
+  if (failed || !worker) {
+    // The connector itself failed: it starts again, its tasks with it.
+    halt(c);
+    launch(c);
+    return;
+  }
+  if (!include_tasks) return;  // the connector runs: nothing of its own to restart here
+  for (const auto& task : worker->status().tasks)
+    if (!only_failed || task.state == "FAILED") restartTask(c, worker, task.id);
+}
+
+void Herder::restartTask(const std::string& name, int task) {
+  auto& c = find(name);
+  std::lock_guard operation(c.operation);
+  std::shared_ptr<Worker> worker;
+  {
+    std::lock_guard lock(mutex_);
+    if (c.target == Target::kStopped || !c.failure.empty() || !c.worker)
+      throw ConnectorConflict(fmt::format("Connector {} is not running", c.name));
+    worker = c.worker;
+  }
+  restartTask(c, worker, task);
+}
+
+void Herder::restartTask(Connector& c, const std::shared_ptr<Worker>& worker, int task) {
+  try {
+    worker->restartTask(task);
+  } catch (const std::out_of_range&) {
+    throw NotFound(fmt::format("Task {}-{} not found", c.name, task));
+  } catch (const std::logic_error& e) {
+    throw ConnectorConflict(e.what());
+  }
+}
+
+}  // namespace ksink

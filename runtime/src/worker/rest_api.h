@@ -1,0 +1,36 @@
+// The routes of Kafka Connect's REST API that `ksink run` serves over its Herder, with Connect's
+// codes and bodies (Connect 4.1's shapes), beside ksink's own /status and /metrics:
+//   GET  /                                   {"version","commit","kafka_cluster_id"}
+//   GET  /health                             KIP-1017: 200 healthy, 503 starting
+//   GET  /connectors[?expand=status&expand=info]
+//   GET  /connectors/{c}, /config, /status, /tasks, /tasks/{t}/status
+//   POST /connectors/{c}/restart[?includeTasks=&onlyFailed=]   204, or 202 + status
+//   POST /connectors/{c}/tasks/{t}/restart   204
+//   PUT  /connectors/{c}/pause, /resume      202
+//   PUT  /connectors/{c}/stop                204
+//   GET  /connector-plugins[?connectorsOnly=false]
+// Errors are Connect's {"error_code","message"}: 404 for an unknown connector, task or route, 409
+// for a request the connector's state refuses, 500 for what failed.
+#pragma once
+
+#include <functional>
+#include <optional>
+#include <string>
+
+namespace httplib {
+class Server;
+}
+
+namespace ksink {
+
+class Herder;
+
+struct RestIdentity {
+  std::string worker_id;  // host:port of the listener, as each status names its worker
+  // The Kafka cluster's id (GET /), asked once when first needed.
+  std::function<std::optional<std::string>()> cluster_id;
+};
+
+void addConnectRoutes(httplib::Server& server, Herder& herder, RestIdentity identity);
+
+}  // namespace ksink

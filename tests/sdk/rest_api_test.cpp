@@ -1,0 +1,259 @@
+// Kafka Connect's REST API as `ksink run` serves it (Herder + rest_api), on the embedded broker:
+// two sink connectors read from connector files, queried and controlled over HTTP — Connect's
+// routes, codes and bodies; one connector whose task fails while the other runs on, and a task
+// restart that brings it back; pause, resume, stop and restart; and, with exit.on.task.failure,
+// the whole herder ending on a failure as `ksink run` did before.
+#include "rest_api.h"
+
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+#include <httplib.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <stdexcept>
+#include <thread>
+
+#include "connector_file.h"
+#include "herder.h"
+#include "ksink/connector_registry.h"
+#include "status_server.h"
+#include "support/mock_cluster.h"
+#include "support/polling.h"
+#include "support/recording_sink.h"
+#include "support/worker_runner.h"
+
+namespace ksink::test {
+namespace {
+
+using namespace std::chrono_literals;
+
+// Two sink connectors, "alpha" and "beta", each on a topic of its own with `kRecords` records,
+// run by a Herder whose routes a StatusServer serves on a free port.
+class RestApi : public ::testing::Test {
+ protected:
+  static constexpr int kRecords = 20;
+
+  void SetUp() override {
+    ConnectorRegistry::global().add(
+        {"rest-test-sink", RecordingSink::factory(log, script), ConfigDef(), "REST API test"});
+    script->onPut([this](SinkTaskContext&, std::span<const SinkRecord> records) {
+      for (const auto& r : records)
+        if (r.topic() == alpha && failing_alpha) throw std::runtime_error("alpha's write failed");
+    });
+    for (const auto* topic : {&alpha, &beta}) {
+      mock.createTopic(*topic, 1);
+      mock.produceValues(*topic, 0, kRecords);
+    }
+    dir = std::filesystem::temp_directory_path() / ("ksink-" + alpha);
+    std::filesystem::create_directories(dir);
+    worker = mockWorkerProperties("unused", "unused", mock.bootstrap());
+    worker.erase("name");
+    worker.erase("topics");
+    worker["config.providers"] = "env";
+    worker["config.providers.env.class"] =
+        "org.apache.kafka.common.config.provider.EnvVarConfigProvider";
+    ::setenv("KSINK_REST_TEST_TOPIC", beta.c_str(), 1);
+  }
+
+  void TearDown() override {
+    server.reset();
+    if (herder) {
+      herder->stopAll();
+      herder->wait();
+    }
+    std::filesystem::remove_all(dir);
+  }
+
+  // `exit_on_failure`: the worker file's exit.on.task.failure.
+  void start(bool exit_on_failure = false) {
+    worker["exit.on.task.failure"] = exit_on_failure ? "true" : "false";
+    herder = std::make_unique<Herder>(exit_on_failure);
+    // beta names its topic through the env provider: GET …/config shows the reference.
+    addConnector(alpha, alpha);
+    addConnector(beta, "${env:KSINK_REST_TEST_TOPIC}");
+    server = std::make_unique<StatusServer>(
+        "http://127.0.0.1:0", [this] { return herder->statuses(); },
+        [this](httplib::Server& http, const std::string& worker_id) {
+          addConnectRoutes(http, *herder, {worker_id, [] { return std::string("test-cluster"); }});
+        });
+    client = std::make_unique<httplib::Client>("127.0.0.1", server->port());
+    herder->start();
+  }
+
+  void addConnector(const std::string& name, const std::string& topics) {
+    const auto file = dir / (name + ".properties");
+    std::ofstream(file) << fmt::format("name={}\nconnector.class=rest-test-sink\ntopics={}\n", name,
+                                       topics);
+    herder->add(loadConnector(worker, file.string()), Config::readProperties(file.string()));
+  }
+
+  std::string get(const std::string& path, int expected_status = 200) {
+    auto res = client->Get(path);
+    EXPECT_TRUE(res) << path;
+    if (!res) return "";
+    EXPECT_EQ(res->status, expected_status) << path << ": " << res->body;
+    return res->body;
+  }
+  int send(const std::string& method, const std::string& path, std::string* body = nullptr) {
+    auto res = method == "PUT" ? client->Put(path, "", "application/json")
+                               : client->Post(path, "", "application/json");
+    if (!res) return -1;
+    if (body) *body = res->body;
+    return res->status;
+  }
+  // Until GET `path` has `fragment` in its body.
+  bool awaitBody(const std::string& path, const std::string& fragment) {
+    return it::waitUntil(
+        [&] {
+          auto res = client->Get(path);
+          return res && res->body.find(fragment) != std::string::npos;
+        },
+        30s, 50ms);
+  }
+  int64_t committed(const std::string& topic, int64_t offset) {
+    return mock.waitForCommitted("connect-" + topic, {topic, 0}, offset, 30s).value_or(-1);
+  }
+
+  MockCluster mock;
+  std::shared_ptr<CallLog> log = std::make_shared<CallLog>();
+  std::shared_ptr<SinkScript> script = std::make_shared<SinkScript>();
+  std::atomic<bool> failing_alpha{false};
+  const std::string alpha = currentTestName() + "-alpha";
+  const std::string beta = currentTestName() + "-beta";
+  std::filesystem::path dir;
+  Properties worker;
+  std::unique_ptr<Herder> herder;
+  std::unique_ptr<StatusServer> server;
+  std::unique_ptr<httplib::Client> client;
+};
+
+std::string runningStatus(const std::string& name, const std::string& worker_id) {
+  return fmt::format(
+      R"({{"name":"{}","connector":{{"state":"RUNNING","worker_id":"{}","version":"{}"}},)"
+      R"("tasks":[{{"id":0,"state":"RUNNING","worker_id":"{}","version":"{}"}}],"type":"sink"}})",
+      name, worker_id, KSINK_VERSION_FOR_TESTS, worker_id, KSINK_VERSION_FOR_TESTS);
+}
+
+TEST_F(RestApi, ReadRoutesAnswerConnectsBodies) {
+  start();
+  const auto worker_id = fmt::format("127.0.0.1:{}", server->port());
+  EXPECT_EQ(committed(alpha, kRecords), kRecords);
+  EXPECT_EQ(committed(beta, kRecords), kRecords);
+
+  EXPECT_EQ(get("/"), fmt::format(R"({{"version":"4.1.1","commit":"{}",)"
+                                  R"("kafka_cluster_id":"test-cluster","ksink_version":"{}"}})",
+                                  KSINK_VERSION_FOR_TESTS, KSINK_VERSION_FOR_TESTS));
+  EXPECT_EQ(get("/health"),
+            R"({"status":"healthy","message":"Worker has completed startup and is ready to )"
+            R"(handle requests."})");
+  EXPECT_EQ(get("/connectors"),
+            fmt::format(R"(["{}","{}"])", std::min(alpha, beta), std::max(alpha, beta)));
+  ASSERT_TRUE(
+      awaitBody("/connectors/" + alpha + "/status", R"("tasks":[{"id":0,"state":"RUNNING")"));
+  EXPECT_EQ(get("/connectors/" + alpha + "/status"), runningStatus(alpha, worker_id));
+  EXPECT_EQ(get("/connectors/" + beta + "/config"),
+            fmt::format(R"({{"connector.class":"rest-test-sink","name":"{}",)"
+                        R"("topics":"${{env:KSINK_REST_TEST_TOPIC}}"}})",
+                        beta))
+      << "the configuration as submitted, its reference not resolved";
+  EXPECT_EQ(get("/connectors/" + alpha),
+            fmt::format(R"({{"name":"{0}","config":{{"connector.class":"rest-test-sink",)"
+                        R"("name":"{0}","topics":"{0}"}},"tasks":[{{"connector":"{0}","task":0}}],)"
+                        R"("type":"sink"}})",
+                        alpha));
+  EXPECT_EQ(get("/connectors/" + alpha + "/tasks"),
+            fmt::format(R"([{{"id":{{"connector":"{0}","task":0}},"config":{{"connector.class":)"
+                        R"("rest-test-sink","name":"{0}","topics":"{0}"}}}}])",
+                        alpha));
+  EXPECT_EQ(get("/connectors/" + alpha + "/tasks/0/status"),
+            fmt::format(R"({{"id":0,"state":"RUNNING","worker_id":"{}","version":"{}"}})",
+                        worker_id, KSINK_VERSION_FOR_TESTS));
+  const auto expanded = get("/connectors?expand=status&expand=info");
+  EXPECT_NE(
+      expanded.find(fmt::format(R"("{}":{{"status":{})", alpha, runningStatus(alpha, worker_id))),
+      std::string::npos)
+      << expanded;
+  EXPECT_NE(get("/connector-plugins").find(R"({"class":"rest-test-sink","type":"sink",)"),
+            std::string::npos);
+
+  EXPECT_EQ(get("/connectors/nobody", 404),
+            R"({"error_code":404,"message":"Connector nobody not found"})");
+  EXPECT_EQ(
+      get("/connectors/" + alpha + "/tasks/3/status", 404),
+      fmt::format(R"({{"error_code":404,"message":"No status found for task {}-3"}})", alpha));
+  EXPECT_EQ(get("/no/such/route", 404),
+            R"({"error_code":404,"message":"HTTP 404 GET /no/such/route"})");
+}
+
+TEST_F(RestApi, AFailedTaskLeavesTheOtherConnectorRunningAndARestartBringsItBack) {
+  failing_alpha = true;
+  start();
+  ASSERT_TRUE(awaitBody("/connectors/" + alpha + "/status", R"("state":"FAILED")"));
+  const auto failed = get("/connectors/" + alpha + "/tasks/0/status");
+  EXPECT_NE(failed.find(R"("trace":"alpha's write failed")"), std::string::npos) << failed;
+  EXPECT_NE(get("/connectors/" + alpha + "/status").find(R"("connector":{"state":"RUNNING")"),
+            std::string::npos)
+      << "the task failed, not the connector";
+  // beta runs on: what is produced now is committed.
+  EXPECT_EQ(committed(beta, kRecords), kRecords);
+  mock.produceValues(beta, 0, 5);
+  EXPECT_EQ(committed(beta, kRecords + 5), kRecords + 5);
+  EXPECT_EQ(mock.committed("connect-" + alpha, TopicPartition{alpha, 0}).value_or(0), 0)
+      << "nothing committed past the record that was not written";
+
+  failing_alpha = false;
+  EXPECT_EQ(send("POST", "/connectors/" + alpha + "/tasks/0/restart"), 204);
+  EXPECT_EQ(committed(alpha, kRecords), kRecords) << "the restarted task wrote every record";
+  EXPECT_TRUE(
+      awaitBody("/connectors/" + alpha + "/status", R"("tasks":[{"id":0,"state":"RUNNING")"));
+  EXPECT_EQ(send("POST", "/connectors/" + alpha + "/tasks/9/restart"), 404);
+}
+
+TEST_F(RestApi, PauseResumeStopAndRestartAnswerConnectsCodes) {
+  start();
+  const auto status = "/connectors/" + alpha + "/status";
+  EXPECT_EQ(committed(alpha, kRecords), kRecords);
+  EXPECT_EQ(send("PUT", "/connectors/" + alpha + "/pause"), 202);
+  EXPECT_TRUE(awaitBody(status, R"("tasks":[{"id":0,"state":"PAUSED")")) << get(status);
+  EXPECT_NE(get(status).find(R"("connector":{"state":"PAUSED")"), std::string::npos);
+  EXPECT_EQ(send("PUT", "/connectors/" + alpha + "/resume"), 202);
+  EXPECT_TRUE(awaitBody(status, R"("tasks":[{"id":0,"state":"RUNNING")")) << get(status);
+
+  EXPECT_EQ(send("PUT", "/connectors/" + alpha + "/stop"), 204);
+  EXPECT_NE(get(status).find(R"("connector":{"state":"STOPPED")"), std::string::npos);
+  EXPECT_NE(get(status).find(R"("tasks":[])"), std::string::npos);
+  std::string refused;
+  EXPECT_EQ(send("POST", "/connectors/" + alpha + "/restart", &refused), 409);
+  EXPECT_NE(refused.find(R"("error_code":409)"), std::string::npos) << refused;
+  // Records produced while it was stopped are written once it runs again.
+  mock.produceValues(alpha, 0, 5);
+  EXPECT_EQ(send("PUT", "/connectors/" + alpha + "/resume"), 202);
+  EXPECT_EQ(committed(alpha, kRecords + 5), kRecords + 5);
+
+  EXPECT_EQ(send("POST", "/connectors/" + alpha + "/restart"), 204);
+  std::string restarted;
+  EXPECT_EQ(send("POST", "/connectors/" + alpha + "/restart?includeTasks=true", &restarted), 202);
+  EXPECT_NE(restarted.find(fmt::format(R"({{"name":"{}","connector":{{"state":"RUNNING")", alpha)),
+            std::string::npos)
+      << restarted;
+  EXPECT_EQ(send("PUT", "/connectors/nobody/pause"), 404);
+}
+
+TEST_F(RestApi, WithExitOnTaskFailureAFailureEndsEveryConnectorAndTheHerderFails) {
+  failing_alpha = true;
+  start(/*exit_on_failure=*/true);
+  BackgroundRun run([&] { EXPECT_EQ(herder->wait(), 1); });
+  ASSERT_TRUE(run.waitFinished(30s));
+  EXPECT_NE(get("/connectors/" + beta + "/status").find(R"("tasks":[{"id":0,"state":"STOPPED")"),
+            std::string::npos)
+      << "the other connector was stopped";
+  server.reset();
+  herder.reset();  // waited for already
+}
+
+}  // namespace
+}  // namespace ksink::test
