@@ -1,6 +1,7 @@
-// The `listeners` HTTP server of `ksink run` processes: /status of a running source, and a
-// listener already in use by another process (as with Kafka Connect's REST server, the start
-// fails naming it; the process that has it keeps serving).
+// The `listeners` HTTP server of `ksink run` processes: /status of a running source, a listener
+// already in use by another process (as with Kafka Connect's REST server, the start fails naming
+// it; the process that has it keeps serving), and, over Connect's REST API, a connector whose task
+// failed shown FAILED while the process and its other connector run on.
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <httplib.h>
@@ -10,6 +11,8 @@
 #include <unistd.h>
 
 #include <fstream>
+#include <string>
+#include <vector>
 
 #include "child_process.h"
 #include "free_port.h"
@@ -36,16 +39,18 @@ class StatusListenerTest : public ::testing::Test {
                        (dir_ / "input.txt").string(), topic);
   }
 
-  // A process with its own offsets file (so only the listener can be shared).
-  std::unique_ptr<ChildProcess> start(const std::string& tag) {
+  // A process with its own offsets file (so only the listener can be shared), running
+  // source.properties and `more` connector files.
+  std::unique_ptr<ChildProcess> start(const std::string& tag,
+                                      const std::vector<std::string>& more = {}) {
     const auto worker = dir_ / (tag + "-worker.properties");
     std::ofstream(worker) << fmt::format(
         "bootstrap.servers={}\noffset.storage.file.filename={}\nlisteners=http://127.0.0.1:{}\n",
         RealKafka::shared().bootstrap(), (dir_ / (tag + ".offsets")).string(), port_);
-    return std::make_unique<ChildProcess>(
-        std::vector<std::string>{KSINK_BIN, "run", worker.string(),
-                                 (dir_ / "source.properties").string()},
-        dir_ / (tag + ".log"));
+    std::vector<std::string> command{KSINK_BIN, "run", worker.string(),
+                                     (dir_ / "source.properties").string()};
+    command.insert(command.end(), more.begin(), more.end());
+    return std::make_unique<ChildProcess>(command, dir_ / (tag + ".log"));
   }
 
   // /status's body once a task runs.
@@ -94,6 +99,35 @@ TEST_F(StatusListenerTest, ASecondProcessOnAListenerInUseFailsNamingItAndTheFirs
   runningStatus(*first);
   first->signal(SIGTERM);
   EXPECT_EQ(first->wait(20s), 0) << first->log();
+}
+
+// Kafka Connect's way, ksink run's default: a task that fails (its records cannot be sent: the
+// topic name is not one Kafka takes) is FAILED with its error while the process and its other
+// connector run on; SIGTERM still ends the process gracefully.
+TEST_F(StatusListenerTest, AFailedTaskIsShownFailedOverTheRestApiWhileTheOtherConnectorRuns) {
+  std::ofstream(dir_ / "broken.properties")
+      << fmt::format("name=broken\nconnector.class=FileStreamSource\nfile={}\ntopic=not a topic\n",
+                     (dir_ / "input.txt").string());
+  auto ksink = start("isolated", {(dir_ / "broken.properties").string()});
+  httplib::Client client("127.0.0.1", port_);
+  std::string broken;
+  EXPECT_TRUE(waitUntil(
+      [&] {
+        const auto res = client.Get("/connectors/broken/status");
+        broken = res ? res->body : "";
+        return broken.find(R"("state":"FAILED")") != std::string::npos;
+      },
+      60s))
+      << broken << "\n"
+      << ksink->log();
+  EXPECT_NE(broken.find(R"("trace":)"), std::string::npos) << broken;
+  EXPECT_TRUE(ksink->running()) << ksink->log();
+  const auto other = client.Get("/connectors/status-source/status");
+  ASSERT_TRUE(other);
+  EXPECT_NE(other->body.find(R"("tasks":[{"id":0,"state":"RUNNING")"), std::string::npos)
+      << other->body;
+  ksink->signal(SIGTERM);
+  EXPECT_EQ(ksink->wait(20s), 0) << ksink->log();
 }
 
 }  // namespace

@@ -71,7 +71,10 @@ class RestApi : public ::testing::Test {
   // `exit_on_failure`: the worker file's exit.on.task.failure.
   void start(bool exit_on_failure = false) {
     worker["exit.on.task.failure"] = exit_on_failure ? "true" : "false";
-    herder = std::make_unique<Herder>(exit_on_failure);
+    herder = std::make_unique<Herder>(exit_on_failure,
+                                      [this](const std::map<std::string, std::string>& submitted) {
+                                        return loadConnector(worker, submitted, "the REST API");
+                                      });
     // beta names its topic through the env provider: GET …/config shows the reference.
     addConnector(alpha, alpha);
     addConnector(beta, "${env:KSINK_REST_TEST_TOPIC}");
@@ -88,7 +91,7 @@ class RestApi : public ::testing::Test {
     const auto file = dir / (name + ".properties");
     std::ofstream(file) << fmt::format("name={}\nconnector.class=rest-test-sink\ntopics={}\n", name,
                                        topics);
-    herder->add(loadConnector(worker, file.string()), Config::readProperties(file.string()));
+    herder->add(loadConnector(worker, file.string()));
   }
 
   std::string get(const std::string& path, int expected_status = 200) {
@@ -98,9 +101,12 @@ class RestApi : public ::testing::Test {
     EXPECT_EQ(res->status, expected_status) << path << ": " << res->body;
     return res->body;
   }
-  int send(const std::string& method, const std::string& path, std::string* body = nullptr) {
-    auto res = method == "PUT" ? client->Put(path, "", "application/json")
-                               : client->Post(path, "", "application/json");
+  int send(const std::string& method, const std::string& path, std::string* body = nullptr,
+           const std::string& request = "") {
+    httplib::Result res = method == "PUT"      ? client->Put(path, request, "application/json")
+                          : method == "PATCH"  ? client->Patch(path, request, "application/json")
+                          : method == "DELETE" ? client->Delete(path)
+                                               : client->Post(path, request, "application/json");
     if (!res) return -1;
     if (body) *body = res->body;
     return res->status;
@@ -241,6 +247,71 @@ TEST_F(RestApi, PauseResumeStopAndRestartAnswerConnectsCodes) {
             std::string::npos)
       << restarted;
   EXPECT_EQ(send("PUT", "/connectors/nobody/pause"), 404);
+}
+
+TEST_F(RestApi, ConnectorsAreCreatedReconfiguredAndDeletedWhileTheOthersRun) {
+  start();
+  const auto gamma = currentTestName() + "-gamma";
+  mock.createTopic(gamma, 1);
+  mock.produceValues(gamma, 0, kRecords);
+  const auto config = fmt::format(R"({{"connector.class":"rest-test-sink","topics":"{}"}})", gamma);
+  std::string body;
+  EXPECT_EQ(send("POST", "/connectors", &body,
+                 fmt::format(R"({{"name":"{}","config":{}}})", gamma, config)),
+            201);
+  EXPECT_EQ(body, fmt::format(R"({{"name":"{0}","config":{{"connector.class":"rest-test-sink",)"
+                              R"("name":"{0}","topics":"{0}"}},"tasks":[],"type":"sink"}})",
+                              gamma))
+      << "Connect's ConnectorInfo, the tasks not started yet";
+  EXPECT_EQ(committed(gamma, kRecords), kRecords) << "the new connector wrote every record";
+  EXPECT_EQ(send("POST", "/connectors", &body,
+                 fmt::format(R"({{"name":"{}","config":{}}})", gamma, config)),
+            409);
+  EXPECT_EQ(body,
+            fmt::format(R"({{"error_code":409,"message":"Connector {} already exists"}})", gamma));
+  EXPECT_EQ(send("POST", "/connectors", &body,
+                 R"({"name":"refused","config":{"connector.class":"no-such-sink","topics":"x"}})"),
+            400);
+  EXPECT_NE(body.find("Connector configuration is invalid and contains the following 1 error(s):"
+                      R"(\nconnector.class: unknown connector)"
+                      " 'no-such-sink'"),
+            std::string::npos)
+      << body;
+  EXPECT_EQ(send("POST", "/connectors", &body, "not json"), 400) << body;
+
+  // A new configuration: the tasks start again on it (two now).
+  EXPECT_EQ(
+      send("PUT", "/connectors/" + gamma + "/config", &body,
+           fmt::format(R"({{"connector.class":"rest-test-sink","topics":"{}","tasks.max":2}})",
+                       gamma)),
+      200)
+      << body;
+  EXPECT_TRUE(awaitBody("/connectors/" + gamma, R"("tasks":[{"connector":")" + gamma +
+                                                    R"(","task":0},{"connector":")" + gamma +
+                                                    R"(","task":1}])"));
+  EXPECT_NE(get("/connectors/" + gamma + "/config").find(R"("tasks.max":"2")"), std::string::npos);
+  EXPECT_EQ(send("PATCH", "/connectors/" + gamma + "/config", &body, R"({"tasks.max":null})"), 200)
+      << body;
+  EXPECT_EQ(get("/connectors/" + gamma + "/config").find("tasks.max"), std::string::npos)
+      << "a null removes the key";
+  EXPECT_EQ(send("PUT", "/connectors/" + gamma + "-put/config", &body,
+                 fmt::format(R"({{"connector.class":"rest-test-sink","topics":"{}"}})", gamma)),
+            201)
+      << "PUT creates a connector it does not find";
+  EXPECT_EQ(send("POST", "/connectors", &body,
+                 fmt::format(R"({{"name":"{}-paused","config":{},"initial_state":"PAUSED"}})",
+                             gamma, config)),
+            201);
+  EXPECT_TRUE(
+      awaitBody("/connectors/" + gamma + "-paused/status", R"("connector":{"state":"PAUSED")"));
+
+  EXPECT_EQ(send("DELETE", "/connectors/" + gamma), 204);
+  EXPECT_EQ(get("/connectors/" + gamma, 404),
+            fmt::format(R"({{"error_code":404,"message":"Connector {} not found"}})", gamma));
+  EXPECT_EQ(get("/connectors").find("\"" + gamma + "\""), std::string::npos);
+  // beta ran on meanwhile.
+  mock.produceValues(beta, 0, 5);
+  EXPECT_EQ(committed(beta, kRecords + 5), kRecords + 5);
 }
 
 TEST_F(RestApi, WithExitOnTaskFailureAFailureEndsEveryConnectorAndTheHerderFails) {

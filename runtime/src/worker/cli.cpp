@@ -49,7 +49,14 @@ Connectors loadConnectors(const std::string& worker_file,
   // FAILED while the rest run on (every connector's Worker reads the key from the worker's keys).
   out.worker_properties.try_emplace("exit.on.task.failure", "false");
   out.herder = std::make_unique<Herder>(
-      detail::parseBoolean(out.worker_properties.at("exit.on.task.failure")).value_or(false));
+      detail::parseBoolean(out.worker_properties.at("exit.on.task.failure")).value_or(false),
+      [worker = out.worker_properties](const std::map<std::string, std::string>& submitted) {
+        auto connector = loadConnector(worker, submitted, "the REST API");
+        for (const auto& w : connector.warnings)
+          spdlog::warn("connector {}: {}", connector.config.getString("name"), w);
+        connector.makeWorker();  // validates, connects nothing
+        return connector;
+      });
   std::set<std::string> names;
   for (const auto& file : connector_files) {
     auto connector = loadConnector(out.worker_properties, file);
@@ -59,7 +66,7 @@ Connectors loadConnectors(const std::string& worker_file,
     out.graceful_timeout = std::max(out.graceful_timeout, connector.gracefulTimeout());
     spdlog::info("{} connector {} ({}) from {}", connector.sink ? "sink" : "source",
                  connector.config.getString("name"), connector.className(), file);
-    out.herder->add(std::move(connector), Config::readProperties(file));
+    out.herder->add(std::move(connector));
   }
   return out;
 }

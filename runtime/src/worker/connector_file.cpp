@@ -74,13 +74,20 @@ std::map<std::string, std::string> readWorker(const std::string& file) {
 
 ConnectorFile loadConnector(const std::map<std::string, std::string>& worker,
                             const std::string& file) {
+  return loadConnector(worker, Config::readProperties(file), file);
+}
+
+ConnectorFile loadConnector(const std::map<std::string, std::string>& worker,
+                            const std::map<std::string, std::string>& submitted,
+                            const std::string& file) {
   auto values = worker;
-  const auto own = ConfigProviders::fromWorker(worker).resolve(Config::readProperties(file));
+  const auto own = ConfigProviders::fromWorker(worker).resolve(submitted);
   for (auto& [k, v] : own) values.insert_or_assign(k, v);
   auto cls = values.contains("connector.class") ? values.at("connector.class") : "";
   const auto& registry = ConnectorRegistry::global();
   ConnectorFile out;
   out.file = file;
+  out.submitted = submitted;
   out.sink = registry.find(cls, values);
   if (!out.sink) out.source = registry.findSource(cls, values);
   if (!out.sink && !out.source) {

@@ -18,8 +18,10 @@
 namespace ksink {
 
 struct ConnectorFile {
-  std::string file;
+  std::string file;  // where it came from: a path, or "the REST API"
   Config config;
+  // The connector's own properties as submitted: references unresolved, no worker key merged.
+  std::map<std::string, std::string> submitted;
   // Exactly one of the two.
   const ConnectorRegistry::SinkEntry* sink = nullptr;
   const ConnectorRegistry::SourceEntry* source = nullptr;
@@ -38,6 +40,11 @@ std::map<std::string, std::string> readWorker(const std::string& file);
 // its config.providers kept, which resolve the connector file's.
 ConnectorFile loadConnector(const std::map<std::string, std::string>& worker,
                             const std::string& file);
+// The same for a connector's properties as submitted (`own`, references unresolved) from
+// `origin` (a file, or the REST API).
+ConnectorFile loadConnector(const std::map<std::string, std::string>& worker,
+                            const std::map<std::string, std::string>& own,
+                            const std::string& origin);
 
 // Two connectors of one name would share a consumer group (and a sink's stored offsets), each
 // taking the other's partitions: Connect refuses the second, and so does ksink.

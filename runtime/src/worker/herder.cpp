@@ -6,19 +6,18 @@
 #include <utility>
 
 #include "cli_exit_codes.h"
+#include "ksink/config_exception.h"
 #include "published_status.h"
 
 namespace ksink {
 
 struct Herder::Connector {
-  Connector(ConnectorFile connector_file, std::map<std::string, std::string> submitted_config)
+  explicit Connector(ConnectorFile connector_file)
       : file(std::move(connector_file)),
-        submitted(std::move(submitted_config)),
         name(file.config.getString("name")),
         type(file.sink ? "sink" : "source") {}
 
   const ConnectorFile file;
-  const std::map<std::string, std::string> submitted;
   const std::string name;
   const std::string type;
   std::mutex operation;  // one operation (pause, resume, stop, restart) at a time
@@ -30,28 +29,29 @@ struct Herder::Connector {
   std::string failure;             // what run() threw: the connector is FAILED
 };
 
-Herder::Herder(bool exit_on_failure) : exit_on_failure_(exit_on_failure) {}
+Herder::Herder(bool exit_on_failure, Loader loader)
+    : exit_on_failure_(exit_on_failure), loader_(std::move(loader)) {}
 
 Herder::~Herder() {
   stopAll();
-  for (auto& [name, c] : connectors_) {
+  for (const auto& c : all()) {
     std::lock_guard operation(c->operation);
     halt(*c);
   }
 }
 
-void Herder::add(ConnectorFile connector, std::map<std::string, std::string> submitted) {
-  auto c = std::make_unique<Connector>(std::move(connector), std::move(submitted));
+void Herder::add(ConnectorFile connector) {
+  auto c = std::make_shared<Connector>(std::move(connector));
   std::lock_guard lock(mutex_);
   if (started_) throw std::logic_error("Herder::add after start()");
-  const auto name = c->name;
-  connectors_.emplace(name, std::move(c));
+  connectors_.emplace(c->name, std::move(c));
 }
 
 void Herder::start() {
-  for (auto& [name, c] : connectors_) {
+  std::lock_guard changes(changes_);
+  for (const auto& c : all()) {
     std::lock_guard operation(c->operation);
-    launch(*c);
+    launch(c);
   }
   std::lock_guard lock(mutex_);
   started_ = true;
@@ -73,8 +73,18 @@ int Herder::wait() {
     std::unique_lock lock(mutex_);
     changed_.wait(lock, [&] { return stop_requested_; });
   }
+  std::lock_guard changes(changes_);
+  // Every connector's stop first, so they end together, each within its graceful timeout.
+  for (const auto& c : all()) {
+    std::shared_ptr<Worker> worker;
+    {
+      std::lock_guard lock(mutex_);
+      worker = c->worker;
+    }
+    if (worker) worker->stop();
+  }
   bool stopped = true;
-  for (auto& [name, c] : connectors_) {
+  for (const auto& c : all()) {
     std::lock_guard operation(c->operation);
     stopped = halt(*c) && stopped;
   }
@@ -82,28 +92,28 @@ int Herder::wait() {
   return failed_ || !stopped ? kExitFailed : 0;
 }
 
-void Herder::launch(Connector& c) {
+void Herder::launch(const ConnectorPtr& c) {
   std::shared_ptr<Worker> worker;
   try {
-    worker = c.file.makeWorker();
+    worker = c->file.makeWorker();
   } catch (...) {
     std::lock_guard lock(mutex_);
-    c.failure = describeFailure(std::current_exception());
+    c->failure = describeFailure(std::current_exception());
     return;
   }
   std::lock_guard lock(mutex_);
-  if (stop_requested_) return;
-  if (c.target == Target::kPaused) worker->pause();
-  c.worker = worker;
-  c.failure.clear();
-  c.thread = std::thread([this, &c, worker] {
+  if (stop_requested_ || c->target == Target::kStopped) return;
+  if (c->target == Target::kPaused) worker->pause();
+  c->worker = worker;
+  c->failure.clear();
+  c->thread = std::thread([this, c, worker] {
     std::exception_ptr failure;
     try {
       worker->run();
     } catch (...) {
       failure = std::current_exception();
     }
-    ended(c, worker, failure);
+    ended(*c, worker, failure);
   });
 }
 
@@ -137,21 +147,117 @@ bool Herder::halt(Connector& c) {
   return failed_before || c.failure.empty();
 }
 
-Herder::Connector& Herder::find(const std::string& name) const {
+Herder::ConnectorPtr Herder::find(const std::string& name) const {
+  std::lock_guard lock(mutex_);
   auto it = connectors_.find(name);
   if (it == connectors_.end()) throw NotFound(fmt::format("Connector {} not found", name));
-  return *it->second;
+  return it->second;
+}
+
+std::vector<Herder::ConnectorPtr> Herder::all() const {
+  std::lock_guard lock(mutex_);
+  std::vector<ConnectorPtr> out;
+  for (const auto& [name, c] : connectors_) out.push_back(c);
+  return out;
 }
 
 std::vector<std::string> Herder::names() const {
   std::vector<std::string> out;
-  for (const auto& [name, c] : connectors_) out.push_back(name);
+  for (const auto& c : all()) out.push_back(c->name);
   return out;
 }
 
+Herder::ConnectorPtr Herder::make(const std::string& name, Config config) const {
+  if (auto it = config.find("name"); it != config.end() && it->second != name)
+    throw ConfigException(
+        {{"name", fmt::format("'{}' does not match the connector's name in the request, '{}'",
+                              it->second, name)}});
+  config["name"] = name;
+  return std::make_shared<Connector>(loader_(config));
+}
+
+Herder::Info Herder::create(const std::string& name, Config config, Target initial) {
+  std::lock_guard changes(changes_);
+  {
+    std::lock_guard lock(mutex_);
+    if (connectors_.contains(name))
+      throw ConnectorConflict(fmt::format("Connector {} already exists", name));
+  }
+  auto c = make(name, std::move(config));
+  std::lock_guard operation(c->operation);
+  c->target = initial;
+  bool started = false;
+  {
+    std::lock_guard lock(mutex_);
+    connectors_.emplace(name, c);
+    started = started_;
+  }
+  spdlog::info("connector {} created ({})", name, c->file.className());
+  if (started) launch(c);
+  return {c->name, c->type, c->file.submitted, 0};  // as Connect answers: no task yet
+}
+
+bool Herder::putConfig(const std::string& name, Config config) {
+  std::lock_guard changes(changes_);
+  ConnectorPtr old;
+  {
+    std::lock_guard lock(mutex_);
+    if (auto it = connectors_.find(name); it != connectors_.end()) old = it->second;
+  }
+  replace(old, make(name, std::move(config)));
+  return old == nullptr;
+}
+
+Herder::Info Herder::patchConfig(const std::string& name,
+                                 const std::map<std::string, std::optional<std::string>>& patch) {
+  std::lock_guard changes(changes_);
+  const auto old = find(name);
+  auto config = old->file.submitted;
+  for (const auto& [key, value] : patch) {
+    if (value)
+      config[key] = *value;
+    else
+      config.erase(key);
+  }
+  replace(old, make(name, std::move(config)));
+  return info(name);
+}
+
+void Herder::replace(const ConnectorPtr& old, const ConnectorPtr& fresh) {
+  // The new configuration was checked before the old one stops: a refused one changes nothing.
+  std::lock_guard operation(fresh->operation);
+  if (old) {
+    std::lock_guard old_operation(old->operation);
+    halt(*old);
+    std::lock_guard lock(mutex_);
+    fresh->target = old->target;
+  }
+  bool started = false;
+  {
+    std::lock_guard lock(mutex_);
+    connectors_.insert_or_assign(fresh->name, fresh);
+    started = started_;
+  }
+  spdlog::info("connector {} {}", fresh->name, old ? "reconfigured" : "created");
+  if (started) launch(fresh);
+}
+
+void Herder::remove(const std::string& name) {
+  std::lock_guard changes(changes_);
+  const auto c = find(name);
+  {
+    std::lock_guard operation(c->operation);
+    halt(*c);
+  }
+  std::lock_guard lock(mutex_);
+  connectors_.erase(name);
+  spdlog::info("connector {} deleted", name);
+}
+
 Herder::Info Herder::info(const std::string& name) const {
-  auto& c = find(name);
-  Info out{c.name, c.type, c.submitted, 0};
+  const auto found = find(name);
+  const auto& c = *found;
+  Info out{c.name, c.type, c.file.submitted, 0};
   std::shared_ptr<Worker> worker;
   {
     std::lock_guard lock(mutex_);
@@ -162,7 +268,8 @@ Herder::Info Herder::info(const std::string& name) const {
 }
 
 Herder::State Herder::state(const std::string& name) const {
-  auto& c = find(name);
+  const auto found = find(name);
+  const auto& c = *found;
   State out{c.name, c.type, "RUNNING", "", {}};
   std::shared_ptr<Worker> worker;
   {
@@ -184,7 +291,7 @@ Herder::State Herder::state(const std::string& name) const {
 
 std::vector<ConnectorStatus> Herder::statuses() const {
   std::vector<ConnectorStatus> out;
-  for (const auto& [name, c] : connectors_) {
+  for (const auto& c : all()) {
     std::shared_ptr<Worker> worker;
     {
       std::lock_guard lock(mutex_);
@@ -204,7 +311,8 @@ std::vector<ConnectorStatus> Herder::statuses() const {
 }
 
 void Herder::pause(const std::string& name) {
-  auto& c = find(name);
+  const auto found = find(name);
+  auto& c = *found;
   std::lock_guard operation(c.operation);
   std::shared_ptr<Worker> worker;
   {
@@ -216,11 +324,12 @@ void Herder::pause(const std::string& name) {
   if (worker)
     worker->pause();
   else
-    launch(c);  // a stopped connector starts paused
+    launch(found);  // a stopped connector starts paused
 }
 
 void Herder::resume(const std::string& name) {
-  auto& c = find(name);
+  const auto found = find(name);
+  auto& c = *found;
   std::lock_guard operation(c.operation);
   std::shared_ptr<Worker> worker;
   {
@@ -232,11 +341,12 @@ void Herder::resume(const std::string& name) {
   if (worker)
     worker->resume();
   else
-    launch(c);
+    launch(found);
 }
 
 void Herder::stop(const std::string& name) {
-  auto& c = find(name);
+  const auto found = find(name);
+  auto& c = *found;
   std::lock_guard operation(c.operation);
   {
     std::lock_guard lock(mutex_);
@@ -251,7 +361,8 @@ void Herder::stop(const std::string& name) {
 }
 
 void Herder::restart(const std::string& name, bool include_tasks, bool only_failed) {
-  auto& c = find(name);
+  const auto found = find(name);
+  auto& c = *found;
   std::lock_guard operation(c.operation);
   std::shared_ptr<Worker> worker;
   bool failed = false;
@@ -266,7 +377,7 @@ void Herder::restart(const std::string& name, bool include_tasks, bool only_fail
   if (failed || !worker) {
     // The connector itself failed: it starts again, its tasks with it.
     halt(c);
-    launch(c);
+    launch(found);
     return;
   }
   if (!include_tasks) return;  // the connector runs: nothing of its own to restart here
@@ -275,7 +386,8 @@ void Herder::restart(const std::string& name, bool include_tasks, bool only_fail
 }
 
 void Herder::restartTask(const std::string& name, int task) {
-  auto& c = find(name);
+  const auto found = find(name);
+  auto& c = *found;
   std::lock_guard operation(c.operation);
   std::shared_ptr<Worker> worker;
   {

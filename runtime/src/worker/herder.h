@@ -1,8 +1,8 @@
 // Herder: the connectors of one `ksink run` process, each run by a Worker on a thread of its own,
 // managed one at a time (Kafka Connect's StandaloneHerder): each has a target state — RUNNING,
-// PAUSED or STOPPED — that pause(), resume() and stop() change, and restart() brings back a
-// connector that failed or tasks of it. What the REST API serves (rest_api.h) and `ksink run`
-// waits on.
+// PAUSED or STOPPED — that pause(), resume() and stop() change; restart() brings back a connector
+// that failed, or tasks of it; connectors are created, reconfigured and deleted while the others
+// run. What the REST API serves (rest_api.h) and `ksink run` waits on.
 //
 // A connector whose Worker::run() throws is FAILED, with the error as its trace, and the others
 // run on — unless exit.on.task.failure=true, where the failure stops every connector and wait()
@@ -11,13 +11,16 @@
 // while the others run, and restarting it brings it back.
 //
 // Thread-safety: every method from any thread. An operation on one connector (a restart, a stop)
-// waits for that connector's previous one, never for another connector's.
+// waits for that connector's previous one, never for another connector's; creations, changes of
+// configuration and deletions are made one at a time.
 #pragma once
 
 #include <condition_variable>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <thread>
@@ -33,7 +36,7 @@ namespace ksink {
 struct NotFound : std::out_of_range {
   using std::out_of_range::out_of_range;
 };
-// The request cannot be served in the connector's state (REST: 409).
+// The request cannot be served in the connector's state, or the name is taken (REST: 409).
 struct ConnectorConflict : std::logic_error {
   using std::logic_error::logic_error;
 };
@@ -41,13 +44,16 @@ struct ConnectorConflict : std::logic_error {
 class Herder {
  public:
   enum class Target { kRunning, kPaused, kStopped };
+  using Config = std::map<std::string, std::string>;
+  // Reads and checks a connector's properties as submitted (throws ConfigException).
+  using Loader = std::function<ConnectorFile(const Config& submitted)>;
 
   // What GET /connectors/{c} shows.
   struct Info {
     std::string name;
-    std::string type;                           // sink, source
-    std::map<std::string, std::string> config;  // as submitted: references not resolved
-    int tasks = 0;                              // the tasks it runs (none while stopped)
+    std::string type;  // sink, source
+    Config config;     // as submitted: references not resolved
+    int tasks = 0;     // the tasks it runs (none while stopped)
   };
   // What GET /connectors/{c}/status shows: the connector's state (UNASSIGNED before it starts,
   // RUNNING, PAUSED, STOPPED, FAILED with `trace`) and its tasks' (none while stopped).
@@ -59,14 +65,15 @@ class Herder {
     std::vector<TaskStatus> tasks;
   };
 
-  // `exit_on_failure`: a connector's failure stops every connector and ends wait().
-  explicit Herder(bool exit_on_failure);
+  // `exit_on_failure`: a connector's failure stops every connector and ends wait(). `loader`:
+  // for the connectors created or changed at run time.
+  Herder(bool exit_on_failure, Loader loader);
   ~Herder();
   Herder(const Herder&) = delete;
   Herder& operator=(const Herder&) = delete;
 
-  // Before start(): a connector read from a file, with its properties as the file has them.
-  void add(ConnectorFile connector, std::map<std::string, std::string> submitted);
+  // Before start(): a connector read from a file.
+  void add(ConnectorFile connector);
   // Starts every connector; started() is true from then on.
   void start();
   bool started() const;
@@ -83,6 +90,19 @@ class Herder {
   // What /status and /metrics show: every connector's.
   std::vector<ConnectorStatus> statuses() const;
 
+  // A new connector (Connect's POST /connectors), started in `initial` state; its info as Connect
+  // answers, before any task started. Throws ConnectorConflict when the name is taken,
+  // ConfigException for a configuration refused.
+  Info create(const std::string& name, Config config, Target initial);
+  // Connect's PUT …/config: creates the connector, or replaces its configuration (its tasks
+  // stopped and started again on the new one, its target state kept). True when created.
+  bool putConfig(const std::string& name, Config config);
+  // Connect's PATCH …/config: the keys set, those with no value removed.
+  Info patchConfig(const std::string& name,
+                   const std::map<std::string, std::optional<std::string>>& patch);
+  // Stops the connector (its final commits) and forgets it.
+  void remove(const std::string& name);
+
   // These throw NotFound, and ConnectorConflict where the state does not allow them.
   void pause(const std::string& name);
   void resume(const std::string& name);
@@ -96,19 +116,27 @@ class Herder {
 
  private:
   struct Connector;
+  using ConnectorPtr = std::shared_ptr<Connector>;
 
-  Connector& find(const std::string& name) const;
+  ConnectorPtr find(const std::string& name) const;
+  // `config` with its name: `name`, which a name in the configuration must match.
+  ConnectorPtr make(const std::string& name, Config config) const;
   // Makes the connector's Worker and starts its thread (paused when its target is).
-  void launch(Connector& c);
+  void launch(const ConnectorPtr& c);
   // Stops the connector's Worker and waits for its thread: false when run() threw meanwhile.
   bool halt(Connector& c);
   void ended(Connector& c, const std::shared_ptr<Worker>& worker, std::exception_ptr failure);
   void restartTask(Connector& c, const std::shared_ptr<Worker>& worker, int task);
+  // `fresh` in the place of `old` (none: a new connector), with old's target state.
+  void replace(const ConnectorPtr& old, const ConnectorPtr& fresh);
+  std::vector<ConnectorPtr> all() const;
 
   const bool exit_on_failure_;
+  const Loader loader_;
+  std::mutex changes_;        // one creation, change of configuration or deletion at a time
   mutable std::mutex mutex_;  // guards the connectors' run state and what is below
   std::condition_variable changed_;
-  std::map<std::string, std::unique_ptr<Connector>> connectors_;
+  std::map<std::string, ConnectorPtr> connectors_;
   bool started_ = false;
   bool stop_requested_ = false;
   bool failed_ = false;  // a connector failed (exiting on failure) or failed to stop

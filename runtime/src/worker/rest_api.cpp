@@ -6,8 +6,11 @@
 #include <mutex>
 
 #include "herder.h"
+#include "ksink/config_exception.h"
 #include "ksink/connector_registry.h"
+#include "ksink/converter.h"
 #include "ksink/detail/json_string.h"
+#include "ksink/value.h"
 
 namespace ksink {
 namespace {
@@ -70,12 +73,30 @@ void error(httplib::Response& res, int status, std::string_view message) {
   reply(res, status, fmt::format(R"({{"error_code":{},"message":{}}})", status, json(message)));
 }
 
+// A request Connect answers 400 to.
+struct BadRequest : std::invalid_argument {
+  using std::invalid_argument::invalid_argument;
+};
+
+// Connect's words for a configuration refused.
+std::string invalidConfiguration(const ConfigException& e) {
+  auto out =
+      fmt::format("Connector configuration is invalid and contains the following {} error(s):",
+                  e.problems().size());
+  for (const auto& p : e.problems()) out += fmt::format("\n{}: {}", p.key, p.reason);
+  return out;
+}
+
 // A handler answering Connect's errors for what the herder throws.
 template <typename Handle>
 httplib::Server::Handler guarded(Handle handle) {
   return [handle](const httplib::Request& req, httplib::Response& res) {
     try {
       handle(req, res);
+    } catch (const BadRequest& e) {
+      error(res, 400, e.what());
+    } catch (const ConfigException& e) {
+      error(res, 400, invalidConfiguration(e));
     } catch (const NotFound& e) {
       error(res, 404, e.what());
     } catch (const ConnectorConflict& e) {
@@ -92,6 +113,70 @@ template <typename Handle>
 httplib::Server::HandlerWithContentReader bodyless(Handle handle) {
   return [handler = guarded(handle)](const httplib::Request& req, httplib::Response& res,
                                      const httplib::ContentReader&) { handler(req, res); };
+}
+
+// The request's body, a JSON object (the REST API takes JSON only).
+Value::Object bodyObject(const httplib::Request& req) {
+  const auto json =
+      Converter::create(Config({{"value.converter", std::string(Converter::kJsonClass)},
+                                {"value.converter.schemas.enable", "false"}}),
+                        false);
+  SchemaAndValue parsed;
+  try {
+    parsed = json->toConnectData("rest", req.body);
+  } catch (const std::exception& e) {
+    throw BadRequest(fmt::format("Request body is not valid JSON: {}", e.what()));
+  }
+  if (parsed.value.kind() != Value::Kind::kObject)
+    throw BadRequest("Request body must be a JSON object");
+  return parsed.value.asObject();
+}
+
+// A configuration value as text (Connect's configurations are strings; numbers and booleans are
+// taken as their text); nullopt for null.
+std::optional<std::string> configText(const std::string& key, const Value& value) {
+  switch (value.kind()) {
+    case Value::Kind::kNull:
+      return std::nullopt;
+    case Value::Kind::kString:
+      return value.asString();
+    case Value::Kind::kBoolean:
+      return value.asBoolean() ? "true" : "false";
+    case Value::Kind::kInt:
+      return std::to_string(value.asInt());
+    case Value::Kind::kDouble:
+      return value.toJson();
+    default:
+      throw BadRequest(fmt::format("The value of {} must be a string", key));
+  }
+}
+
+// A configuration object of the body: keys to text, null refused unless `nulls` (PATCH).
+std::map<std::string, std::optional<std::string>> configOf(const Value::Object& object,
+                                                           bool nulls) {
+  std::map<std::string, std::optional<std::string>> out;
+  for (const auto& [key, value] : object) {
+    auto text = configText(key, value);
+    if (!text && !nulls) throw BadRequest(fmt::format("The value of {} must not be null", key));
+    out[key] = std::move(text);
+  }
+  return out;
+}
+
+Herder::Config plainConfig(const Value::Object& object) {
+  Herder::Config out;
+  for (auto& [key, value] : configOf(object, false)) out[key] = *value;
+  return out;
+}
+
+Herder::Target initialState(const Value* state) {
+  if (!state || state->isNull()) return Herder::Target::kRunning;
+  const auto text = state->kind() == Value::Kind::kString ? state->asString() : "";
+  if (text == "RUNNING") return Herder::Target::kRunning;
+  if (text == "PAUSED") return Herder::Target::kPaused;
+  if (text == "STOPPED") return Herder::Target::kStopped;
+  throw BadRequest(fmt::format("initial_state must be one of RUNNING, PAUSED, STOPPED, not {}",
+                               state->toJson()));
 }
 
 bool flag(const httplib::Request& req, const char* name) {
@@ -222,6 +307,40 @@ void addControlRoutes(httplib::Server& server, Herder& herder, const RestIdentit
              }));
 }
 
+void addWriteRoutes(httplib::Server& server, Herder& herder) {
+  server.Post("/connectors",
+              guarded([&herder](const httplib::Request& req, httplib::Response& res) {
+                const auto body = Value::object(bodyObject(req));
+                const auto* name = body.find("name");
+                if (!name || name->kind() != Value::Kind::kString || name->asString().empty())
+                  throw BadRequest("Connector name must be given as \"name\"");
+                const auto* config = body.find("config");
+                if (!config || config->kind() != Value::Kind::kObject)
+                  throw BadRequest("Connector configuration must be given as \"config\"");
+                const auto info = herder.create(name->asString(), plainConfig(config->asObject()),
+                                                initialState(body.find("initial_state")));
+                res.set_header("Location", "/connectors/" + info.name);
+                reply(res, 201, infoJson(info));
+              }));
+  server.Put(R"(/connectors/([^/]+)/config)",
+             guarded([&herder](const httplib::Request& req, httplib::Response& res) {
+               const std::string name = req.matches[1];
+               const bool created = herder.putConfig(name, plainConfig(bodyObject(req)));
+               reply(res, created ? 201 : 200, infoJson(herder.info(name)));
+             }));
+  server.Patch(R"(/connectors/([^/]+)/config)",
+               guarded([&herder](const httplib::Request& req, httplib::Response& res) {
+                 reply(
+                     res, 200,
+                     infoJson(herder.patchConfig(req.matches[1], configOf(bodyObject(req), true))));
+               }));
+  server.Delete(R"(/connectors/([^/]+))",
+                bodyless([&herder](const httplib::Request& req, httplib::Response& res) {
+                  herder.remove(req.matches[1]);
+                  reply(res, 204, "");
+                }));
+}
+
 }  // namespace
 
 void addConnectRoutes(httplib::Server& server, Herder& herder, RestIdentity identity) {
@@ -235,6 +354,7 @@ void addConnectRoutes(httplib::Server& server, Herder& herder, RestIdentity iden
   addServerRoutes(server, herder, identity);
   addReadRoutes(server, herder, identity);
   addControlRoutes(server, herder, identity);
+  addWriteRoutes(server, herder);
   server.set_error_handler([](const httplib::Request& req, httplib::Response& res) {
     if (!res.body.empty()) return;
     error(res, res.status, fmt::format("HTTP {} {} {}", res.status, req.method, req.path));

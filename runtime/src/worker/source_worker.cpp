@@ -6,8 +6,8 @@ std::unique_ptr<Worker> makeSourceWorker(const Config& config, SourceTaskFactory
                                          const SourceCapabilities& capabilities) {
   ConfigDef def = sourceConnectorKeys();
   def.include(config.definitions());
-  return std::make_unique<Worker>(Config(config.values(), std::move(def)),
-                                  std::move(factory), capabilities);
+  return std::make_unique<Worker>(Config(config.values(), std::move(def)), std::move(factory),
+                                  capabilities);
 }
 
 }  // namespace ksink
