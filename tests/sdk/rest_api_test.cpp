@@ -68,13 +68,15 @@ class RestApi : public ::testing::Test {
     std::filesystem::remove_all(dir);
   }
 
-  // `exit_on_failure`: the worker file's exit.on.task.failure.
-  void start(bool exit_on_failure = false) {
+  // `exit_on_failure`: the worker file's exit.on.task.failure; `state_dir`: its state.dir.
+  void start(bool exit_on_failure = false, const std::filesystem::path& state_dir = {}) {
     worker["exit.on.task.failure"] = exit_on_failure ? "true" : "false";
-    herder = std::make_unique<Herder>(exit_on_failure,
-                                      [this](const std::map<std::string, std::string>& submitted) {
-                                        return loadConnector(worker, submitted, "the REST API");
-                                      });
+    herder = std::make_unique<Herder>(
+        exit_on_failure,
+        [this](const std::map<std::string, std::string>& submitted) {
+          return loadConnector(worker, submitted, "the REST API");
+        },
+        state_dir);
     // beta names its topic through the env provider: GET …/config shows the reference.
     addConnector(alpha, alpha);
     addConnector(beta, "${env:KSINK_REST_TEST_TOPIC}");
@@ -84,6 +86,7 @@ class RestApi : public ::testing::Test {
           addConnectRoutes(http, *herder, {worker_id, [] { return std::string("test-cluster"); }});
         });
     client = std::make_unique<httplib::Client>("127.0.0.1", server->port());
+    herder->restore();
     herder->start();
   }
 
@@ -312,6 +315,36 @@ TEST_F(RestApi, ConnectorsAreCreatedReconfiguredAndDeletedWhileTheOthersRun) {
   // beta ran on meanwhile.
   mock.produceValues(beta, 0, 5);
   EXPECT_EQ(committed(beta, kRecords + 5), kRecords + 5);
+}
+
+TEST_F(RestApi, WhatTheRestApiChangedIsKeptInTheStateDirectoryAcrossARestart) {
+  const auto state = dir / "state";
+  start(false, state);
+  const auto gamma = currentTestName() + "-gamma";
+  mock.createTopic(gamma, 1);
+  const auto gamma_config =
+      fmt::format(R"({{"connector.class":"rest-test-sink","name":"{0}","topics":"{0}"}})", gamma);
+  EXPECT_EQ(send("POST", "/connectors", nullptr,
+                 fmt::format(R"({{"name":"{}","config":{}}})", gamma, gamma_config)),
+            201);
+  EXPECT_EQ(send("PUT", "/connectors/" + alpha + "/stop"), 204);
+  EXPECT_EQ(send("DELETE", "/connectors/" + beta), 204);
+
+  // The process restarts with the same connector files and state directory.
+  server.reset();
+  herder->stopAll();
+  EXPECT_EQ(herder->wait(), 0);
+  herder.reset();
+  start(false, state);
+  EXPECT_EQ(get("/connectors"),
+            fmt::format(R"(["{}","{}"])", std::min(alpha, gamma), std::max(alpha, gamma)))
+      << "beta stays deleted, gamma is back";
+  EXPECT_EQ(get("/connectors/" + gamma + "/config"), gamma_config);
+  EXPECT_TRUE(
+      awaitBody("/connectors/" + gamma + "/status", R"("tasks":[{"id":0,"state":"RUNNING")"));
+  EXPECT_NE(get("/connectors/" + alpha + "/status").find(R"("connector":{"state":"STOPPED")"),
+            std::string::npos)
+      << "alpha stays stopped";
 }
 
 TEST_F(RestApi, WithExitOnTaskFailureAFailureEndsEveryConnectorAndTheHerderFails) {

@@ -34,6 +34,10 @@ ConfigDef makeWorkerDef() {
               "exits 1, for a supervisor to restart it whole). false, Kafka Connect's way and "
               "ksink run's default: the task stays FAILED in the status, the others run on, and "
               "a restart (REST) brings it back.")
+      .define("state.dir", Type::kString, "", Importance::kMedium,
+              "Directory where ksink run keeps the connectors created, changed, paused, stopped "
+              "or deleted through the REST API, so that a restart keeps them (Kafka Connect's "
+              "standalone worker forgets them). Empty: not kept.")
       .define("log.level", Type::kString, "info", Importance::kLow,
               "trace, debug, info, warn, error, critical or off.",
               ConfigDef::oneOf({"trace", "debug", "info", "warn", "error", "critical", "off"}));

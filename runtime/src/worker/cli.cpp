@@ -56,7 +56,8 @@ Connectors loadConnectors(const std::string& worker_file,
           spdlog::warn("connector {}: {}", connector.config.getString("name"), w);
         connector.makeWorker();  // validates, connects nothing
         return connector;
-      });
+      },
+      out.worker_properties.contains("state.dir") ? out.worker_properties.at("state.dir") : "");
   std::set<std::string> names;
   for (const auto& file : connector_files) {
     auto connector = loadConnector(out.worker_properties, file);
@@ -68,6 +69,7 @@ Connectors loadConnectors(const std::string& worker_file,
                  connector.config.getString("name"), connector.className(), file);
     out.herder->add(std::move(connector));
   }
+  out.herder->restore();  // what the REST API changed before the last stop
   return out;
 }
 

@@ -3,9 +3,13 @@
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
+#include <cctype>
+#include <fstream>
+#include <iterator>
 #include <utility>
 
 #include "cli_exit_codes.h"
+#include "json_text.h"
 #include "ksink/config_exception.h"
 #include "published_status.h"
 
@@ -29,8 +33,10 @@ struct Herder::Connector {
   std::string failure;             // what run() threw: the connector is FAILED
 };
 
-Herder::Herder(bool exit_on_failure, Loader loader)
-    : exit_on_failure_(exit_on_failure), loader_(std::move(loader)) {}
+Herder::Herder(bool exit_on_failure, Loader loader, std::filesystem::path state_dir)
+    : exit_on_failure_(exit_on_failure),
+      loader_(std::move(loader)),
+      state_dir_(std::move(state_dir)) {}
 
 Herder::~Herder() {
   stopAll();
@@ -193,6 +199,7 @@ Herder::Info Herder::create(const std::string& name, Config config, Target initi
     started = started_;
   }
   spdlog::info("connector {} created ({})", name, c->file.className());
+  keep(*c);
   if (started) launch(c);
   return {c->name, c->type, c->file.submitted, 0};  // as Connect answers: no task yet
 }
@@ -239,6 +246,7 @@ void Herder::replace(const ConnectorPtr& old, const ConnectorPtr& fresh) {
     started = started_;
   }
   spdlog::info("connector {} {}", fresh->name, old ? "reconfigured" : "created");
+  keep(*fresh);
   if (started) launch(fresh);
 }
 
@@ -249,8 +257,11 @@ void Herder::remove(const std::string& name) {
     std::lock_guard operation(c->operation);
     halt(*c);
   }
-  std::lock_guard lock(mutex_);
-  connectors_.erase(name);
+  {
+    std::lock_guard lock(mutex_);
+    connectors_.erase(name);
+  }
+  keepDeleted(name);
   spdlog::info("connector {} deleted", name);
 }
 
@@ -311,23 +322,14 @@ std::vector<ConnectorStatus> Herder::statuses() const {
 }
 
 void Herder::pause(const std::string& name) {
-  const auto found = find(name);
-  auto& c = *found;
-  std::lock_guard operation(c.operation);
-  std::shared_ptr<Worker> worker;
-  {
-    std::lock_guard lock(mutex_);
-    const bool was_stopped = c.target == Target::kStopped;
-    c.target = Target::kPaused;
-    if (!was_stopped) worker = c.worker;
-  }
-  if (worker)
-    worker->pause();
-  else
-    launch(found);  // a stopped connector starts paused
+  retarget(name, Target::kPaused);
 }
 
 void Herder::resume(const std::string& name) {
+  retarget(name, Target::kRunning);
+}
+
+void Herder::retarget(const std::string& name, Target target) {
   const auto found = find(name);
   auto& c = *found;
   std::lock_guard operation(c.operation);
@@ -335,13 +337,16 @@ void Herder::resume(const std::string& name) {
   {
     std::lock_guard lock(mutex_);
     const bool was_stopped = c.target == Target::kStopped;
-    c.target = Target::kRunning;
+    c.target = target;
     if (!was_stopped) worker = c.worker;
   }
-  if (worker)
-    worker->resume();
+  keep(c);
+  if (!worker)
+    launch(found);  // a stopped connector starts (paused, when it is paused)
+  else if (target == Target::kPaused)
+    worker->pause();
   else
-    launch(found);
+    worker->resume();
 }
 
 void Herder::stop(const std::string& name) {
@@ -354,9 +359,12 @@ void Herder::stop(const std::string& name) {
     c.target = Target::kStopped;
   }
   halt(c);
-  std::lock_guard lock(mutex_);
-  c.worker.reset();
-  c.failure.clear();
+  {
+    std::lock_guard lock(mutex_);
+    c.worker.reset();
+    c.failure.clear();
+  }
+  keep(c);
   spdlog::info("connector {} stopped", c.name);
 }
 
@@ -406,6 +414,93 @@ void Herder::restartTask(Connector& c, const std::shared_ptr<Worker>& worker, in
     throw NotFound(fmt::format("Task {}-{} not found", c.name, task));
   } catch (const std::logic_error& e) {
     throw ConnectorConflict(e.what());
+  }
+}
+
+// --- The state directory ----------------------------------------------------------------------
+
+namespace {
+
+constexpr std::string_view kTargets[] = {"RUNNING", "PAUSED", "STOPPED"};
+
+// A connector's name as a file name: letters, digits, '.', '_' and '-' kept, the rest %XX.
+std::string fileName(std::string_view name) {
+  std::string out;
+  for (const unsigned char ch : name) {
+    if (std::isalnum(ch) || ch == '.' || ch == '_' || ch == '-')
+      out += static_cast<char>(ch);
+    else
+      out += fmt::format("%{:02X}", ch);
+  }
+  return out + ".json";
+}
+
+}  // namespace
+
+void Herder::keep(const Connector& c) {
+  Target target;
+  {
+    std::lock_guard lock(mutex_);
+    target = c.target;
+  }
+  keepText(c.name,
+           fmt::format(R"({{"name":{},"config":{},"state":{}}})", jsonText(c.name),
+                       jsonMap(c.file.submitted), jsonText(kTargets[static_cast<int>(target)])));
+}
+
+void Herder::keepDeleted(const std::string& name) {
+  keepText(name, fmt::format(R"({{"name":{},"deleted":true}})", jsonText(name)));
+}
+
+void Herder::keepText(const std::string& name, const std::string& json) {
+  if (state_dir_.empty()) return;
+  try {
+    std::filesystem::create_directories(state_dir_);
+    const auto path = state_dir_ / fileName(name);
+    const auto temporary = path.string() + ".tmp";
+    {
+      std::ofstream out(temporary, std::ios::trunc);
+      out << json << "\n";
+      out.flush();
+      if (!out) throw std::runtime_error("cannot write " + temporary);
+    }
+    std::filesystem::rename(temporary, path);
+  } catch (const std::exception& e) {
+    spdlog::error("connector {}: the change is not kept in {}: {}", name, state_dir_.string(),
+                  e.what());
+  }
+}
+
+void Herder::restore() {
+  if (state_dir_.empty() || !std::filesystem::is_directory(state_dir_)) return;
+  for (const auto& entry : std::filesystem::directory_iterator(state_dir_)) {
+    if (entry.path().extension() != ".json") continue;
+    try {
+      std::ifstream in(entry.path());
+      const std::string text((std::istreambuf_iterator<char>(in)), {});
+      const auto kept = Value::object(parseJsonObject(text));
+      const auto* name = kept.find("name");
+      if (!name || name->kind() != Value::Kind::kString) throw std::invalid_argument("no name");
+      if (const auto* deleted = kept.find("deleted"); deleted && !deleted->isNull()) {
+        std::lock_guard lock(mutex_);
+        connectors_.erase(name->asString());
+        continue;
+      }
+      Config config;
+      if (const auto* values = kept.find("config");
+          values && values->kind() == Value::Kind::kObject)
+        for (const auto& [key, value] : values->asObject())
+          if (value.kind() == Value::Kind::kString) config[key] = value.asString();
+      auto c = make(name->asString(), std::move(config));
+      const auto* state = kept.find("state");
+      for (int t = 0; t < 3; ++t)
+        if (state && state->kind() == Value::Kind::kString && state->asString() == kTargets[t])
+          c->target = static_cast<Target>(t);
+      std::lock_guard lock(mutex_);
+      connectors_.insert_or_assign(c->name, std::move(c));
+    } catch (const std::exception& e) {
+      spdlog::error("{}: not restored: {}", entry.path().string(), e.what());
+    }
   }
 }
 

@@ -10,12 +10,18 @@
 // API). Under false (ksink run's default) a failed task stays FAILED in its connector's status
 // while the others run, and restarting it brings it back.
 //
+// With a state directory, what is created, changed, paused, stopped or deleted through the herder
+// is kept there (one JSON file per connector, written whole and renamed into place), and restore()
+// brings it back at the next start, over the connector files: a restart keeps what the REST API
+// did, which Connect's standalone worker forgets.
+//
 // Thread-safety: every method from any thread. An operation on one connector (a restart, a stop)
 // waits for that connector's previous one, never for another connector's; creations, changes of
 // configuration and deletions are made one at a time.
 #pragma once
 
 #include <condition_variable>
+#include <filesystem>
 #include <functional>
 #include <map>
 #include <memory>
@@ -66,14 +72,20 @@ class Herder {
   };
 
   // `exit_on_failure`: a connector's failure stops every connector and ends wait(). `loader`:
-  // for the connectors created or changed at run time.
-  Herder(bool exit_on_failure, Loader loader);
+  // for the connectors created or changed at run time. `state_dir`: where those changes are kept
+  // (empty: nowhere).
+  Herder(bool exit_on_failure, Loader loader, std::filesystem::path state_dir = {});
   ~Herder();
   Herder(const Herder&) = delete;
   Herder& operator=(const Herder&) = delete;
 
   // Before start(): a connector read from a file.
   void add(ConnectorFile connector);
+  // Before start(), after the files' add(): the connectors kept in the state directory replace
+  // those of the files (their configuration and target state), a connector deleted is dropped.
+  // What cannot be read or is refused now is logged and left out (a file's connector then runs
+  // as its file says).
+  void restore();
   // Starts every connector; started() is true from then on.
   void start();
   bool started() const;
@@ -127,12 +139,20 @@ class Herder {
   bool halt(Connector& c);
   void ended(Connector& c, const std::shared_ptr<Worker>& worker, std::exception_ptr failure);
   void restartTask(Connector& c, const std::shared_ptr<Worker>& worker, int task);
+  // pause() and resume(): the target state, applied to the running tasks, or the tasks started.
+  void retarget(const std::string& name, Target target);
   // `fresh` in the place of `old` (none: a new connector), with old's target state.
   void replace(const ConnectorPtr& old, const ConnectorPtr& fresh);
   std::vector<ConnectorPtr> all() const;
+  // The state directory's record of the connector: its configuration and target state, or its
+  // deletion.
+  void keep(const Connector& c);
+  void keepDeleted(const std::string& name);
+  void keepText(const std::string& name, const std::string& json);
 
   const bool exit_on_failure_;
   const Loader loader_;
+  const std::filesystem::path state_dir_;
   std::mutex changes_;        // one creation, change of configuration or deletion at a time
   mutable std::mutex mutex_;  // guards the connectors' run state and what is below
   std::condition_variable changed_;

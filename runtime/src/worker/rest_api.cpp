@@ -6,10 +6,9 @@
 #include <mutex>
 
 #include "herder.h"
+#include "json_text.h"
 #include "ksink/config_exception.h"
 #include "ksink/connector_registry.h"
-#include "ksink/converter.h"
-#include "ksink/detail/json_string.h"
 #include "ksink/value.h"
 
 namespace ksink {
@@ -19,18 +18,7 @@ namespace {
 constexpr std::string_view kConnectVersion = "4.1.1";
 
 std::string json(std::string_view text) {
-  std::string out;
-  detail::appendJsonString(out, text);
-  return out;
-}
-
-std::string jsonMap(const std::map<std::string, std::string>& values) {
-  std::string out = "{";
-  for (const auto& [key, value] : values) {
-    if (out.size() > 1) out += ',';
-    out += json(key) + ':' + json(value);
-  }
-  return out + '}';
+  return jsonText(text);
 }
 
 // Connect's ConnectorStateInfo.TaskState.
@@ -117,19 +105,11 @@ httplib::Server::HandlerWithContentReader bodyless(Handle handle) {
 
 // The request's body, a JSON object (the REST API takes JSON only).
 Value::Object bodyObject(const httplib::Request& req) {
-  const auto json =
-      Converter::create(Config({{"value.converter", std::string(Converter::kJsonClass)},
-                                {"value.converter.schemas.enable", "false"}}),
-                        false);
-  SchemaAndValue parsed;
   try {
-    parsed = json->toConnectData("rest", req.body);
-  } catch (const std::exception& e) {
-    throw BadRequest(fmt::format("Request body is not valid JSON: {}", e.what()));
+    return parseJsonObject(req.body);
+  } catch (const std::invalid_argument& e) {
+    throw BadRequest(fmt::format("Request body is {}", e.what()));
   }
-  if (parsed.value.kind() != Value::Kind::kObject)
-    throw BadRequest("Request body must be a JSON object");
-  return parsed.value.asObject();
 }
 
 // A configuration value as text (Connect's configurations are strings; numbers and booleans are
