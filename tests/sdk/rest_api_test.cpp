@@ -83,7 +83,8 @@ class RestApi : public ::testing::Test {
     server = std::make_unique<StatusServer>(
         "http://127.0.0.1:0", [this] { return herder->statuses(); },
         [this](httplib::Server& http, const std::string& worker_id) {
-          addConnectRoutes(http, *herder, {worker_id, [] { return std::string("test-cluster"); }});
+          addConnectRoutes(http, *herder,
+                           {worker_id, [] { return std::string("test-cluster"); }, worker});
         });
     client = std::make_unique<httplib::Client>("127.0.0.1", server->port());
     herder->restore();
@@ -194,6 +195,37 @@ TEST_F(RestApi, ReadRoutesAnswerConnectsBodies) {
   EXPECT_EQ(
       get("/connectors/" + alpha + "/tasks/3/status", 404),
       fmt::format(R"({{"error_code":404,"message":"No status found for task {}-3"}})", alpha));
+  // A plugin's keys and a configuration validated, in Connect's ConfigKeyInfo and ConfigInfos.
+  EXPECT_NE(get("/connector-plugins/rest-test-sink/config")
+                .find(R"({"name":"bootstrap.servers","type":"STRING","required":true,)"
+                      R"("default_value":null,"importance":"HIGH",)"),
+            std::string::npos);
+  get("/connector-plugins/no-such-plugin/config", 404);
+  std::string infos;
+  EXPECT_EQ(send("PUT", "/connector-plugins/rest-test-sink/config/validate", &infos,
+                 R"({"name":"v","topics":"t","tasks.max":"zero"})"),
+            200);
+  EXPECT_NE(infos.find(R"({"name":"rest-test-sink","error_count":1,"groups":[],"configs":[)"),
+            std::string::npos)
+      << infos;
+  EXPECT_NE(infos.find(R"("value":{"name":"tasks.max","value":"zero","recommended_values":[],)"
+                       R"("errors":["'zero' is not a 32-bit integer"],"visible":true})"),
+            std::string::npos)
+      << infos;
+  EXPECT_EQ(send("PUT", "/connector-plugins/rest-test-sink/config/validate", &infos,
+                 R"({"connector.class":"other"})"),
+            400)
+      << infos;
+
+  // The log level, changed at run time.
+  EXPECT_EQ(send("PUT", "/admin/loggers/root", &infos, R"({"level":"warn"})"), 200);
+  EXPECT_EQ(infos, R"(["root"])");
+  EXPECT_EQ(get("/admin/loggers"), R"({"root":{"level":"WARN"}})");
+  EXPECT_EQ(send("PUT", "/admin/loggers/root", &infos, R"({"level":"loud"})"), 400);
+  EXPECT_EQ(send("PUT", "/admin/loggers/root", &infos, R"({"level":"INFO"})"), 200);
+  EXPECT_EQ(get("/admin/loggers/root"), R"({"level":"INFO"})");
+  get("/admin/loggers/org.apache.kafka", 404);
+
   EXPECT_EQ(get("/no/such/route", 404),
             R"({"error_code":404,"message":"HTTP 404 GET /no/such/route"})");
 }

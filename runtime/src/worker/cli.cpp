@@ -107,9 +107,10 @@ int run(const std::string& worker_file, const std::vector<std::string>& connecto
     try {
       status_server = std::make_unique<StatusServer>(
           listener, [&herder] { return herder.statuses(); },
-          [&herder, cluster_id = clusterIdOf(connectors.worker_properties)](
-              httplib::Server& server, const std::string& worker_id) {
-            addConnectRoutes(server, herder, {worker_id, cluster_id});
+          [&herder, &worker = connectors.worker_properties,
+           cluster_id = clusterIdOf(connectors.worker_properties)](httplib::Server& server,
+                                                                   const std::string& worker_id) {
+            addConnectRoutes(server, herder, {worker_id, cluster_id, worker});
           });
     } catch (const std::exception& e) {
       spdlog::error("{}", e.what());

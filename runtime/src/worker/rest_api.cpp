@@ -2,9 +2,14 @@
 
 #include <fmt/format.h>
 #include <httplib.h>
+#include <spdlog/spdlog.h>
 
+#include <algorithm>
+#include <array>
+#include <cctype>
 #include <mutex>
 
+#include "config_infos.h"
 #include "herder.h"
 #include "json_text.h"
 #include "ksink/config_exception.h"
@@ -321,6 +326,77 @@ void addWriteRoutes(httplib::Server& server, Herder& herder) {
                 }));
 }
 
+void addPluginRoutes(httplib::Server& server, const RestIdentity& identity) {
+  server.Get(R"(/connector-plugins/([^/]+)/config)",
+             guarded([](const httplib::Request& req, httplib::Response& res) {
+               const auto keys = pluginConfigJson(req.matches[1].str());
+               if (!keys) throw NotFound(fmt::format("Unknown plugin {}", req.matches[1].str()));
+               reply(res, 200, *keys);
+             }));
+  server.Put(
+      R"(/connector-plugins/([^/]+)/config/validate)",
+      guarded([identity](const httplib::Request& req, httplib::Response& res) {
+        auto config = plainConfig(bodyObject(req));
+        const std::string plugin = req.matches[1];
+        // Connect's check: the class the body names ends with the plugin of the path.
+        auto [it, added] = config.try_emplace("connector.class", plugin);
+        if (!added && !it->second.ends_with(plugin) && !plugin.ends_with(it->second))
+          throw BadRequest(fmt::format("Included connector type {} does not match request type {}",
+                                       it->second, plugin));
+        reply(res, 200, configInfosJson(identity.worker_properties, config));
+      }));
+}
+
+// ksink logs through one logger, spdlog's default: Connect's root logger.
+constexpr std::array<std::pair<std::string_view, spdlog::level::level_enum>, 7> kLevels{{
+    {"TRACE", spdlog::level::trace},
+    {"DEBUG", spdlog::level::debug},
+    {"INFO", spdlog::level::info},
+    {"WARN", spdlog::level::warn},
+    {"ERROR", spdlog::level::err},
+    {"FATAL", spdlog::level::critical},
+    {"OFF", spdlog::level::off},
+}};
+
+std::string rootLevel() {
+  for (const auto& [name, level] : kLevels)
+    if (spdlog::get_level() == level) return fmt::format(R"({{"level":"{}"}})", name);
+  return R"({"level":null})";
+}
+
+void requireRoot(const std::string& logger) {
+  if (logger != "root")
+    throw NotFound(fmt::format("Logger {} not found: ksink has one logger, root", logger));
+}
+
+void addAdminRoutes(httplib::Server& server) {
+  server.Get("/admin/loggers", guarded([](const httplib::Request&, httplib::Response& res) {
+               reply(res, 200, R"({"root":)" + rootLevel() + '}');
+             }));
+  server.Get(R"(/admin/loggers/([^/]+))",
+             guarded([](const httplib::Request& req, httplib::Response& res) {
+               requireRoot(req.matches[1]);
+               reply(res, 200, rootLevel());
+             }));
+  server.Put(
+      R"(/admin/loggers/([^/]+))", guarded([](const httplib::Request& req, httplib::Response& res) {
+        requireRoot(req.matches[1]);
+        const auto body = Value::object(bodyObject(req));
+        const auto* level = body.find("level");
+        const auto text =
+            level && level->kind() == Value::Kind::kString ? level->asString() : std::string();
+        for (const auto& [name, value] : kLevels) {
+          if (!std::equal(text.begin(), text.end(), name.begin(), name.end(),
+                          [](char a, char b) { return std::toupper(a) == b; }))
+            continue;
+          spdlog::set_level(value);
+          spdlog::info("log level set to {} over the REST API", name);
+          return reply(res, 200, R"(["root"])");
+        }
+        throw BadRequest(fmt::format("Invalid log level '{}'", text));
+      }));
+}
+
 }  // namespace
 
 void addConnectRoutes(httplib::Server& server, Herder& herder, RestIdentity identity) {
@@ -335,6 +411,8 @@ void addConnectRoutes(httplib::Server& server, Herder& herder, RestIdentity iden
   addReadRoutes(server, herder, identity);
   addControlRoutes(server, herder, identity);
   addWriteRoutes(server, herder);
+  addPluginRoutes(server, identity);
+  addAdminRoutes(server);
   server.set_error_handler([](const httplib::Request& req, httplib::Response& res) {
     if (!res.body.empty()) return;
     error(res, res.status, fmt::format("HTTP {} {} {}", res.status, req.method, req.path));

@@ -8,12 +8,16 @@
 //   POST /connectors/{c}/tasks/{t}/restart   204
 //   PUT  /connectors/{c}/pause, /resume      202
 //   PUT  /connectors/{c}/stop                204
-//   GET  /connector-plugins[?connectorsOnly=false]
+//   POST /connectors, PUT|PATCH /connectors/{c}/config, DELETE /connectors/{c}
+//   GET  /connector-plugins[?connectorsOnly=false], /connector-plugins/{p}/config
+//   PUT  /connector-plugins/{p}/config/validate           Connect's ConfigInfos
+//   GET  /admin/loggers[/{l}], PUT /admin/loggers/{l}     ksink's one logger: root
 // Errors are Connect's {"error_code","message"}: 404 for an unknown connector, task or route, 409
 // for a request the connector's state refuses, 500 for what failed.
 #pragma once
 
 #include <functional>
+#include <map>
 #include <optional>
 #include <string>
 
@@ -29,6 +33,8 @@ struct RestIdentity {
   std::string worker_id;  // host:port of the listener, as each status names its worker
   // The Kafka cluster's id (GET /), asked once when first needed.
   std::function<std::optional<std::string>()> cluster_id;
+  // The worker file's keys, under a configuration validated (PUT …/config/validate).
+  std::map<std::string, std::string> worker_properties;
 };
 
 void addConnectRoutes(httplib::Server& server, Herder& herder, RestIdentity identity);
