@@ -31,7 +31,8 @@ class StatusListenerTest : public ::testing::Test {
   void SetUp() override {
     dir_ = freshDir("status-listener");
     port_ = freePort();
-    const auto topic = uniqueName("status");
+    topic_ = uniqueName("status");
+    const auto& topic = topic_;
     RealKafka::shared().createTopic(topic, 1);
     std::ofstream(dir_ / "input.txt") << "a\nb\n";
     std::ofstream(dir_ / "source.properties")
@@ -45,7 +46,8 @@ class StatusListenerTest : public ::testing::Test {
                                       const std::vector<std::string>& more = {}) {
     const auto worker = dir_ / (tag + "-worker.properties");
     std::ofstream(worker) << fmt::format(
-        "bootstrap.servers={}\noffset.storage.file.filename={}\nlisteners=http://127.0.0.1:{}\n",
+        "bootstrap.servers={}\noffset.storage.file.filename={}\noffset.flush.interval.ms=500\n"
+        "listeners=http://127.0.0.1:{}\n",
         RealKafka::shared().bootstrap(), (dir_ / (tag + ".offsets")).string(), port_);
     std::vector<std::string> command{KSINK_BIN, "run", worker.string(),
                                      (dir_ / "source.properties").string()};
@@ -69,6 +71,7 @@ class StatusListenerTest : public ::testing::Test {
   }
 
   std::filesystem::path dir_;
+  std::string topic_;
   int port_ = 0;
 };
 
@@ -126,6 +129,53 @@ TEST_F(StatusListenerTest, AFailedTaskIsShownFailedOverTheRestApiWhileTheOtherCo
   ASSERT_TRUE(other);
   EXPECT_NE(other->body.find(R"("tasks":[{"id":0,"state":"RUNNING")"), std::string::npos)
       << other->body;
+  ksink->signal(SIGTERM);
+  EXPECT_EQ(ksink->wait(20s), 0) << ksink->log();
+}
+
+// KIP-875 over the REST API, for a source: its offsets shown, refused a change while it runs,
+// reset once stopped — and resumed, it reads its file again from the start.
+TEST_F(StatusListenerTest, ASourcesOffsetsAreResetOverTheRestApiWhileItIsStopped) {
+  auto ksink = start("offsets");
+  runningStatus(*ksink);
+  httplib::Client client("127.0.0.1", port_);
+  const std::string path = "/connectors/status-source/offsets";
+  std::string shown;
+  ASSERT_TRUE(waitUntil(
+      [&] {
+        const auto res = client.Get(path);
+        shown = res ? res->body : "";
+        return shown.find(R"("offset":{"position":4,)") != std::string::npos;
+      },
+      30s))
+      << shown << "\n"
+      << ksink->log();
+  EXPECT_NE(
+      shown.find(fmt::format(R"("partition":{{"filename":"{}"}})", (dir_ / "input.txt").string())),
+      std::string::npos)
+      << shown;
+  auto refused = client.Delete(path);
+  ASSERT_TRUE(refused);
+  EXPECT_EQ(refused->status, 409) << refused->body;
+
+  auto stopped = client.Put("/connectors/status-source/stop", "", "application/json");
+  ASSERT_TRUE(stopped);
+  EXPECT_EQ(stopped->status, 204);
+  auto reset = client.Delete(path);
+  ASSERT_TRUE(reset);
+  EXPECT_EQ(reset->status, 200) << reset->body;
+  EXPECT_EQ(client.Get(path)->body, R"({"offsets":[]})");
+  EXPECT_EQ(RealKafka::shared().endOffset({topic_, 0}), 2);
+  auto resumed = client.Put("/connectors/status-source/resume", "", "application/json");
+  ASSERT_TRUE(resumed);
+  EXPECT_EQ(resumed->status, 202);
+  EXPECT_TRUE(waitUntil(
+      [&] {
+        return RealKafka::shared().endOffset({topic_, 0}) == 4;
+      },
+      30s))
+      << "the file read again from its start\n"
+      << ksink->log();
   ksink->signal(SIGTERM);
   EXPECT_EQ(ksink->wait(20s), 0) << ksink->log();
 }

@@ -379,6 +379,27 @@ TEST_F(RestApi, WhatTheRestApiChangedIsKeptInTheStateDirectoryAcrossARestart) {
       << "alpha stays stopped";
 }
 
+// (Changing them is tested on a real broker, integration/sdk/status_listener_test: the embedded
+// broker has no group admin API.)
+TEST_F(RestApi, ASinksOffsetsAreShownAndNotChangedWhileItRuns) {
+  start();
+  const auto path = "/connectors/" + alpha + "/offsets";
+  EXPECT_EQ(committed(alpha, kRecords), kRecords);
+  EXPECT_EQ(get(path), fmt::format(R"({{"offsets":[{{"partition":{{"kafka_topic":"{}",)"
+                                   R"("kafka_partition":0}},"offset":{{"kafka_offset":{}}}}}]}})",
+                                   alpha, kRecords));
+  std::string body;
+  EXPECT_EQ(send("PATCH", path, &body,
+                 fmt::format(R"({{"offsets":[{{"partition":{{"kafka_topic":"{}",)"
+                             R"("kafka_partition":0}},"offset":{{"kafka_offset":5}}}}]}})",
+                             alpha)),
+            409)
+      << body;
+  EXPECT_NE(body.find("must be in the STOPPED state"), std::string::npos) << body;
+  EXPECT_EQ(send("DELETE", path, &body), 409) << body;
+  get("/connectors/nobody/offsets", 404);
+}
+
 TEST_F(RestApi, WithExitOnTaskFailureAFailureEndsEveryConnectorAndTheHerderFails) {
   failing_alpha = true;
   start(/*exit_on_failure=*/true);

@@ -321,6 +321,26 @@ std::vector<ConnectorStatus> Herder::statuses() const {
   return out;
 }
 
+ConnectorFile Herder::file(const std::string& name) const {
+  return find(name)->file;
+}
+
+std::string Herder::whileStopped(const std::string& name,
+                                 const std::function<std::string(const ConnectorFile&)>& use) {
+  const auto c = find(name);
+  std::lock_guard operation(c->operation);
+  {
+    std::lock_guard lock(mutex_);
+    if (c->target != Target::kStopped)
+      throw ConnectorConflict(fmt::format(
+          "Connectors must be in the STOPPED state before their offsets can be modified. This "
+          "can be done for the specified connector by issuing a 'PUT' request to the "
+          "'/connectors/{}/stop' endpoint",
+          name));
+  }
+  return use(c->file);
+}
+
 void Herder::pause(const std::string& name) {
   retarget(name, Target::kPaused);
 }

@@ -101,6 +101,12 @@ class Herder {
   State state(const std::string& name) const;
   // What /status and /metrics show: every connector's.
   std::vector<ConnectorStatus> statuses() const;
+  // The connector as read from its file or request.
+  ConnectorFile file(const std::string& name) const;
+  // Runs `use` on the connector, which must be STOPPED (ConnectorConflict otherwise) and stays so
+  // meanwhile: what changes its offsets.
+  std::string whileStopped(const std::string& name,
+                           const std::function<std::string(const ConnectorFile&)>& use);
 
   // A new connector (Connect's POST /connectors), started in `initial` state; its info as Connect
   // answers, before any task started. Throws ConnectorConflict when the name is taken,

@@ -15,6 +15,7 @@
 #include "ksink/config_exception.h"
 #include "ksink/connector_registry.h"
 #include "ksink/value.h"
+#include "rest_offsets.h"
 
 namespace ksink {
 namespace {
@@ -326,6 +327,25 @@ void addWriteRoutes(httplib::Server& server, Herder& herder) {
                 }));
 }
 
+void addOffsetRoutes(httplib::Server& server, Herder& herder) {
+  server.Get(R"(/connectors/([^/]+)/offsets)",
+             guarded([&herder](const httplib::Request& req, httplib::Response& res) {
+               reply(res, 200, offsetsJson(herder.file(req.matches[1])));
+             }));
+  server.Patch(R"(/connectors/([^/]+)/offsets)",
+               guarded([&herder](const httplib::Request& req, httplib::Response& res) {
+                 reply(res, 200, herder.whileStopped(req.matches[1], [&](const auto& connector) {
+                   return alterOffsets(connector, req.body);
+                 }));
+               }));
+  server.Delete(R"(/connectors/([^/]+)/offsets)",
+                bodyless([&herder](const httplib::Request& req, httplib::Response& res) {
+                  reply(res, 200, herder.whileStopped(req.matches[1], [](const auto& connector) {
+                    return alterOffsets(connector, std::nullopt);
+                  }));
+                }));
+}
+
 void addPluginRoutes(httplib::Server& server, const RestIdentity& identity) {
   server.Get(R"(/connector-plugins/([^/]+)/config)",
              guarded([](const httplib::Request& req, httplib::Response& res) {
@@ -411,6 +431,7 @@ void addConnectRoutes(httplib::Server& server, Herder& herder, RestIdentity iden
   addReadRoutes(server, herder, identity);
   addControlRoutes(server, herder, identity);
   addWriteRoutes(server, herder);
+  addOffsetRoutes(server, herder);
   addPluginRoutes(server, identity);
   addAdminRoutes(server);
   server.set_error_handler([](const httplib::Request& req, httplib::Response& res) {
