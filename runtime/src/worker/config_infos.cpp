@@ -55,7 +55,7 @@ std::string optionalText(const std::optional<std::string>& text) {
 std::string keyInfoJson(const ConfigDef::Key& key) {
   return fmt::format(
       R"({{"name":{},"type":"{}","required":{},"default_value":{},"importance":"{}",)"
-      R"("documentation":{},"group":null,"order_in_group":-1,"width":"NONE","display_name":{},)"
+      R"("documentation":{},"group":null,"order":-1,"width":"NONE","display_name":{},)"
       R"("dependents":[]}})",
       jsonText(key.name), typeName(key.type), key.default_value ? "false" : "true",
       optionalText(key.default_value), importanceName(key.importance), jsonText(key.doc),

@@ -182,11 +182,11 @@ int taskId(const std::string& text) {
 void addServerRoutes(httplib::Server& server, Herder& herder, const RestIdentity& identity) {
   server.Get("/", guarded([identity](const httplib::Request&, httplib::Response& res) {
                const auto cluster = identity.cluster_id();
-               reply(res, 200,
-                     fmt::format(
-                         R"({{"version":{},"commit":{},"kafka_cluster_id":{},"ksink_version":{}}})",
-                         json(kConnectVersion), json(KSINK_VERSION),
-                         cluster ? json(*cluster) : "null", json(KSINK_VERSION)));
+               reply(
+                   res, 200,
+                   fmt::format(R"({{"version":{},"commit":{},"kafka_cluster_id":{}}})",
+                               json(kConnectVersion), json(fmt::format("ksink-{}", KSINK_VERSION)),
+                               cluster ? json(*cluster) : "null"));
              }));
   server.Get(
       "/health", guarded([&herder](const httplib::Request&, httplib::Response& res) {
