@@ -3,36 +3,14 @@
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
-#include <cctype>
-#include <fstream>
-#include <iterator>
 #include <utility>
 
 #include "cli_exit_codes.h"
-#include "json_text.h"
+#include "herder_connector.h"
 #include "ksink/config_exception.h"
 #include "published_status.h"
 
 namespace ksink {
-
-struct Herder::Connector {
-  explicit Connector(ConnectorFile connector_file)
-      : file(std::move(connector_file)),
-        name(file.config.getString("name")),
-        type(file.sink ? "sink" : "source") {}
-
-  const ConnectorFile file;
-  const std::string name;
-  const std::string type;
-  std::mutex operation;  // one operation (pause, resume, stop, restart) at a time
-
-  // Under Herder::mutex_:
-  Target target = Target::kRunning;
-  std::shared_ptr<Worker> worker;  // null while stopped
-  std::thread thread;              // runs worker->run(); joined by halt()
-  std::string failure;             // what run() threw: the connector is FAILED
-};
-
 Herder::Herder(bool exit_on_failure, Loader loader, std::filesystem::path state_dir)
     : exit_on_failure_(exit_on_failure),
       loader_(std::move(loader)),
@@ -172,99 +150,6 @@ std::vector<std::string> Herder::names() const {
   for (const auto& c : all()) out.push_back(c->name);
   return out;
 }
-
-Herder::ConnectorPtr Herder::make(const std::string& name, Config config) const {
-  if (auto it = config.find("name"); it != config.end() && it->second != name)
-    throw ConfigException(
-        {{"name", fmt::format("'{}' does not match the connector's name in the request, '{}'",
-                              it->second, name)}});
-  config["name"] = name;
-  return std::make_shared<Connector>(loader_(config));
-}
-
-Herder::Info Herder::create(const std::string& name, Config config, Target initial) {
-  std::lock_guard changes(changes_);
-  {
-    std::lock_guard lock(mutex_);
-    if (connectors_.contains(name))
-      throw ConnectorConflict(fmt::format("Connector {} already exists", name));
-  }
-  auto c = make(name, std::move(config));
-  std::lock_guard operation(c->operation);
-  c->target = initial;
-  bool started = false;
-  {
-    std::lock_guard lock(mutex_);
-    connectors_.emplace(name, c);
-    started = started_;
-  }
-  spdlog::info("connector {} created ({})", name, c->file.className());
-  keep(*c);
-  if (started) launch(c);
-  return {c->name, c->type, c->file.submitted, 0};  // as Connect answers: no task yet
-}
-
-bool Herder::putConfig(const std::string& name, Config config) {
-  std::lock_guard changes(changes_);
-  ConnectorPtr old;
-  {
-    std::lock_guard lock(mutex_);
-    if (auto it = connectors_.find(name); it != connectors_.end()) old = it->second;
-  }
-  replace(old, make(name, std::move(config)));
-  return old == nullptr;
-}
-
-Herder::Info Herder::patchConfig(const std::string& name,
-                                 const std::map<std::string, std::optional<std::string>>& patch) {
-  std::lock_guard changes(changes_);
-  const auto old = find(name);
-  auto config = old->file.submitted;
-  for (const auto& [key, value] : patch) {
-    if (value)
-      config[key] = *value;
-    else
-      config.erase(key);
-  }
-  replace(old, make(name, std::move(config)));
-  return info(name);
-}
-
-void Herder::replace(const ConnectorPtr& old, const ConnectorPtr& fresh) {
-  // The new configuration was checked before the old one stops: a refused one changes nothing.
-  std::lock_guard operation(fresh->operation);
-  if (old) {
-    std::lock_guard old_operation(old->operation);
-    halt(*old);
-    std::lock_guard lock(mutex_);
-    fresh->target = old->target;
-  }
-  bool started = false;
-  {
-    std::lock_guard lock(mutex_);
-    connectors_.insert_or_assign(fresh->name, fresh);
-    started = started_;
-  }
-  spdlog::info("connector {} {}", fresh->name, old ? "reconfigured" : "created");
-  keep(*fresh);
-  if (started) launch(fresh);
-}
-
-void Herder::remove(const std::string& name) {
-  std::lock_guard changes(changes_);
-  const auto c = find(name);
-  {
-    std::lock_guard operation(c->operation);
-    halt(*c);
-  }
-  {
-    std::lock_guard lock(mutex_);
-    connectors_.erase(name);
-  }
-  keepDeleted(name);
-  spdlog::info("connector {} deleted", name);
-}
-
 Herder::Info Herder::info(const std::string& name) const {
   const auto found = find(name);
   const auto& c = *found;
@@ -436,92 +321,4 @@ void Herder::restartTask(Connector& c, const std::shared_ptr<Worker>& worker, in
     throw ConnectorConflict(e.what());
   }
 }
-
-// --- The state directory ----------------------------------------------------------------------
-
-namespace {
-
-constexpr std::string_view kTargets[] = {"RUNNING", "PAUSED", "STOPPED"};
-
-// A connector's name as a file name: letters, digits, '.', '_' and '-' kept, the rest %XX.
-std::string fileName(std::string_view name) {
-  std::string out;
-  for (const unsigned char ch : name) {
-    if (std::isalnum(ch) || ch == '.' || ch == '_' || ch == '-')
-      out += static_cast<char>(ch);
-    else
-      out += fmt::format("%{:02X}", ch);
-  }
-  return out + ".json";
-}
-
-}  // namespace
-
-void Herder::keep(const Connector& c) {
-  Target target;
-  {
-    std::lock_guard lock(mutex_);
-    target = c.target;
-  }
-  keepText(c.name,
-           fmt::format(R"({{"name":{},"config":{},"state":{}}})", jsonText(c.name),
-                       jsonMap(c.file.submitted), jsonText(kTargets[static_cast<int>(target)])));
-}
-
-void Herder::keepDeleted(const std::string& name) {
-  keepText(name, fmt::format(R"({{"name":{},"deleted":true}})", jsonText(name)));
-}
-
-void Herder::keepText(const std::string& name, const std::string& json) {
-  if (state_dir_.empty()) return;
-  try {
-    std::filesystem::create_directories(state_dir_);
-    const auto path = state_dir_ / fileName(name);
-    const auto temporary = path.string() + ".tmp";
-    {
-      std::ofstream out(temporary, std::ios::trunc);
-      out << json << "\n";
-      out.flush();
-      if (!out) throw std::runtime_error("cannot write " + temporary);
-    }
-    std::filesystem::rename(temporary, path);
-  } catch (const std::exception& e) {
-    spdlog::error("connector {}: the change is not kept in {}: {}", name, state_dir_.string(),
-                  e.what());
-  }
-}
-
-void Herder::restore() {
-  if (state_dir_.empty() || !std::filesystem::is_directory(state_dir_)) return;
-  for (const auto& entry : std::filesystem::directory_iterator(state_dir_)) {
-    if (entry.path().extension() != ".json") continue;
-    try {
-      std::ifstream in(entry.path());
-      const std::string text((std::istreambuf_iterator<char>(in)), {});
-      const auto kept = Value::object(parseJsonObject(text));
-      const auto* name = kept.find("name");
-      if (!name || name->kind() != Value::Kind::kString) throw std::invalid_argument("no name");
-      if (const auto* deleted = kept.find("deleted"); deleted && !deleted->isNull()) {
-        std::lock_guard lock(mutex_);
-        connectors_.erase(name->asString());
-        continue;
-      }
-      Config config;
-      if (const auto* values = kept.find("config");
-          values && values->kind() == Value::Kind::kObject)
-        for (const auto& [key, value] : values->asObject())
-          if (value.kind() == Value::Kind::kString) config[key] = value.asString();
-      auto c = make(name->asString(), std::move(config));
-      const auto* state = kept.find("state");
-      for (int t = 0; t < 3; ++t)
-        if (state && state->kind() == Value::Kind::kString && state->asString() == kTargets[t])
-          c->target = static_cast<Target>(t);
-      std::lock_guard lock(mutex_);
-      connectors_.insert_or_assign(c->name, std::move(c));
-    } catch (const std::exception& e) {
-      spdlog::error("{}: not restored: {}", entry.path().string(), e.what());
-    }
-  }
-}
-
 }  // namespace ksink

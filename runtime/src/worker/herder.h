@@ -33,6 +33,7 @@
 #include <vector>
 
 #include "connector_file.h"
+#include "connector_state_dir.h"
 #include "ksink/connector_status.h"
 #include "ksink/worker.h"
 
@@ -150,15 +151,12 @@ class Herder {
   // `fresh` in the place of `old` (none: a new connector), with old's target state.
   void replace(const ConnectorPtr& old, const ConnectorPtr& fresh);
   std::vector<ConnectorPtr> all() const;
-  // The state directory's record of the connector: its configuration and target state, or its
-  // deletion.
+  // The state directory's record of the connector: its configuration and target state.
   void keep(const Connector& c);
-  void keepDeleted(const std::string& name);
-  void keepText(const std::string& name, const std::string& json);
 
   const bool exit_on_failure_;
   const Loader loader_;
-  const std::filesystem::path state_dir_;
+  const ConnectorStateDir state_dir_;
   std::mutex changes_;        // one creation, change of configuration or deletion at a time
   mutable std::mutex mutex_;  // guards the connectors' run state and what is below
   std::condition_variable changed_;

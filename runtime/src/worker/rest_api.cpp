@@ -15,6 +15,8 @@
 #include "ksink/config_exception.h"
 #include "ksink/connector_registry.h"
 #include "ksink/value.h"
+#include "rest_entities.h"
+#include "rest_exchange.h"
 #include "rest_offsets.h"
 
 namespace ksink {
@@ -23,170 +25,14 @@ namespace {
 // The Connect API level served: what kcctl reads as major.minor to turn its commands on.
 constexpr std::string_view kConnectVersion = "4.1.1";
 
-std::string json(std::string_view text) {
-  return jsonText(text);
-}
-
-// Connect's ConnectorStateInfo.TaskState.
-std::string taskJson(const TaskStatus& task, const RestIdentity& identity) {
-  auto out = fmt::format(R"({{"id":{},"state":{},"worker_id":{},"version":{})", task.id,
-                         json(task.state), json(identity.worker_id), json(KSINK_VERSION));
-  if (!task.last_error.empty() && task.state == "FAILED")
-    out += R"(,"trace":)" + json(task.last_error);
-  return out + '}';
-}
-
-// Connect's ConnectorStateInfo.
-std::string stateJson(const Herder::State& state, const RestIdentity& identity) {
-  auto connector = fmt::format(R"({{"state":{},"worker_id":{},"version":{})", json(state.state),
-                               json(identity.worker_id), json(KSINK_VERSION));
-  if (!state.trace.empty()) connector += R"(,"trace":)" + json(state.trace);
-  std::string tasks;
-  for (const auto& task : state.tasks)
-    tasks += (tasks.empty() ? "" : ",") + taskJson(task, identity);
-  return fmt::format(R"({{"name":{},"connector":{}}},"tasks":[{}],"type":{}}})", json(state.name),
-                     connector, tasks, json(state.type));
-}
-
-// Connect's ConnectorInfo.
-std::string infoJson(const Herder::Info& info) {
-  std::string tasks;
-  for (int t = 0; t < info.tasks; ++t)
-    tasks += fmt::format(R"({}{{"connector":{},"task":{}}})", t ? "," : "", json(info.name), t);
-  return fmt::format(R"({{"name":{},"config":{},"tasks":[{}],"type":{}}})", json(info.name),
-                     jsonMap(info.config), tasks, json(info.type));
-}
-
-void reply(httplib::Response& res, int status, const std::string& body) {
-  res.status = status;
-  res.set_content(body, "application/json");
-}
-
-// Connect's ErrorMessage.
-void error(httplib::Response& res, int status, std::string_view message) {
-  reply(res, status, fmt::format(R"({{"error_code":{},"message":{}}})", status, json(message)));
-}
-
-// A request Connect answers 400 to.
-struct BadRequest : std::invalid_argument {
-  using std::invalid_argument::invalid_argument;
-};
-
-// Connect's words for a configuration refused.
-std::string invalidConfiguration(const ConfigException& e) {
-  auto out =
-      fmt::format("Connector configuration is invalid and contains the following {} error(s):",
-                  e.problems().size());
-  for (const auto& p : e.problems()) out += fmt::format("\n{}: {}", p.key, p.reason);
-  return out;
-}
-
-// A handler answering Connect's errors for what the herder throws.
-template <typename Handle>
-httplib::Server::Handler guarded(Handle handle) {
-  return [handle](const httplib::Request& req, httplib::Response& res) {
-    try {
-      handle(req, res);
-    } catch (const BadRequest& e) {
-      error(res, 400, e.what());
-    } catch (const ConfigException& e) {
-      error(res, 400, invalidConfiguration(e));
-    } catch (const NotFound& e) {
-      error(res, 404, e.what());
-    } catch (const ConnectorConflict& e) {
-      error(res, 409, e.what());
-    } catch (const std::exception& e) {
-      error(res, 500, e.what());
-    }
-  };
-}
-
-// The same for a request whose body is not read (pause, restart…): such a request may come without
-// Content-Length (curl -X PUT), which cpp-httplib refuses for a handler that reads the body.
-template <typename Handle>
-httplib::Server::HandlerWithContentReader bodyless(Handle handle) {
-  return [handler = guarded(handle)](const httplib::Request& req, httplib::Response& res,
-                                     const httplib::ContentReader&) { handler(req, res); };
-}
-
-// The request's body, a JSON object (the REST API takes JSON only).
-Value::Object bodyObject(const httplib::Request& req) {
-  try {
-    return parseJsonObject(req.body);
-  } catch (const std::invalid_argument& e) {
-    throw BadRequest(fmt::format("Request body is {}", e.what()));
-  }
-}
-
-// A configuration value as text (Connect's configurations are strings; numbers and booleans are
-// taken as their text); nullopt for null.
-std::optional<std::string> configText(const std::string& key, const Value& value) {
-  switch (value.kind()) {
-    case Value::Kind::kNull:
-      return std::nullopt;
-    case Value::Kind::kString:
-      return value.asString();
-    case Value::Kind::kBoolean:
-      return value.asBoolean() ? "true" : "false";
-    case Value::Kind::kInt:
-      return std::to_string(value.asInt());
-    case Value::Kind::kDouble:
-      return value.toJson();
-    default:
-      throw BadRequest(fmt::format("The value of {} must be a string", key));
-  }
-}
-
-// A configuration object of the body: keys to text, null refused unless `nulls` (PATCH).
-std::map<std::string, std::optional<std::string>> configOf(const Value::Object& object,
-                                                           bool nulls) {
-  std::map<std::string, std::optional<std::string>> out;
-  for (const auto& [key, value] : object) {
-    auto text = configText(key, value);
-    if (!text && !nulls) throw BadRequest(fmt::format("The value of {} must not be null", key));
-    out[key] = std::move(text);
-  }
-  return out;
-}
-
-Herder::Config plainConfig(const Value::Object& object) {
-  Herder::Config out;
-  for (auto& [key, value] : configOf(object, false)) out[key] = *value;
-  return out;
-}
-
-Herder::Target initialState(const Value* state) {
-  if (!state || state->isNull()) return Herder::Target::kRunning;
-  const auto text = state->kind() == Value::Kind::kString ? state->asString() : "";
-  if (text == "RUNNING") return Herder::Target::kRunning;
-  if (text == "PAUSED") return Herder::Target::kPaused;
-  if (text == "STOPPED") return Herder::Target::kStopped;
-  throw BadRequest(fmt::format("initial_state must be one of RUNNING, PAUSED, STOPPED, not {}",
-                               state->toJson()));
-}
-
-bool flag(const httplib::Request& req, const char* name) {
-  return req.has_param(name) && req.get_param_value(name) == "true";
-}
-
-int taskId(const std::string& text) {
-  try {
-    size_t end = 0;
-    const int id = std::stoi(text, &end);
-    if (end == text.size() && id >= 0) return id;
-  } catch (const std::exception&) {
-  }
-  throw NotFound(fmt::format("Unknown task {}", text));
-}
-
 void addServerRoutes(httplib::Server& server, Herder& herder, const RestIdentity& identity) {
   server.Get("/", guarded([identity](const httplib::Request&, httplib::Response& res) {
                const auto cluster = identity.cluster_id();
-               reply(
-                   res, 200,
-                   fmt::format(R"({{"version":{},"commit":{},"kafka_cluster_id":{}}})",
-                               json(kConnectVersion), json(fmt::format("ksink-{}", KSINK_VERSION)),
-                               cluster ? json(*cluster) : "null"));
+               reply(res, 200,
+                     fmt::format(R"({{"version":{},"commit":{},"kafka_cluster_id":{}}})",
+                                 jsonText(kConnectVersion),
+                                 jsonText(fmt::format("ksink-{}", KSINK_VERSION)),
+                                 cluster ? jsonText(*cluster) : "null"));
              }));
   server.Get(
       "/health", guarded([&herder](const httplib::Request&, httplib::Response& res) {
@@ -201,8 +47,8 @@ void addServerRoutes(httplib::Server& server, Herder& herder, const RestIdentity
                std::string out;
                for (const auto& [name, type] : ConnectorRegistry::global().classes())
                  out += fmt::format(R"({}{{"class":{},"type":{},"version":{}}})",
-                                    out.empty() ? "" : ",", json(name), json(type),
-                                    json(KSINK_VERSION));
+                                    out.empty() ? "" : ",", jsonText(name), jsonText(type),
+                                    jsonText(KSINK_VERSION));
                reply(res, 200, '[' + out + ']');
              }));
 }
@@ -219,15 +65,16 @@ void addReadRoutes(httplib::Server& server, Herder& herder, const RestIdentity& 
                for (const auto& name : herder.names()) {
                  if (!out.empty()) out += ',';
                  if (!status && !info) {
-                   out += json(name);
+                   out += jsonText(name);
                    continue;
                  }
                  std::string parts;
-                 if (status) parts = R"("status":)" + stateJson(herder.state(name), identity);
+                 if (status)
+                   parts = R"("status":)" + stateJson(herder.state(name), identity.worker_id);
                  if (info)
                    parts +=
                        std::string(status ? "," : "") + R"("info":)" + infoJson(herder.info(name));
-                 out += json(name) + ":{" + parts + '}';
+                 out += jsonText(name) + ":{" + parts + '}';
                }
                reply(res, 200, (status || info) ? '{' + out + '}' : '[' + out + ']');
              }));
@@ -241,7 +88,7 @@ void addReadRoutes(httplib::Server& server, Herder& herder, const RestIdentity& 
              }));
   server.Get(R"(/connectors/([^/]+)/status)",
              guarded([&herder, identity](const httplib::Request& req, httplib::Response& res) {
-               reply(res, 200, stateJson(herder.state(req.matches[1]), identity));
+               reply(res, 200, stateJson(herder.state(req.matches[1]), identity.worker_id));
              }));
   server.Get(R"(/connectors/([^/]+)/tasks)",
              guarded([&herder](const httplib::Request& req, httplib::Response& res) {
@@ -249,7 +96,7 @@ void addReadRoutes(httplib::Server& server, Herder& herder, const RestIdentity& 
                std::string out;
                for (int t = 0; t < info.tasks; ++t)
                  out += fmt::format(R"({}{{"id":{{"connector":{},"task":{}}},"config":{}}})",
-                                    t ? "," : "", json(info.name), t, jsonMap(info.config));
+                                    t ? "," : "", jsonText(info.name), t, jsonMap(info.config));
                reply(res, 200, '[' + out + ']');
              }));
   server.Get(R"(/connectors/([^/]+)/tasks/([^/]+)/status)",
@@ -257,7 +104,7 @@ void addReadRoutes(httplib::Server& server, Herder& herder, const RestIdentity& 
                const auto state = herder.state(req.matches[1]);
                const int id = taskId(req.matches[2]);
                for (const auto& task : state.tasks)
-                 if (task.id == id) return reply(res, 200, taskJson(task, identity));
+                 if (task.id == id) return reply(res, 200, taskJson(task, identity.worker_id));
                throw NotFound(fmt::format("No status found for task {}-{}", state.name, id));
              }));
 }
@@ -269,7 +116,7 @@ void addControlRoutes(httplib::Server& server, Herder& herder, const RestIdentit
                 const bool only_failed = flag(req, "onlyFailed");
                 herder.restart(req.matches[1], include_tasks, only_failed);
                 if (!include_tasks && !only_failed) return reply(res, 204, "");
-                reply(res, 202, stateJson(herder.state(req.matches[1]), identity));
+                reply(res, 202, stateJson(herder.state(req.matches[1]), identity.worker_id));
               }));
   server.Post(R"(/connectors/([^/]+)/tasks/([^/]+)/restart)",
               bodyless([&herder](const httplib::Request& req, httplib::Response& res) {

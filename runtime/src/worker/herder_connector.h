@@ -1,0 +1,33 @@
+// Herder::Connector: one connector of a Herder — what it was read from, and how it runs: its
+// target state, its Worker and the thread running it, what made it FAILED. Private to the
+// herder's files.
+#pragma once
+
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+
+#include "herder.h"
+
+namespace ksink {
+
+struct Herder::Connector {
+  explicit Connector(ConnectorFile connector_file)
+      : file(std::move(connector_file)),
+        name(file.config.getString("name")),
+        type(file.sink ? "sink" : "source") {}
+
+  const ConnectorFile file;
+  const std::string name;
+  const std::string type;
+  std::mutex operation;  // one operation (pause, resume, stop, restart) at a time
+
+  // Under Herder::mutex_:
+  Target target = Target::kRunning;
+  std::shared_ptr<Worker> worker;  // null while stopped
+  std::thread thread;              // runs worker->run(); joined by halt()
+  std::string failure;             // what run() threw: the connector is FAILED
+};
+
+}  // namespace ksink
