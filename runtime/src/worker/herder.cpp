@@ -86,7 +86,7 @@ void Herder::launch(const ConnectorPtr& c) {
     return;
   }
   std::lock_guard lock(mutex_);
-  if (stop_requested_ || c->target == Target::kStopped) return;
+  if (stop_requested_ || c->retired || c->target == Target::kStopped) return;
   if (c->target == Target::kPaused) worker->pause();
   c->worker = worker;
   c->failure.clear();

@@ -76,6 +76,7 @@ void Herder::replace(const ConnectorPtr& old, const ConnectorPtr& fresh) {
     halt(*old);
     std::lock_guard lock(mutex_);
     fresh->target = old->target;
+    old->retired = true;
   }
   bool started = false;
   {
@@ -94,9 +95,8 @@ void Herder::remove(const std::string& name) {
   {
     std::lock_guard operation(c->operation);
     halt(*c);
-  }
-  {
     std::lock_guard lock(mutex_);
+    c->retired = true;
     connectors_.erase(name);
   }
   state_dir_.keepDeleted(name);

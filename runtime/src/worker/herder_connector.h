@@ -28,6 +28,9 @@ struct Herder::Connector {
   std::shared_ptr<Worker> worker;  // null while stopped
   std::thread thread;              // runs worker->run(); joined by halt()
   std::string failure;             // what run() threw: the connector is FAILED
+  // Replaced by a new configuration, or deleted: an operation that found it before then (a
+  // resume, say) must not start it again.
+  bool retired = false;
 };
 
 }  // namespace ksink
