@@ -407,7 +407,8 @@ TEST_F(RestApi, WithExitOnTaskFailureAFailureEndsEveryConnectorAndTheHerderFails
   ASSERT_TRUE(run.waitFinished(30s));
   EXPECT_NE(get("/connectors/" + beta + "/status").find(R"("tasks":[{"id":0,"state":"UNASSIGNED")"),
             std::string::npos)
-      << "the other connector was stopped: its task runs nowhere, as Connect shows it";
+      << "the other connector was stopped: its task runs nowhere, as Connect shows it\n"
+      << get("/connectors/" + beta + "/status");
   EXPECT_NE(get("/status").find(R"("state":"STOPPED")"), std::string::npos)
       << "ksink's own /status says how it ended";
   server.reset();

@@ -10,7 +10,7 @@ namespace ksink {
 // stopping) is UNASSIGNED, as Connect shows a task that runs nowhere: its task states are
 // UNASSIGNED, RUNNING, PAUSED, FAILED and RESTARTING, and clients such as kafbat UI take no other.
 std::string taskJson(const TaskStatus& task, std::string_view worker_id) {
-  const std::string_view state = task.state == "STOPPED" ? "UNASSIGNED" : task.state;
+  const std::string state = task.state == "STOPPED" ? "UNASSIGNED" : task.state;
   auto out = fmt::format(R"({{"id":{},"state":{},"worker_id":{},"version":{})", task.id,
                          jsonText(state), jsonText(worker_id), jsonText(KSINK_VERSION));
   if (!task.last_error.empty() && task.state == "FAILED")
