@@ -221,6 +221,8 @@ TEST_F(StatusListenerTest, EveryBodyIsReadByKafkaConnectsOwnEntityClasses) {
     bodies.emplace_back(entity, res->body);
   }
   bodies.emplace_back("ConfigInfos", validate->body);
+  EXPECT_EQ(bodies.front().second.find(R"("kafka_cluster_id":null)"), std::string::npos)
+      << "the broker's cluster id: " << bodies.front().second;
   ksink->signal(SIGTERM);
   EXPECT_EQ(ksink->wait(20s), 0) << ksink->log();
 

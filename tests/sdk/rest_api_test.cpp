@@ -40,6 +40,14 @@ class RestApi : public ::testing::Test {
   void SetUp() override {
     ConnectorRegistry::global().add(
         {"rest-test-sink", RecordingSink::factory(log, script), ConfigDef(), "REST API test"});
+    // A sink whose tasks cannot be made while `failing_start` is set: its connector fails.
+    ConnectorRegistry::global().add(
+        {"rest-test-unstartable-sink",
+         [this, make = RecordingSink::factory(log, script)]() -> std::unique_ptr<SinkTask> {
+           if (failing_start) throw std::runtime_error("the sink's tasks cannot be made");
+           return make();
+         },
+         ConfigDef(), "REST API test"});
     script->onPut([this](SinkTaskContext&, std::span<const SinkRecord> records) {
       for (const auto& r : records)
         if (r.topic() == alpha && failing_alpha) throw std::runtime_error("alpha's write failed");
@@ -132,6 +140,7 @@ class RestApi : public ::testing::Test {
   std::shared_ptr<CallLog> log = std::make_shared<CallLog>();
   std::shared_ptr<SinkScript> script = std::make_shared<SinkScript>();
   std::atomic<bool> failing_alpha{false};
+  std::atomic<bool> failing_start{false};
   const std::string alpha = currentTestName() + "-alpha";
   const std::string beta = currentTestName() + "-beta";
   std::filesystem::path dir;
@@ -252,6 +261,29 @@ TEST_F(RestApi, AFailedTaskLeavesTheOtherConnectorRunningAndARestartBringsItBack
   EXPECT_TRUE(
       awaitBody("/connectors/" + alpha + "/status", R"("tasks":[{"id":0,"state":"RUNNING")"));
   EXPECT_EQ(send("POST", "/connectors/" + alpha + "/tasks/9/restart"), 404);
+}
+
+TEST_F(RestApi, AConnectorThatCannotStartIsFailedAndARestartStartsIt) {
+  start();
+  const auto gamma = currentTestName() + "-gamma";
+  mock.createTopic(gamma, 1);
+  mock.produceValues(gamma, 0, kRecords);
+  failing_start = true;
+  EXPECT_EQ(send("POST", "/connectors", nullptr,
+                 fmt::format(R"({{"name":"{0}","config":{{"connector.class":)"
+                             R"("rest-test-unstartable-sink","topics":"{0}"}}}})",
+                             gamma)),
+            201);
+  const auto status = "/connectors/" + gamma + "/status";
+  ASSERT_TRUE(awaitBody(status, R"("connector":{"state":"FAILED")")) << get(status);
+  EXPECT_NE(get(status).find(R"("trace":"the sink's tasks cannot be made")"), std::string::npos)
+      << get(status);
+  EXPECT_EQ(mock.committed("connect-" + gamma, TopicPartition{gamma, 0}), std::nullopt);
+
+  failing_start = false;
+  EXPECT_EQ(send("POST", "/connectors/" + gamma + "/restart"), 204);
+  EXPECT_EQ(committed(gamma, kRecords), kRecords) << "started again, it wrote every record";
+  EXPECT_TRUE(awaitBody(status, R"("connector":{"state":"RUNNING")")) << get(status);
 }
 
 TEST_F(RestApi, PauseResumeStopAndRestartAnswerConnectsCodes) {

@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <random>
@@ -288,11 +289,20 @@ OffsetMap RealKafka::committed(const std::string& group, const std::string& topi
 }
 
 int64_t RealKafka::endOffset(const TopicPartition& tp) {
-  int64_t lo = 0, hi = 0;
-  if (auto err = rd_kafka_query_watermark_offsets(clients_->producer, tp.topic.c_str(),
-                                                  tp.partition, &lo, &hi, 10000))
-    throw std::runtime_error(fmt::format("watermarks: {}", rd_kafka_err2str(err)));
-  return hi;
+  // A topic created a moment ago may not have its leader elected yet (NOT_LEADER /
+  // LEADER_NOT_AVAILABLE): asked again for up to 10 s, as the broker settles.
+  const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while (true) {
+    int64_t lo = 0, hi = 0;
+    const auto err = rd_kafka_query_watermark_offsets(clients_->producer, tp.topic.c_str(),
+                                                      tp.partition, &lo, &hi, 10000);
+    if (!err) return hi;
+    const bool settling = err == RD_KAFKA_RESP_ERR_NOT_LEADER_FOR_PARTITION ||
+                          err == RD_KAFKA_RESP_ERR_LEADER_NOT_AVAILABLE;
+    if (!settling || std::chrono::steady_clock::now() >= until)
+      throw std::runtime_error(fmt::format("watermarks: {}", rd_kafka_err2str(err)));
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
 }
 
 int RealKafka::groupMembers(const std::string& group) {

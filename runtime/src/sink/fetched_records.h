@@ -9,7 +9,9 @@
 // Thread-safety: the task's thread only.
 #pragma once
 
+#include <cstdint>
 #include <deque>
+#include <optional>
 #include <set>
 #include <string_view>
 #include <vector>
@@ -39,6 +41,7 @@ struct WorkerBatch {
 
   bool empty() const { return records.empty(); }
   size_t size() const { return records.size(); }
+  // Copies the message's bytes. Defined below: called per record from the poll loop.
   void add(const rd_kafka_message_t* message);
   void clear();
   void dropPartitions(const std::set<TopicPartition>& partitions);
@@ -46,6 +49,34 @@ struct WorkerBatch {
  private:
   std::string_view topic_;  // the last added record's topic, copied once per run of them
 };
+
+inline void WorkerBatch::add(const rd_kafka_message_t* m) {
+  auto copy = [this](const void* data, size_t size) {
+    return bytes.copy(std::string_view(static_cast<const char*>(data), size));
+  };
+  if (const std::string_view topic = rd_kafka_topic_name(m->rkt); topic != topic_)
+    topic_ = bytes.copy(topic);
+  rd_kafka_timestamp_type_t ts_type;
+  const int64_t ts = rd_kafka_message_timestamp(m, &ts_type);
+  std::optional<std::string_view> key, value;
+  if (m->key) key = copy(m->key, m->key_len);
+  if (m->payload) value = copy(m->payload, m->len);
+  std::vector<Header> headers;
+  rd_kafka_headers_t* hdrs = nullptr;
+  if (rd_kafka_message_headers(m, &hdrs) == RD_KAFKA_RESP_ERR_NO_ERROR && hdrs) {
+    const char* name;
+    const void* val;
+    size_t size;
+    for (size_t i = 0; rd_kafka_header_get_all(hdrs, i, &name, &val, &size) == 0; ++i) {
+      std::optional<std::string_view> hv;
+      if (val) hv = copy(val, size);
+      headers.push_back({bytes.copy(name), hv});
+    }
+  }
+  records.emplace_back(topic_, m->partition, m->offset,
+                       ts >= 0 ? std::optional<int64_t>(ts) : std::nullopt, key, value,
+                       std::move(headers));
+}
 
 class FetchedRecords {
  public:

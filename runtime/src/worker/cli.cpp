@@ -51,19 +51,17 @@ Connectors loadConnectors(const std::string& worker_file,
   out.herder = std::make_unique<Herder>(
       detail::parseBoolean(out.worker_properties.at("exit.on.task.failure")).value_or(false),
       [worker = out.worker_properties](const std::map<std::string, std::string>& submitted) {
-        auto connector = loadConnector(worker, submitted, "the REST API");
+        auto connector = checkConnector(worker, submitted, "the REST API");
         for (const auto& w : connector.warnings)
           spdlog::warn("connector {}: {}", connector.config.getString("name"), w);
-        connector.makeWorker();  // validates, connects nothing
         return connector;
       },
       out.worker_properties.contains("state.dir") ? out.worker_properties.at("state.dir") : "");
   std::set<std::string> names;
   for (const auto& file : connector_files) {
-    auto connector = loadConnector(out.worker_properties, file);
+    auto connector = checkConnector(out.worker_properties, Config::readProperties(file), file);
     requireUniqueName(names, connector);
     for (const auto& w : connector.warnings) spdlog::warn("{}: {}", file, w);
-    connector.makeWorker();  // validates, connects nothing
     out.graceful_timeout = std::max(out.graceful_timeout, connector.gracefulTimeout());
     spdlog::info("{} connector {} ({}) from {}", connector.sink ? "sink" : "source",
                  connector.config.getString("name"), connector.className(), file);
@@ -135,9 +133,8 @@ int validate(const std::string& worker_file, const std::vector<std::string>& con
   std::set<std::string> names;
   for (const auto& file : connector_files) {
     try {
-      auto connector = loadConnector(worker_props, file);
+      auto connector = checkConnector(worker_props, Config::readProperties(file), file);
       requireUniqueName(names, connector);
-      connector.makeWorker();  // validates, connects nothing
       fmt::print("{}: ok ({})\n", file, connector.className());
       for (const auto& w : connector.warnings) fmt::print("  warning: {}\n", w);
     } catch (const ConfigException& e) {

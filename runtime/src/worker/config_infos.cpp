@@ -80,7 +80,7 @@ std::string configInfosJson(const std::map<std::string, std::string>& worker,
                             const std::map<std::string, std::string>& config) {
   std::vector<ConfigProblem> problems;
   try {
-    loadConnector(worker, config, "the REST API").makeWorker();  // validates, connects nothing
+    checkConnector(worker, config, "the REST API");
   } catch (const ConfigException& e) {
     problems = e.problems();
   }

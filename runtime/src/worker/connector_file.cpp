@@ -134,6 +134,14 @@ ConnectorFile loadConnector(const std::map<std::string, std::string>& worker,
   return out;
 }
 
+ConnectorFile checkConnector(const std::map<std::string, std::string>& worker,
+                             const std::map<std::string, std::string>& own,
+                             const std::string& origin) {
+  auto connector = loadConnector(worker, own, origin);
+  connector.makeWorker();
+  return connector;
+}
+
 void requireUniqueName(std::set<std::string>& names, const ConnectorFile& connector) {
   const auto name = connector.config.getString("name");
   if (!names.insert(name).second)

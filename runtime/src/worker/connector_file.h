@@ -46,6 +46,12 @@ ConnectorFile loadConnector(const std::map<std::string, std::string>& worker,
                             const std::map<std::string, std::string>& own,
                             const std::string& origin);
 
+// loadConnector(), then every check a start makes: a Worker made once (its kind's keys checked,
+// nothing connected). What `ksink run`, the REST API and its validation take a connector through.
+ConnectorFile checkConnector(const std::map<std::string, std::string>& worker,
+                             const std::map<std::string, std::string>& own,
+                             const std::string& origin);
+
 // Two connectors of one name would share a consumer group (and a sink's stored offsets), each
 // taking the other's partitions: Connect refuses the second, and so does ksink.
 void requireUniqueName(std::set<std::string>& names, const ConnectorFile& connector);
