@@ -15,10 +15,6 @@ struct Ignored {
 
 // Tuning keys: what ksink does in their place.
 constexpr Ignored kIgnored[] = {
-    {"connection.attempts",
-     "a connection lost while running is retried by the worker; a server unreachable at start "
-     "fails the task at once"},
-    {"connection.backoff.ms", "retry.backoff.ms and the worker's backoff pace reconnections"},
     {"max.retries",
      "retriable errors are retried as the worker retries put() (errors.retry.timeout)"},
     {"trim.sensitive.log",

@@ -14,6 +14,7 @@
 #include <cstdio>
 #include <thread>
 
+#include "ksink/retriable_error.h"
 #include "support/worker_scenario.h"
 
 namespace ksink::test {
@@ -257,6 +258,56 @@ TEST_F(WorkerScenarios, StopIsBoundedWhenTheCoordinatorStopsAnswering) {
   EXPECT_EQ(log[log.size() - 1].kind, CallKind::kStop);
   EXPECT_EQ(log[log.size() - 2].kind, CallKind::kClose);
   EXPECT_EQ(select(log, CallKind::kPreCommit).back().offsets, (OffsetMap{{tp0_, 5}}));
+}
+
+// ksink's, beyond Connect: a RetriableError from start() (a database away) is a start tried again
+// after the context's timeout, the consumer joining only once start() returned; the status shows
+// the task RUNNING with why it waits.
+TEST_F(WorkerScenarios, ARetriableStartIsStartedAgainBeforeTheTaskJoins) {
+  mock().createTopic(topic_, 1);
+  mock().produceValues(topic_, 0, 3);
+  auto starts = std::make_shared<std::atomic<int>>(0);
+  script_->onStart([starts](SinkTaskContext& context) {
+    if (++*starts > 2) return;
+    context.timeout(300ms);
+    throw RetriableError("database away");
+  });
+  WorkerRunner worker(props(), factory());
+  ASSERT_TRUE(waitFor([](const auto& c) { return select(c, CallKind::kStart).size() >= 2; }, 10s));
+  const auto waiting = worker.worker().status();
+  ASSERT_EQ(waiting.tasks.size(), 1u);
+  EXPECT_EQ(waiting.tasks[0].state, "RUNNING");
+  EXPECT_EQ(waiting.tasks[0].last_error, "database away");
+
+  ASSERT_TRUE(waitDelivered(tp0_, 3)) << describe(calls());
+  const auto log = calls();
+  const auto open = findCall(log, [](const Call& c) { return c.kind == CallKind::kOpen; });
+  ASSERT_TRUE(open) << describe(log);
+  std::vector<size_t> starts_before_open;
+  for (size_t i = 0; i < *open; ++i)
+    if (log[i].kind == CallKind::kStart) starts_before_open.push_back(i);
+  EXPECT_EQ(starts_before_open, (std::vector<size_t>{0, 1, 2})) << describe(log);
+  EXPECT_TRUE(log[0].threw && log[1].threw && !log[2].threw) << describe(log);
+  EXPECT_GE(log[1].at - log[0].at, 300ms) << "the context's timeout between two starts";
+  EXPECT_EQ(worker.worker().status().tasks[0].last_error, "") << "cleared once started";
+}
+
+TEST_F(WorkerScenarios, AStopEndsTheWaitForAStartToBeTriedAgain) {
+  mock().createTopic(topic_, 1);
+  script_->onStart([](SinkTaskContext& context) {
+    context.timeout(1h);
+    throw RetriableError("database away");
+  });
+  WorkerRunner worker(props(), factory());
+  ASSERT_TRUE(waitFor([](const auto& c) { return !select(c, CallKind::kStart).empty(); }, 10s));
+  const auto took = worker.stopAndMeasure(10s);
+  ASSERT_TRUE(took);
+  EXPECT_LT(*took, 2s);
+  EXPECT_EQ(worker.run().error(), nullptr) << worker.run().errorMessage();
+  const auto log = calls();
+  EXPECT_EQ(select(log, CallKind::kStart).size(), 1u) << describe(log);
+  EXPECT_TRUE(select(log, CallKind::kOpen).empty()) << describe(log);
+  EXPECT_EQ(log.back().kind, CallKind::kStop) << describe(log);
 }
 
 TEST_F(WorkerScenarios, S33_TaskPausedPartitionGetsNothingUntilResumed) {

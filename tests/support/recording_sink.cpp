@@ -204,6 +204,11 @@ bool contains(const Call& put, const TopicPartition& tp, int64_t offset) {
                      [&](const RecordedRecord& r) { return r.tp == tp && r.offset == offset; });
 }
 
+SinkScript& SinkScript::onStart(StartHook hook) {
+  start_.push_back(std::move(hook));
+  return *this;
+}
+
 SinkScript& SinkScript::onPut(PutHook hook) {
   put_.push_back(std::move(hook));
   return *this;
@@ -320,7 +325,9 @@ Call RecordingSink::newCall(CallKind kind) const {
 }
 
 void RecordingSink::start(const Config&) {
-  recorded(*log_, newCall(CallKind::kStart), [] {});
+  recorded(*log_, newCall(CallKind::kStart), [&] {
+    for (const auto& hook : script_->start_) hook(context());
+  });
 }
 
 void RecordingSink::open(const std::vector<TopicPartition>& partitions) {

@@ -117,8 +117,10 @@ class SinkScript {
   using PreCommitHook =
       std::function<std::optional<OffsetMap>(SinkTaskContext&, const OffsetMap& current)>;
   using StopHook = std::function<void()>;
+  using StartHook = std::function<void(SinkTaskContext&)>;
 
   // Generic hooks, run in the order added; an exception leaves the sink method with it.
+  SinkScript& onStart(StartHook hook);
   SinkScript& onPut(PutHook hook);
   SinkScript& onOpen(PartitionsHook hook);
   SinkScript& onClose(PartitionsHook hook);
@@ -154,6 +156,7 @@ class SinkScript {
 
  private:
   friend class RecordingSink;
+  std::vector<StartHook> start_;
   std::vector<PutHook> put_;
   std::vector<PartitionsHook> open_;
   std::vector<PartitionsHook> close_;

@@ -1,6 +1,7 @@
 // Exactly once into PostgreSQL, with real `ksink` processes, a real broker and a real server:
 // kill -9 and restart, processes joining and leaving, a zombie process (SIGSTOP until its
-// partitions are written by another, then SIGCONT), and a database restart mid-stream. The check
+// partitions are written by another, then SIGCONT), and a database down at start and restarted
+// mid-stream. The check
 // is always the table: every record once — count and distinct (topic, partition, offset) equal the
 // number produced — and the offsets stored beside the rows equal the partitions' end offsets.
 #include <fmt/format.h>
@@ -229,16 +230,24 @@ TEST_F(PostgresExactlyOnceTest, AZombieProcessWritesNothingAfterItsPartitionsMov
   EXPECT_EQ(other->wait(30s), 0) << other->log();
 }
 
-TEST_F(PostgresExactlyOnceTest, ADatabaseRestartMidStreamPausesReconnectsAndResumes) {
+// The server is down when the process starts (it waits, connection.attempts times at most), and
+// restarts once mid-stream.
+TEST_F(PostgresExactlyOnceTest, ADatabaseDownAtStartAndRestartedMidStreamLosesNothing) {
   PostgresServerProcess server(freshDir("ksink-pg-restart"));
   TestPostgres own(server.start());
   auto schema = own.freshSchema("eos");
   useSchema(*schema);
+  server.stop();
   // Configured as a Confluent JDBC sink would be: the class picks this sink by the URL.
   connector_class_ = "io.confluent.connect.jdbc.JdbcSinkConnector";
   startProducing(40000, 4000);  // ~10 s
-  auto ksink = startKsink("run");
-  ASSERT_TRUE(waitUntil([&] { return rows() > 0; }, 60s));
+  auto ksink = startKsink("run", "connection.attempts=100\nconnection.backoff.ms=300");
+  ASSERT_TRUE(
+      waitUntil([&] { return ksink->log().find("attempt 3 of 100") != std::string::npos; }, 30s))
+      << ksink->log();
+  EXPECT_TRUE(ksink->running()) << ksink->log();
+  server.start();
+  ASSERT_TRUE(waitUntil([&] { return rows() > 0; }, 60s)) << ksink->log();
   std::this_thread::sleep_for(2s);
   server.stop();
   std::this_thread::sleep_for(4s);

@@ -5,9 +5,11 @@
 #include <gtest/gtest.h>
 #include <httplib.h>
 
+#include <mutex>
 #include <regex>
 #include <thread>
 
+#include "free_port.h"
 #include "ksink/ksink.h"
 #include "ksink/postgres/postgres_sink_task.h"
 #include "polling.h"
@@ -33,6 +35,7 @@ class Observed {
           try {
             worker_.run();
           } catch (const std::exception& e) {
+            std::lock_guard lock(mutex_);
             error_ = e.what();
           }
         }) {}
@@ -62,7 +65,10 @@ class Observed {
     if (!std::regex_search(text, m, entry)) return {};
     return {m[1], m[2], m[3], m[4], m[5]};
   }
-  const std::string& error() const { return error_; }
+  std::string error() const {
+    std::lock_guard lock(mutex_);
+    return error_;
+  }
 
  private:
   static Config config(std::map<std::string, std::string> props) {
@@ -74,6 +80,7 @@ class Observed {
   Worker worker_;
   StatusServer server_;
   httplib::Client client_;
+  mutable std::mutex mutex_;  // guards error_, set on the worker's thread
   std::string error_;
   std::thread thread_;
 };
@@ -157,6 +164,43 @@ TEST(PostgresStatusTest, StatusAndMetricsShowEndOffsetsLagBatchTimesAndErrors) {
   EXPECT_EQ(schema->count(topic), 199);
   EXPECT_EQ(kafka.endOffset({dlq, 0}), 1);
   EXPECT_EQ(sink.error(), "");
+}
+
+// A server that cannot be reached at start is tried connection.attempts times,
+// connection.backoff.ms apart, as Confluent's JDBC connectors bound it: /status shows the task
+// RUNNING with why it waits, then the task fails with the reason.
+TEST(PostgresStatusTest, AServerAwayAtStartIsTriedConnectionAttemptsTimesThenTheTaskFails) {
+  const auto topic = uniqueName("away"), name = uniqueName("away");
+  RealKafka::shared().createTopic(topic, 1);
+  std::map<std::string, std::string> props{
+      {"name", name},
+      {"connector.class", "postgres"},
+      {"topics", topic},
+      {"bootstrap.servers", RealKafka::shared().bootstrap()},
+      {"connection.url", fmt::format("postgresql://ksink@127.0.0.1:{}/ksink", test::freePort())},
+      {"connection.attempts", "3"},
+      {"connection.backoff.ms", "700"}};
+  const auto started = std::chrono::steady_clock::now();
+  Observed sink(props);
+  std::string shown;
+  EXPECT_TRUE(waitUntil(
+      [&] {
+        shown = sink.get("/status");
+        return shown.find("attempt 1 of 3") != std::string::npos;
+      },
+      10s))
+      << shown;
+  EXPECT_NE(shown.find(R"("state":"RUNNING")"), std::string::npos) << shown;
+  EXPECT_NE(shown.find("cannot connect to PostgreSQL"), std::string::npos) << shown;
+  ASSERT_TRUE(waitUntil([&] { return !sink.error().empty(); }, 20s)) << sink.get("/status");
+  const auto took = std::chrono::steady_clock::now() - started;
+  EXPECT_NE(sink.error().find("cannot connect to PostgreSQL: 3 failed attempts in a row, 700 ms "
+                              "apart (connection.attempts, connection.backoff.ms)"),
+            std::string::npos)
+      << sink.error();
+  EXPECT_GE(took, 1400ms) << "two waits of connection.backoff.ms";
+  EXPECT_NE(sink.get("/status").find(R"("state":"FAILED")"), std::string::npos)
+      << sink.get("/status");
 }
 
 }  // namespace

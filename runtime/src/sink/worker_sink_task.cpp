@@ -6,6 +6,7 @@
 #include <algorithm>
 
 #include "ksink/config_exception.h"
+#include "ksink/retriable_error.h"
 #include "sink_record_conversion.h"
 
 namespace ksink {
@@ -51,13 +52,34 @@ void WorkerSinkTask::start() {
   consumer_ = KafkaConsumer::create(props, rebalance_);
   task_->initialize(context_);
   setUpConversion();
-  task_->start(config_);
+  if (!startTask()) return;  // stopped while it waited to start again
   if (!settings_.topics.empty())
     consumer_->subscribe(settings_.topics);
   else
     consumer_->subscribeRegex(settings_.topics_regex);
   commits_.start();
   spdlog::info("task {}-{} started (group {})", settings_.name, id(), settings_.group_id);
+}
+
+// ksink's, beyond Connect (where any failure of start() fails the task): a RetriableError from
+// start() is a task that cannot start yet (its database away) and asks to be started again, after
+// the timeout it set through its context (kStartRetryDelay otherwise); the task bounds its tries by
+// throwing another error. Meanwhile the consumer has not joined the group, and the status shows the
+// task RUNNING with why it waits.
+bool WorkerSinkTask::startTask() {
+  for (;;) {
+    try {
+      task_->start(config_);
+      published_.clearError();
+      return true;
+    } catch (const RetriableError& e) {
+      const auto wait = delivery_.takeRequestedTimeout().value_or(kStartRetryDelay);
+      spdlog::warn("task {}-{}: start() failed, starting again in {} ms: {}", settings_.name, id(),
+                   wait.count(), e.what());
+      published_.setState("RUNNING", e.what());
+      if (stop_.sleepUntil(clock_, clock_.now() + wait)) return false;
+    }
+  }
 }
 
 void WorkerSinkTask::setUpConversion() {

@@ -66,6 +66,10 @@ class WorkerSinkTask final : public WorkerTask {
   // A conversion waiting to be retried inside put() gives up now.
   void onStop(Clock::time_point) override { stage_retry_.cancel(); }
 
+  // The task's start(), called again while it throws RetriableError; false when a stop ended the
+  // wait before it started.
+  bool startTask();
+  static constexpr std::chrono::milliseconds kStartRetryDelay{1000};
   // The runtime's conversion for a task that does not convert records itself; for one that does,
   // refuses a transforms= chain it does not declare.
   void setUpConversion();

@@ -39,6 +39,10 @@ class SinkTask {
   // Called by the worker before start(); the task reaches the context through context().
   void initialize(SinkTaskContext& context) { context_ = &context; }
 
+  // A RetriableError thrown here (ksink's, beyond Connect, where any failure fails the task) means
+  // "not yet": the worker calls start() again after the context's timeout() if the task set one
+  // (else one second), until it returns or throws another error — how a sink whose database is down
+  // waits for it; the task bounds its tries. The consumer joins the group only once it returned.
   virtual void start(const Config& config) = 0;
   // Partitions newly assigned to this task (never empty). A sink that stores its offsets in the
   // destination loads them here and rewinds with context().offset().

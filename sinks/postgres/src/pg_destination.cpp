@@ -36,15 +36,9 @@ void PgDestination::fail(const PgError& error) {
 void PgDestination::start(const Config& config) {
   for (const auto& ignored : session_.url().ignoredProperties())
     spdlog::warn("connection.url: JDBC property '{}' has no libpq equivalent; ignored", ignored);
-  PgConnection* c = nullptr;
-  try {
-    c = &session_.connection();
-  } catch (const WriteError& e) {
-    // At start there is no batch to redeliver: a server we cannot reach is a reason to stop.
-    throw std::runtime_error(e.what());
-  }
-  offsets_.create(*c);
-  tables_.checkTablesAtStart(*c, config_.table, config.getList("topics"));
+  auto& c = session_.connection();
+  offsets_.create(c);
+  tables_.checkTablesAtStart(c, config_.table, config.getList("topics"));
   spdlog::info("postgres sink writing to {} (insert.mode={}, pk.mode={})",
                Config::redactPasswords(config_.connection_url), config.getString("insert.mode"),
                config.getString("pk.mode"));

@@ -27,9 +27,10 @@ class PgDestination final : public TransactionalDestination {
   explicit PgDestination(const Config& config);
 
   // Connects, creates ksink_offsets if needed and checks the destination tables of `topics`;
-  // throws (the task fails at start, with the reason) when the server cannot be reached or a
-  // table is missing with auto.create=false.
+  // throws WriteError (kRetriable) when the server cannot be reached, and fails the start (with the
+  // reason) when a table is missing with auto.create=false.
   void start(const Config& config);
+  const PostgresSinkConfig& config() const { return config_; }
 
   OffsetStore& offsetStore() override { return offsets_; }
   size_t maxBatchSize() const override { return static_cast<size_t>(config_.table.batch_size); }

@@ -37,6 +37,12 @@ const ConfigDef& ownKeys() {
                 "dropped and the batch retried (a server that stops answering cannot hold the "
                 "task). 0 waits for ever.",
                 ConfigDef::atLeast(0))
+        .define("connection.attempts", Type::kInt, "3", Importance::kLow,
+                "Failed connection attempts in a row at start before the task fails (a server "
+                "away while running is retried as any retriable error)",
+                ConfigDef::atLeast(1))
+        .define("connection.backoff.ms", Type::kLong, "10000", Importance::kLow,
+                "Wait after a failed connection attempt at start", ConfigDef::atLeast(0))
         .define("retry.backoff.ms", Type::kLong, "3000", Importance::kLow,
                 "Wait before retrying a batch after a retriable database error (lost connection, "
                 "serialization failure, deadlock, server shutdown)",
@@ -69,6 +75,8 @@ PostgresSinkConfig PostgresSinkConfig::parse(const Config& config) {
   try {
     out.read_timeout = std::chrono::milliseconds(std::stoll(value("connection.read.timeout.ms")));
     out.retry_backoff_ms = std::stoll(value("retry.backoff.ms"));
+    out.connection_attempts = std::stoi(value("connection.attempts"));
+    out.connection_backoff = std::chrono::milliseconds(std::stoll(value("connection.backoff.ms")));
   } catch (const std::exception&) {
     // Reported by validate() above.
   }
@@ -78,8 +86,9 @@ PostgresSinkConfig PostgresSinkConfig::parse(const Config& config) {
 
 const ConfigDef& PostgresSinkConfig::configDef() {
   static const ConfigDef def = [] {
-    ConfigDef d = ownKeys();
+    ConfigDef d;
     d.include(TableSinkConfig::configDef());
+    d.include(ownKeys());  // after: connection.attempts and connection.backoff.ms are served here
     return d;
   }();
   return def;

@@ -9,6 +9,9 @@
 //                        columns are converted from instants (default UTC)
 //   connection.read.timeout.ms  longest wait for the server's answer to one request (60000)
 //   retry.backoff.ms     wait before retrying after a retriable database error (default 3000)
+//   connection.attempts, connection.backoff.ms  failed connection attempts in a row at start
+//                        before the task fails (3), and the wait after each (10000), as
+//                        Confluent's JDBC connectors bound them
 //
 // parse() throws ConfigException naming every problem. Plain value type.
 #pragma once
@@ -31,6 +34,8 @@ struct PostgresSinkConfig {
   std::string db_timezone = "UTC";
   std::chrono::milliseconds read_timeout{60000};
   int64_t retry_backoff_ms = 3000;
+  int connection_attempts = 3;
+  std::chrono::milliseconds connection_backoff{10000};
 
   static PostgresSinkConfig parse(const Config& config);
   // This sink's keys, TableSinkConfig's included.

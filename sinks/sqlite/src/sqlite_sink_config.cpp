@@ -28,6 +28,9 @@ ConfigDef makeConfigDef() {
               "How long a write waits for another connection's lock before the batch is "
               "retried",
               ConfigDef::atLeast(0));
+  for (const char* key : {"connection.attempts", "connection.backoff.ms"})
+    d.defineIgnored(key, "Confluent JDBC sink tuning",
+                    "SQLite opens a file: there is no server to connect to again");
   return d;
 }
 

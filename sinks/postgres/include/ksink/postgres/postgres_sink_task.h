@@ -43,9 +43,14 @@ class PostgresSinkTask final : public TransactionalSinkTask {
 
  protected:
   // Connects, creates ksink_offsets if needed and checks the destination tables of `topics`;
-  // throws (failing the task at start, with the reason) on a bad URL, an unreachable server or a
-  // missing table with auto.create=false.
+  // throws (failing the task at start, with the reason) on a bad URL or a missing table with
+  // auto.create=false. A server it cannot reach is RetriableError, the worker starting the task
+  // again after connection.backoff.ms, connection.attempts times in a row at most (as Confluent's
+  // JDBC connectors bound them); then the task fails with the last reason.
   std::unique_ptr<TransactionalDestination> openDestination(const Config& config) override;
+
+ private:
+  int connect_failures_ = 0;  // failed connection attempts in a row at start
 };
 
 }  // namespace ksink::postgres
