@@ -21,6 +21,34 @@ TEST(StatusJsonTest, AnErrorWithQuotesNewlinesAndControlCharactersIsValidJsonTex
   EXPECT_NE(json.find(R"("name":"n\"ame")"), std::string::npos) << json;
   EXPECT_NE(json.find(R"("said \"no\"\n\tat C:\\dir\u0001 café")"), std::string::npos) << json;
   for (const unsigned char c : json) EXPECT_GE(c, 0x20) << json;  // no raw control character
+  EXPECT_NE(json.find(R"("stalled":null)"), std::string::npos) << json;
+}
+
+TEST(StatusJsonTest, AStalledTaskShowsWhatDoesNotMoveInStatusAndInMetrics) {
+  ConnectorStatus connector;
+  connector.name = "slow";
+  TaskStatus stalled, moving;
+  stalled.id = 0;
+  stalled.state = moving.state = "RUNNING";
+  stalled.stalled = "poll() has not returned for 200 s";
+  moving.id = 1;
+  connector.tasks = {stalled, moving};
+  const auto json = renderStatusJson({connector});
+  EXPECT_NE(
+      json.find(
+          R"("id":0,"state":"RUNNING","last_error":null,"stalled":"poll() has not returned for 200 s")"),
+      std::string::npos)
+      << json;
+  EXPECT_NE(json.find(R"("id":1,"state":"RUNNING","last_error":null,"stalled":null)"),
+            std::string::npos)
+      << json;
+  const auto metrics = renderPrometheus({connector});
+  EXPECT_NE(metrics.find("ksink_task_stalled{connector=\"slow\",task=\"0\"} 1\n"),
+            std::string::npos)
+      << metrics;
+  EXPECT_NE(metrics.find("ksink_task_stalled{connector=\"slow\",task=\"1\"} 0\n"),
+            std::string::npos)
+      << metrics;
 }
 
 }  // namespace

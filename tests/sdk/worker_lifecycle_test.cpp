@@ -15,6 +15,7 @@
 #include <thread>
 
 #include "ksink/retriable_error.h"
+#include "support/polling.h"
 #include "support/worker_scenario.h"
 
 namespace ksink::test {
@@ -308,6 +309,40 @@ TEST_F(WorkerScenarios, AStopEndsTheWaitForAStartToBeTriedAgain) {
   EXPECT_EQ(select(log, CallKind::kStart).size(), 1u) << describe(log);
   EXPECT_TRUE(select(log, CallKind::kOpen).empty()) << describe(log);
   EXPECT_EQ(log.back().kind, CallKind::kStop) << describe(log);
+}
+
+// ksink's stall report: records wait beyond the committed offsets and no commit comes for
+// task.stall.intervals × offset.flush.interval.ms (here a put() that does not return) — the status
+// says so, with how long, until a commit moves on.
+TEST_F(WorkerScenarios, ASinkWhoseRecordsWaitWithNoCommitIsShownStalledUntilACommit) {
+  mock().createTopic(topic_, 1);
+  mock().produceValues(topic_, 0, 3);
+  auto p = props();
+  p["task.stall.intervals"] = "2";  // of offset.flush.interval.ms=500, at least a second each: 2 s
+  auto slow = std::make_shared<std::atomic<bool>>(true);
+  script_->onPut([slow](SinkTaskContext&, std::span<const SinkRecord> records) {
+    if (!records.empty() && slow->exchange(false)) std::this_thread::sleep_for(3500ms);
+  });
+  WorkerRunner worker(p, factory());
+  const auto stalledNow = [&] {
+    const auto status = worker.worker().status();
+    return status.tasks.empty() ? std::string() : status.tasks[0].stalled;
+  };
+  std::string stalled;
+  ASSERT_TRUE(it::waitUntil(
+      [&] {
+        stalled = stalledNow();
+        return !stalled.empty();
+      },
+      10s))
+      << describe(calls());
+  EXPECT_TRUE(stalled.starts_with("no commit while records wait beyond the committed offsets for "))
+      << stalled;
+  EXPECT_NE(stalled.find("(task.stall.intervals × offset.flush.interval.ms: 2 s)"),
+            std::string::npos)
+      << stalled;
+  EXPECT_EQ(waitCommitted(tp0_, 3), 3) << describe(calls());
+  EXPECT_TRUE(it::waitUntil([&] { return stalledNow().empty(); }, 5s)) << stalledNow();
 }
 
 TEST_F(WorkerScenarios, S33_TaskPausedPartitionGetsNothingUntilResumed) {

@@ -21,7 +21,9 @@ using namespace std::chrono_literals;
 class RecordingTask final : public WorkerTask {
  public:
   RecordingTask(const Clock& clock, int turns, bool fail_at_end = false)
-      : WorkerTask(7, "test task t-7", clock, 3000ms), turns_(turns), fail_at_end_(fail_at_end) {}
+      : WorkerTask(7, "test task t-7", clock, 3000ms, 60000ms),
+        turns_(turns),
+        fail_at_end_(fail_at_end) {}
 
   std::vector<std::string> calls;
   std::vector<std::string> states;  // status().state at each step

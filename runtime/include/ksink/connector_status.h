@@ -95,6 +95,9 @@ struct TaskStatus {
   int id = 0;
   std::string state;  // UNASSIGNED (not started), RUNNING, FAILED, STOPPED
   std::string last_error;
+  // ksink's: what does not move while the task has work, and for how long (a sink's records wait
+  // with no commit, a source's poll() has not returned; task.stall.intervals); empty otherwise.
+  std::string stalled;
   std::vector<PartitionStatus> partitions;
   TaskCounters counters;
 

@@ -247,6 +247,7 @@ SinkConnectorConfig SinkConnectorConfig::parse(const Config& raw, const ConfigDe
   out.offset_flush_interval = worker.offset_flush_interval;
   out.offset_flush_timeout = worker.offset_flush_timeout;
   out.shutdown_graceful_timeout = worker.shutdown_graceful_timeout;
+  out.stall_after = worker.stall_after;
   out.topics = detail::parseList(value("topics"));
   out.topics_regex = std::string(detail::trim(value("topics.regex")));
   out.retry_delay_max = std::chrono::milliseconds(longValue("errors.retry.delay.max.ms", 0));

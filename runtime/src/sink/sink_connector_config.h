@@ -22,6 +22,7 @@ struct SinkConnectorConfig {
   std::chrono::milliseconds offset_flush_interval{60000};
   std::chrono::milliseconds offset_flush_timeout{5000};
   std::chrono::milliseconds shutdown_graceful_timeout{5000};
+  std::chrono::milliseconds stall_after{180000};  // WorkerConfig::stall_after
   std::chrono::milliseconds retry_delay_max{60000};
   std::chrono::milliseconds retry_timeout{0};  // 0 = retry put() forever (Connect's behaviour)
   int max_poll_records = 500;

@@ -4,6 +4,7 @@
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
+#include <utility>
 
 #include "ksink/config_exception.h"
 #include "ksink/retriable_error.h"
@@ -14,6 +15,9 @@ namespace ksink {
 using std::chrono::milliseconds;
 
 namespace {
+
+// The stall of a sink task (TaskProgress).
+constexpr const char* kNoCommit = "no commit while records wait beyond the committed offsets";
 
 std::unique_ptr<WorkerErrantRecordReporter> reporterFor(const SinkConnectorConfig& settings,
                                                         int id) {
@@ -27,7 +31,7 @@ std::unique_ptr<WorkerErrantRecordReporter> reporterFor(const SinkConnectorConfi
 WorkerSinkTask::WorkerSinkTask(int id, SinkConnectorConfig settings, Config config,
                                std::unique_ptr<SinkTask> task, const Clock& clock)
     : WorkerTask(id, fmt::format("task {}-{}", settings.name, id), clock,
-                 settings.shutdown_graceful_timeout),
+                 settings.shutdown_graceful_timeout, settings.stall_after),
       settings_(std::move(settings)),
       config_(std::move(config)),
       task_(std::move(task)),
@@ -144,6 +148,8 @@ void WorkerSinkTask::iteration() {
   if (const auto timeout = delivery_.takeRequestedTimeout())
     deadline = std::min(deadline, now + *timeout);
   delivery_.pollBatch(std::max(deadline, now));
+  // Records to put are work, before a put() that may not return (the snapshot comes after it).
+  if (!fetched_.batch().empty()) progress_.continueWait(kNoCommit);
   delivery_.deliver();
   publishSnapshot();
 }
@@ -177,6 +183,26 @@ void WorkerSinkTask::publishSnapshot() {
     ends_ = std::move(ends);
     ends_refreshed_ = now;
   }
+  trackProgress();
+}
+
+// Work is a record beyond a partition's committed offset, delivered or not; progress, a commit
+// that moved one on.
+void WorkerSinkTask::trackProgress() {
+  bool work = false;
+  int64_t committed = 0;
+  for (const auto& [tp, offsets] : snapshot_) {
+    if (!offsets.committed) continue;
+    committed += *offsets.committed;
+    if (offsets.delivered > offsets.committed) work = true;
+    if (auto it = ends_.find(tp); it != ends_.end() && it->second > *offsets.committed) work = true;
+  }
+  if (!work || pause_.paused())
+    progress_.endWait();
+  else if (std::exchange(committed_sum_, committed) != committed)
+    progress_.beginWait(kNoCommit);
+  else
+    progress_.continueWait(kNoCommit);
 }
 
 TaskStatus WorkerSinkTask::status() const {

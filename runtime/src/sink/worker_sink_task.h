@@ -76,6 +76,8 @@ class WorkerSinkTask final : public WorkerTask {
   // The connector's pause or resume, applied to the partitions on the task's thread.
   void applyPause();
   void publishSnapshot();
+  // The stall report's marks (TaskProgress), from the snapshot; with snapshot_mutex_ held.
+  void trackProgress();
 
   const SinkConnectorConfig settings_;
   const Config config_;
@@ -103,6 +105,7 @@ class WorkerSinkTask final : public WorkerTask {
   std::map<TopicPartition, PartitionOffsets> snapshot_;
   std::map<TopicPartition, int64_t> ends_;  // high watermarks, refreshed a few times a second
   Clock::time_point ends_refreshed_{};
+  int64_t committed_sum_ = 0;  // of the committed offsets, at the last snapshot
 };
 
 }  // namespace ksink

@@ -10,13 +10,15 @@
 namespace ksink {
 
 SourcePoll::SourcePoll(std::string task_name, const Clock& clock, std::mutex& mutex,
-                       SourceCounters& counters, PublishedStatus& status, const TaskPause& pause)
+                       SourceCounters& counters, PublishedStatus& status, const TaskPause& pause,
+                       TaskProgress& progress)
     : task_name_(std::move(task_name)),
       clock_(clock),
       mutex_(mutex),
       counters_(counters),
       status_(status),
-      pause_(pause) {}
+      pause_(pause),
+      progress_(progress) {}
 
 std::optional<std::vector<detail::PolledRecord>> SourcePoll::operator()(
     const std::function<std::vector<detail::PolledRecord>()>& poll,
@@ -31,9 +33,12 @@ std::optional<std::vector<detail::PolledRecord>> SourcePoll::operator()(
     return std::nullopt;
   }
   std::vector<detail::PolledRecord> records;
+  progress_.beginWait("poll() has not returned");
   try {
     records = poll();
+    progress_.endWait();
   } catch (const RetriableError& e) {
+    progress_.endWait();
     spdlog::warn("source task {}: poll() failed, retrying: {}", task_name_, e.what());
     status_.showError(fmt::format("poll() failed, retrying: {}", e.what()));
     retrying_ = true;

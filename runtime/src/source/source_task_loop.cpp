@@ -11,7 +11,7 @@ SourceTaskLoop::SourceTaskLoop(int id, SourceConnectorConfig settings, Config co
                                std::unique_ptr<detail::SourceTaskDriver> task,
                                const detail::OffsetEntryReader& offsets, const Clock& clock)
     : WorkerTask(id, fmt::format("source task {}-{}", settings.worker.name, id), clock,
-                 settings.worker.shutdown_graceful_timeout),
+                 settings.worker.shutdown_graceful_timeout, settings.worker.stall_after),
       settings_(std::move(settings)),
       config_(std::move(config)),
       label_(fmt::format("{}-{}", settings_.worker.name, id)),
@@ -19,7 +19,7 @@ SourceTaskLoop::SourceTaskLoop(int id, SourceConnectorConfig settings, Config co
       topic_creation_(settings_.topic_creation),
       calls_(*task_, label_),
       waker_(*task_),
-      poll_(label_, clock_, mutex_, *counters_.source, published_, pause_),
+      poll_(label_, clock_, mutex_, *counters_.source, published_, pause_, progress_),
       reader_(offsets, mutex_) {}
 
 void SourceTaskLoop::start() {

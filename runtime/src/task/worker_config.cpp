@@ -1,5 +1,7 @@
 #include "worker_config.h"
 
+#include <algorithm>
+
 #include "ksink/detail/config_parse.h"
 
 namespace ksink {
@@ -20,6 +22,12 @@ ConfigDef makeWorkerDef() {
       .define("task.shutdown.graceful.timeout.ms", Type::kLong, "5000", Importance::kLow,
               "Bound on a graceful stop: the final commit and the task's teardown.",
               ConfigDef::atLeast(0))
+      .define("task.stall.intervals", Type::kInt, "3", Importance::kLow,
+              "ksink's: a task that has work and makes no progress for this many "
+              "offset.flush.interval.ms (at least a second each) is shown stalled in /status and "
+              "/metrics (ksink_task_stalled): a sink with records beyond its committed offsets "
+              "and no commit, a source whose poll() has not returned.",
+              ConfigDef::atLeast(1))
       .define("listeners", Type::kString, "http://127.0.0.1:8083", Importance::kLow,
               "HTTP listener for /metrics and /status (ksink run); empty turns it off.")
       .define("plugin.path", Type::kList, "", Importance::kLow,
@@ -93,6 +101,8 @@ WorkerConfig WorkerConfig::parse(const Config& config) {
   out.offset_flush_interval = millis("offset.flush.interval.ms");
   out.offset_flush_timeout = millis("offset.flush.timeout.ms");
   out.shutdown_graceful_timeout = millis("task.shutdown.graceful.timeout.ms");
+  out.stall_after = std::max(out.offset_flush_interval, std::chrono::milliseconds(1000)) *
+                    detail::parseLong(value("task.stall.intervals", configDef())).value_or(3);
   out.exit_on_task_failure =
       detail::parseBoolean(value("exit.on.task.failure", configDef())).value_or(true);
   return out;

@@ -22,6 +22,9 @@ struct WorkerConfig {
   std::chrono::milliseconds offset_flush_interval{60000};
   std::chrono::milliseconds offset_flush_timeout{5000};
   std::chrono::milliseconds shutdown_graceful_timeout{5000};
+  // task.stall.intervals × offset.flush.interval.ms (a second at least): no progress for this long
+  // with work to do is a stall (TaskProgress).
+  std::chrono::milliseconds stall_after{180000};
   // exit.on.task.failure: a failed task ends its connector (true), or stays FAILED while the
   // others run (false).
   bool exit_on_task_failure = true;

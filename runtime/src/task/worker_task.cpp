@@ -1,12 +1,18 @@
 #include "worker_task.h"
 
+#include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
 namespace ksink {
 
 WorkerTask::WorkerTask(int id, std::string name, const Clock& clock,
-                       std::chrono::milliseconds graceful_timeout)
-    : clock_(clock), id_(id), name_(std::move(name)), graceful_timeout_(graceful_timeout) {}
+                       std::chrono::milliseconds graceful_timeout,
+                       std::chrono::milliseconds stall_after)
+    : clock_(clock),
+      progress_(clock, stall_after),
+      id_(id),
+      name_(std::move(name)),
+      graceful_timeout_(graceful_timeout) {}
 
 void WorkerTask::run() {
   std::exception_ptr failure;
@@ -52,6 +58,10 @@ void WorkerTask::resume() {
 TaskStatus WorkerTask::status() const {
   auto out = published_.status(id_);
   out.state = pause_.shown(out.state);
+  if (const auto stall = progress_.stall(); stall && out.state == "RUNNING")
+    out.stalled =
+        fmt::format("{} for {} s (task.stall.intervals × offset.flush.interval.ms: {} s)",
+                    stall->what, stall->for_.count() / 1000, progress_.stallAfter().count() / 1000);
   return out;
 }
 

@@ -25,6 +25,7 @@
 #include "ksink/connector_status.h"
 #include "published_status.h"
 #include "task_pause.h"
+#include "task_progress.h"
 #include "task_stop.h"
 
 namespace ksink {
@@ -55,9 +56,10 @@ class WorkerTask {
 
  protected:
   // `name`: how logs name it ("source task <connector>-<id>"); `graceful_timeout`: the teardown's
-  // time when the task ends by itself.
+  // time when the task ends by itself; `stall_after`: no progress for this long with work to do is
+  // shown as a stall (TaskProgress).
   WorkerTask(int id, std::string name, const Clock& clock,
-             std::chrono::milliseconds graceful_timeout);
+             std::chrono::milliseconds graceful_timeout, std::chrono::milliseconds stall_after);
 
   // The kind's steps, on the task's thread. start(): up to the task running (it may return early
   // once a stop was asked for); iteration(): one turn of the loop; finish(): the teardown, by
@@ -81,6 +83,7 @@ class WorkerTask {
   TaskStop stop_;
   TaskPause pause_;
   PublishedStatus published_;
+  TaskProgress progress_;
 
  private:
   const int id_;

@@ -125,6 +125,9 @@ std::string renderPrometheus(const std::vector<ConnectorStatus>& connectors) {
        field(&SourceCounters::poll_batch_avg_time_ms)},
       {"source", "source_task", "poll_batch_max_time_ms", "gauge", "Longest poll()",
        field(&SourceCounters::poll_batch_max_time_ms)},
+      {"", "ksink", "task_stalled", "gauge",
+       "1 while the task has work and makes no progress (task.stall.intervals)",
+       [](const TaskStatus& t) { return t.stalled.empty() ? 0.0 : 1.0; }},
       {"source", "ksink", "source_partition_key_mismatches_total", "counter",
        "Partitions emitted without a stored offset while one equal up to key order or number "
        "types has one",
@@ -196,9 +199,10 @@ std::string renderStatusJson(const std::vector<ConnectorStatus>& connectors) {
     for (size_t ti = 0; ti < c.tasks.size(); ++ti) {
       const auto& t = c.tasks[ti];
       if (ti) out += ",";
-      out += fmt::format("{{\"id\":{},\"state\":{},\"last_error\":{},\"partitions\":[", t.id,
-                         jsonString(t.state),
-                         t.last_error.empty() ? "null" : jsonString(t.last_error));
+      out += fmt::format(
+          "{{\"id\":{},\"state\":{},\"last_error\":{},\"stalled\":{},\"partitions\":[", t.id,
+          jsonString(t.state), t.last_error.empty() ? "null" : jsonString(t.last_error),
+          t.stalled.empty() ? "null" : jsonString(t.stalled));
       for (size_t pi = 0; pi < t.partitions.size(); ++pi) {
         const auto& p = t.partitions[pi];
         if (pi) out += ",";

@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <optional>
 #include <stdexcept>
 
 #include "ksink/retriable_error.h"
@@ -26,7 +27,8 @@ class SourcePollTest : public ::testing::Test {
   SourceCounters counters;
   PublishedStatus status;
   TaskPause pause;
-  SourcePoll poll{"conn-0", clock, mutex, counters, status, pause};
+  TaskProgress progress{clock, 1000ms};
+  SourcePoll poll{"conn-0", clock, mutex, counters, status, pause, progress};
   std::string shown() const { return status.status(0).last_error; }
 };
 
@@ -96,6 +98,35 @@ TEST_F(SourcePollTest, ARetriableErrorIsShownAndPollIsNotCalledAgainBeforeTheBac
   EXPECT_EQ(counters.poll_batch_count, 1u);  // the failed poll is not a batch
   EXPECT_EQ(counters.source_record_poll_total, 2u);
   EXPECT_EQ(shown(), "") << "recovered: /status no longer says it is retrying";
+}
+
+// The stall report: a poll() that has not returned for the task's stall time shows as one, with
+// how long; it ends when poll() returns, or throws to be retried.
+TEST_F(SourcePollTest, APollThatDoesNotReturnForTheStallTimeIsAStallUntilItReturns) {
+  std::optional<TaskProgress::Stall> inside_early, inside_late;
+  poll(
+      [&] {
+        clock.advance(999ms);
+        inside_early = progress.stall();
+        clock.advance(600ms);
+        inside_late = progress.stall();
+        return records(1);
+      },
+      10ms);
+  EXPECT_FALSE(inside_early.has_value());
+  ASSERT_TRUE(inside_late.has_value());
+  EXPECT_STREQ(inside_late->what, "poll() has not returned");
+  EXPECT_EQ(inside_late->for_, 1599ms);
+  EXPECT_FALSE(progress.stall().has_value()) << "returned: no stall";
+  clock.advance(5s);
+  EXPECT_FALSE(progress.stall().has_value()) << "between polls nothing waits";
+  poll(
+      [&]() -> std::vector<detail::PolledRecord> {
+        clock.advance(2s);
+        throw RetriableError("away");
+      },
+      10ms);
+  EXPECT_FALSE(progress.stall().has_value()) << "a poll() to retry returned too";
 }
 
 TEST_F(SourcePollTest, AnyOtherErrorIsPassedOn) {
