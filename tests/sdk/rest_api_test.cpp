@@ -432,6 +432,43 @@ TEST_F(RestApi, ASinksOffsetsAreShownAndNotChangedWhileItRuns) {
   get("/connectors/nobody/offsets", 404);
 }
 
+// KIP-558: a connector's active topics — those its tasks consumed records of — kept across a stop
+// and a resume (a new Worker), emptied by a reset until records come again, and forgotten with the
+// connector; as in Connect, a connector not run here has none. Refused (403) under the worker's
+// topic.tracking.allow.reset=false.
+TEST_F(RestApi, ActiveTopicsAreShownKeptAcrossAStopResetAndUsedAgain) {
+  start();
+  const auto topics = [&](const std::string& name, const std::string& list) {
+    return fmt::format(R"({{"{}":{{"topics":[{}]}}}})", name, list);
+  };
+  const auto quoted = fmt::format(R"("{}")", alpha);
+  ASSERT_EQ(committed(alpha, kRecords), kRecords);
+  EXPECT_EQ(get("/connectors/" + alpha + "/topics"), topics(alpha, quoted));
+  EXPECT_EQ(send("PUT", "/connectors/" + alpha + "/stop"), 204);
+  EXPECT_EQ(get("/connectors/" + alpha + "/topics"), topics(alpha, quoted)) << "kept while stopped";
+  EXPECT_EQ(send("PUT", "/connectors/" + alpha + "/resume"), 202);
+  EXPECT_EQ(get("/connectors/" + alpha + "/topics"), topics(alpha, quoted)) << "and resumed";
+
+  EXPECT_EQ(send("PUT", "/connectors/" + alpha + "/topics/reset"), 202);
+  EXPECT_EQ(get("/connectors/" + alpha + "/topics"), topics(alpha, ""));
+  mock.produceValues(alpha, 0, 1, "v", kRecords);
+  EXPECT_TRUE(awaitBody("/connectors/" + alpha + "/topics", quoted)) << "used again";
+  EXPECT_EQ(get("/connectors/" + beta + "/topics"), topics(beta, fmt::format(R"("{}")", beta)));
+  EXPECT_EQ(get("/connectors/nobody/topics"), topics("nobody", ""));
+
+  EXPECT_EQ(send("DELETE", "/connectors/" + alpha), 204);
+  EXPECT_EQ(get("/connectors/" + alpha + "/topics"), topics(alpha, "")) << "forgotten";
+
+  server.reset();
+  herder->stopAll();
+  herder->wait();
+  worker["topic.tracking.allow.reset"] = "false";
+  start();
+  std::string body;
+  EXPECT_EQ(send("PUT", "/connectors/" + beta + "/topics/reset", &body), 403);
+  EXPECT_EQ(body, R"({"error_code":403,"message":"Topic tracking reset is disabled."})");
+}
+
 TEST_F(RestApi, WithExitOnTaskFailureAFailureEndsEveryConnectorAndTheHerderFails) {
   failing_alpha = true;
   start(/*exit_on_failure=*/true);

@@ -14,8 +14,11 @@
 // abandoned, and run() throws saying so (a stop that could not finish is not a graceful one).
 #pragma once
 
+#include <chrono>
 #include <functional>
+#include <map>
 #include <memory>
+#include <string>
 
 #include "ksink/config.h"
 #include "ksink/connector_status.h"
@@ -58,6 +61,9 @@ class Worker {
   void resume();
   // What every task is doing now: state, per-partition offsets and lag, counters. Any thread.
   ConnectorStatus status() const;
+  // The topics its tasks used since it was made (Connect's active topics: a sink's topics it
+  // consumed records of, a source's it produced to), each with when it was last. Any thread.
+  std::map<std::string, std::chrono::steady_clock::time_point, std::less<>> activeTopics() const;
 
   // The worker's declared configuration keys (Connect's worker + sink connector keys).
   static const ConfigDef& configDef();

@@ -150,8 +150,15 @@ void WorkerSinkTask::iteration() {
   delivery_.pollBatch(std::max(deadline, now));
   // Records to put are work, before a put() that may not return (the snapshot comes after it).
   if (!fetched_.batch().empty()) progress_.continueWait(kNoCommit);
+  markTopics();
   delivery_.deliver();
   publishSnapshot();
+}
+
+void WorkerSinkTask::markTopics() {
+  std::string_view last;
+  for (const auto& r : fetched_.batch().records)
+    if (r.topic() != last) topics_->used(last = r.topic());
 }
 
 void WorkerSinkTask::applyPause() {

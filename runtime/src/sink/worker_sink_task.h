@@ -76,6 +76,8 @@ class WorkerSinkTask final : public WorkerTask {
   // The connector's pause or resume, applied to the partitions on the task's thread.
   void applyPause();
   void publishSnapshot();
+  // The topics of the batch fetched, in the task's active topics.
+  void markTopics();
   // The stall report's marks (TaskProgress), from the snapshot; with snapshot_mutex_ held.
   void trackProgress();
 

@@ -222,6 +222,7 @@ void SourceTaskGroup::startTask(int id) {
   running->task = make_(id, [this] {
     if (auto stale = staleness()) throw std::runtime_error(*stale);
   });
+  running->task->shareTopics(topics_);
   if (pause_.paused()) running->task->pause();
   running->thread = std::thread([r = running] {
     try {

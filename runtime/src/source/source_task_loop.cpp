@@ -52,6 +52,9 @@ void SourceTaskLoop::iteration() {
       return;
     }
     to_send_ = std::move(*polled);
+    std::string_view last;
+    for (const auto& r : to_send_)
+      if (r.record && r.record->topic != last) topics_->used(last = r.record->topic);
     if (topic_creation_)
       createTopicsFor(to_send_, *topic_creation_, producer_->handle(), stop_.requestedFlag(),
                       label_);

@@ -28,6 +28,11 @@ ConfigDef makeWorkerDef() {
               "/metrics (ksink_task_stalled): a sink with records beyond its committed offsets "
               "and no commit, a source whose poll() has not returned.",
               ConfigDef::atLeast(1))
+      .define("topic.tracking.enable", Type::kBoolean, "true", Importance::kLow,
+              "Connect's: the topics each connector uses are served at "
+              "GET /connectors/{c}/topics (403 when false).")
+      .define("topic.tracking.allow.reset", Type::kBoolean, "true", Importance::kLow,
+              "Connect's: PUT /connectors/{c}/topics/reset is served (403 when false).")
       .define("listeners", Type::kString, "http://127.0.0.1:8083", Importance::kLow,
               "HTTP listener for /metrics and /status (ksink run); empty turns it off.")
       .define("plugin.path", Type::kList, "", Importance::kLow,

@@ -18,9 +18,11 @@
 
 #include <chrono>
 #include <exception>
+#include <memory>
 #include <string>
 #include <vector>
 
+#include "active_topics.h"
 #include "clock.h"
 #include "ksink/connector_status.h"
 #include "published_status.h"
@@ -49,6 +51,9 @@ class WorkerTask {
   void resume();
 
   int id() const { return id_; }
+  // Where the task marks the topics it uses: its connector's (Worker), across task restarts.
+  // Before run().
+  void shareTopics(std::shared_ptr<ActiveTopics> topics) { topics_ = std::move(topics); }
   // What /status and /metrics show of the task.
   virtual TaskStatus status() const;
   // The statuses it stands for: its own, or those of the tasks it runs (a SourceTaskGroup).
@@ -84,6 +89,8 @@ class WorkerTask {
   TaskPause pause_;
   PublishedStatus published_;
   TaskProgress progress_;
+  // The connector's, once shareTopics() was called; the task's own until then.
+  std::shared_ptr<ActiveTopics> topics_ = std::make_shared<ActiveTopics>();
 
  private:
   const int id_;

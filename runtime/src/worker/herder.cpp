@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <utility>
 
 #include "cli_exit_codes.h"
@@ -128,7 +129,43 @@ bool Herder::halt(Connector& c) {
   if (worker) worker->stop();
   if (thread.joinable()) thread.join();
   std::lock_guard lock(mutex_);
+  if (worker)
+    for (const auto& [topic, used] : worker->activeTopics())
+      c.topics[topic] = std::max(c.topics[topic], used);
   return failed_before || c.failure.empty();
+}
+
+std::vector<std::string> Herder::activeTopics(const std::string& name) const {
+  ConnectorPtr c;
+  {
+    std::lock_guard lock(mutex_);
+    auto it = connectors_.find(name);
+    if (it == connectors_.end()) return {};
+    c = it->second;
+  }
+  std::shared_ptr<Worker> worker;
+  std::map<std::string, std::chrono::steady_clock::time_point, std::less<>> used;
+  std::chrono::steady_clock::time_point reset;
+  {
+    std::lock_guard lock(mutex_);
+    worker = c->worker;
+    used = c->topics;
+    reset = c->topics_reset;
+  }
+  if (worker)
+    for (const auto& [topic, at] : worker->activeTopics()) used[topic] = std::max(used[topic], at);
+  std::vector<std::string> out;
+  for (const auto& [topic, at] : used)
+    if (at > reset) out.push_back(topic);
+  return out;
+}
+
+void Herder::resetActiveTopics(const std::string& name) {
+  std::lock_guard lock(mutex_);
+  auto it = connectors_.find(name);
+  if (it == connectors_.end()) return;
+  it->second->topics.clear();
+  it->second->topics_reset = std::chrono::steady_clock::now();
 }
 
 Herder::ConnectorPtr Herder::find(const std::string& name) const {

@@ -119,8 +119,14 @@ class Herder {
   // Connect's PATCH …/config: the keys set, those with no value removed.
   Info patchConfig(const std::string& name,
                    const std::map<std::string, std::optional<std::string>>& patch);
-  // Stops the connector (its final commits) and forgets it.
+  // Stops the connector (its final commits) and forgets it, its active topics too.
   void remove(const std::string& name);
+
+  // Connect's GET …/topics (KIP-558): the topics the connector used since it was created or they
+  // were last reset, by name; as in Connect, a connector not run here has none.
+  std::vector<std::string> activeTopics(const std::string& name) const;
+  // Connect's PUT …/topics/reset.
+  void resetActiveTopics(const std::string& name);
 
   // These throw NotFound, and ConnectorConflict where the state does not allow them.
   void pause(const std::string& name);

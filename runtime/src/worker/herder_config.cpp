@@ -76,6 +76,8 @@ void Herder::replace(const ConnectorPtr& old, const ConnectorPtr& fresh) {
     halt(*old);
     std::lock_guard lock(mutex_);
     fresh->target = old->target;
+    fresh->topics = old->topics;  // a new configuration keeps the topics used
+    fresh->topics_reset = old->topics_reset;
     old->retired = true;
   }
   bool started = false;

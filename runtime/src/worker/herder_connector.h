@@ -3,6 +3,9 @@
 // herder's files.
 #pragma once
 
+#include <chrono>
+#include <functional>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -31,6 +34,10 @@ struct Herder::Connector {
   // Replaced by a new configuration, or deleted: an operation that found it before then (a
   // resume, say) must not start it again.
   bool retired = false;
+  // The topics its former Workers used (a Worker's own are asked of it), and when they were last
+  // reset: what was used before is not shown.
+  std::map<std::string, std::chrono::steady_clock::time_point, std::less<>> topics;
+  std::chrono::steady_clock::time_point topics_reset{};
 };
 
 }  // namespace ksink

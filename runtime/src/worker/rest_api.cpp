@@ -14,6 +14,7 @@
 #include "json_text.h"
 #include "ksink/config_exception.h"
 #include "ksink/connector_registry.h"
+#include "ksink/detail/config_parse.h"
 #include "ksink/value.h"
 #include "rest_entities.h"
 #include "rest_exchange.h"
@@ -107,6 +108,34 @@ void addReadRoutes(httplib::Server& server, Herder& herder, const RestIdentity& 
                  if (task.id == id) return reply(res, 200, taskJson(task, identity.worker_id));
                throw NotFound(fmt::format("No status found for task {}-{}", state.name, id));
              }));
+}
+
+// KIP-558, under Connect's worker keys topic.tracking.enable and topic.tracking.allow.reset.
+void addTopicRoutes(httplib::Server& server, Herder& herder, const RestIdentity& identity) {
+  const auto setting = [&](const char* key) {
+    const auto it = identity.worker_properties.find(key);
+    return it == identity.worker_properties.end() ||
+           detail::parseBoolean(it->second).value_or(true);
+  };
+  const bool tracking = setting("topic.tracking.enable");
+  const bool resets = setting("topic.tracking.allow.reset");
+  server.Get(R"(/connectors/([^/]+)/topics)",
+             guarded([&herder, tracking](const httplib::Request& req, httplib::Response& res) {
+               if (!tracking) throw Forbidden("Topic tracking is disabled.");
+               const std::string name = req.matches[1];
+               std::string topics;
+               for (const auto& topic : herder.activeTopics(name))
+                 topics += (topics.empty() ? "" : ",") + jsonText(topic);
+               reply(res, 200, fmt::format(R"({{{}:{{"topics":[{}]}}}})", jsonText(name), topics));
+             }));
+  server.Put(
+      R"(/connectors/([^/]+)/topics/reset)",
+      bodyless([&herder, tracking, resets](const httplib::Request& req, httplib::Response& res) {
+        if (!tracking) throw Forbidden("Topic tracking is disabled.");
+        if (!resets) throw Forbidden("Topic tracking reset is disabled.");
+        herder.resetActiveTopics(req.matches[1]);
+        reply(res, 202, "");
+      }));
 }
 
 void addControlRoutes(httplib::Server& server, Herder& herder, const RestIdentity& identity) {
@@ -277,6 +306,7 @@ void addConnectRoutes(httplib::Server& server, Herder& herder, RestIdentity iden
   addServerRoutes(server, herder, identity);
   addReadRoutes(server, herder, identity);
   addControlRoutes(server, herder, identity);
+  addTopicRoutes(server, herder, identity);
   addWriteRoutes(server, herder);
   addOffsetRoutes(server, herder);
   addPluginRoutes(server, identity);

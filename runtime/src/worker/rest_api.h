@@ -8,6 +8,7 @@
 //   POST /connectors/{c}/tasks/{t}/restart   204
 //   PUT  /connectors/{c}/pause, /resume      202
 //   PUT  /connectors/{c}/stop                204
+//   GET  /connectors/{c}/topics, PUT /connectors/{c}/topics/reset (202)   KIP-558
 //   POST /connectors, PUT|PATCH /connectors/{c}/config, DELETE /connectors/{c}
 //   GET  /connector-plugins[?connectorsOnly=false], /connector-plugins/{p}/config
 //   PUT  /connector-plugins/{p}/config/validate           Connect's ConfigInfos

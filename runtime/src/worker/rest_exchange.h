@@ -23,6 +23,11 @@ struct BadRequest : std::invalid_argument {
   using std::invalid_argument::invalid_argument;
 };
 
+// A request the worker's settings refuse (Connect: 403).
+struct Forbidden : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
 void reply(httplib::Response& res, int status, const std::string& body);
 // Connect's ErrorMessage.
 void error(httplib::Response& res, int status, std::string_view message);
@@ -37,6 +42,8 @@ httplib::Server::Handler guarded(Handle handle) {
       handle(req, res);
     } catch (const BadRequest& e) {
       error(res, 400, e.what());
+    } catch (const Forbidden& e) {
+      error(res, 403, e.what());
     } catch (const ConfigException& e) {
       error(res, 400, invalidConfiguration(e));
     } catch (const NotFound& e) {

@@ -10,6 +10,7 @@
 #include <thread>
 #include <vector>
 
+#include "active_topics.h"
 #include "clock.h"
 #include "sink_connector_config.h"
 #include "source_connector_config.h"
@@ -62,6 +63,9 @@ class Worker::Impl {
   void restartTask(int id);
   void pause(bool paused);
   ConnectorStatus status();
+  std::map<std::string, std::chrono::steady_clock::time_point, std::less<>> activeTopics() const {
+    return topics_->get();
+  }
 
  private:
   // One task of the connector and the thread running it.
@@ -94,6 +98,8 @@ class Worker::Impl {
   std::set<int> restarts_;  // tasks being restarted
   bool paused_ = false;     // the connector's target state: its tasks, new ones too, paused
   bool ended_ = false;      // every task ended (run() is returning)
+  // The topics the tasks used, across their restarts.
+  const std::shared_ptr<ActiveTopics> topics_ = std::make_shared<ActiveTopics>();
 };
 
 void Worker::Impl::run() {
@@ -135,6 +141,7 @@ bool Worker::Impl::startTasks(const std::shared_ptr<RunState>& state) {
   std::vector<Slot> created;
   for (int i = 0; i < kind_.count.value_or(settings_.tasks_max); ++i)
     created.push_back({kind_.make(i, clock_), {}});
+  for (auto& slot : created) slot.task->shareTopics(topics_);
   {
     std::lock_guard lock(mutex_);
     if (stop_deadline_) return false;  // stopped while the factory ran
@@ -203,6 +210,7 @@ void Worker::Impl::restartTask(int id) {
           "abandoned",
           id));
     fresh = kind_.make(id, clock_);
+    fresh->shareTopics(topics_);
   } catch (...) {
     failure = std::current_exception();
   }
@@ -381,6 +389,11 @@ void Worker::resume() {
 }
 ConnectorStatus Worker::status() const {
   return impl_->status();
+}
+
+std::map<std::string, std::chrono::steady_clock::time_point, std::less<>> Worker::activeTopics()
+    const {
+  return impl_->activeTopics();
 }
 
 const ConfigDef& Worker::configDef() {
