@@ -11,6 +11,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <cstdlib>
 #include <fstream>
 #include <string>
 #include <vector>
@@ -43,14 +44,16 @@ class StatusListenerTest : public ::testing::Test {
   }
 
   // A process with its own offsets file (so only the listener can be shared), running
-  // source.properties and `more` connector files.
+  // source.properties and `more` connector files; `listener`: the worker's listener keys (an http
+  // listener on port_ when empty).
   std::unique_ptr<ChildProcess> start(const std::string& tag,
-                                      const std::vector<std::string>& more = {}) {
+                                      const std::vector<std::string>& more = {},
+                                      const std::string& listener = "") {
     const auto worker = dir_ / (tag + "-worker.properties");
     std::ofstream(worker) << fmt::format(
-        "bootstrap.servers={}\noffset.storage.file.filename={}\noffset.flush.interval.ms=500\n"
-        "listeners=http://127.0.0.1:{}\n",
-        RealKafka::shared().bootstrap(), (dir_ / (tag + ".offsets")).string(), port_);
+        "bootstrap.servers={}\noffset.storage.file.filename={}\noffset.flush.interval.ms=500\n{}\n",
+        RealKafka::shared().bootstrap(), (dir_ / (tag + ".offsets")).string(),
+        listener.empty() ? fmt::format("listeners=http://127.0.0.1:{}", port_) : listener);
     std::vector<std::string> command{KSINK_BIN, "run", worker.string(),
                                      (dir_ / "source.properties").string()};
     command.insert(command.end(), more.begin(), more.end());
@@ -178,6 +181,47 @@ TEST_F(StatusListenerTest, ASourcesOffsetsAreResetOverTheRestApiWhileItIsStopped
       30s))
       << "the file read again from its start\n"
       << ksink->log();
+  ksink->signal(SIGTERM);
+  EXPECT_EQ(ksink->wait(20s), 0) << ksink->log();
+}
+
+// TLS and basic authentication on the listener, as a Connect worker file sets them (the user file
+// named by ksink's key): the REST API answers the file's users over https only.
+TEST_F(StatusListenerTest, AnHttpsListenerWithBasicAuthenticationAnswersItsUsersOnly) {
+  const auto key = dir_ / "key.pem", cert = dir_ / "cert.pem", users = dir_ / "users.properties";
+  ASSERT_EQ(std::system(fmt::format("openssl req -x509 -newkey ec -pkeyopt "
+                                    "ec_paramgen_curve:P-256 -nodes -days 1 -subj /CN=127.0.0.1 "
+                                    "-addext subjectAltName=IP:127.0.0.1 -keyout {} -out {} "
+                                    "2>/dev/null && cat {} >> {}",
+                                    key.string(), cert.string(), cert.string(), key.string())
+                            .c_str()),
+            0);
+  std::ofstream(users) << "operator=tls-test-password\n";
+  auto ksink =
+      start("tls", {},
+            fmt::format("listeners=https://127.0.0.1:{}\nlisteners.https.ssl.keystore.location={}\n"
+                        "rest.extension.classes=org.apache.kafka.connect.rest.basic.auth.extension."
+                        "BasicAuthSecurityRestExtension\nrest.basic.auth.credentials.file={}\n",
+                        port_, key.string(), users.string()));
+  httplib::SSLClient client("127.0.0.1", port_);
+  client.set_ca_cert_path(cert.c_str());
+  client.enable_server_certificate_verification(true);
+  client.set_basic_auth("operator", "tls-test-password");
+  std::string body;
+  EXPECT_TRUE(waitUntil(
+      [&] {
+        const auto res = client.Get("/connectors/status-source/status");
+        body = res ? res->body : "";
+        return body.find(R"("tasks":[{"id":0,"state":"RUNNING")") != std::string::npos;
+      },
+      30s))
+      << body << "\n"
+      << ksink->log();
+  client.set_basic_auth("operator", "wrong");
+  const auto refused = client.Get("/connectors");
+  ASSERT_TRUE(refused);
+  EXPECT_EQ(refused->status, 401);
+  EXPECT_EQ(ksink->log().find("tls-test-password"), std::string::npos) << ksink->log();
   ksink->signal(SIGTERM);
   EXPECT_EQ(ksink->wait(20s), 0) << ksink->log();
 }

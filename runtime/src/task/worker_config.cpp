@@ -1,6 +1,9 @@
 #include "worker_config.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
+#include <string_view>
 
 #include "ksink/detail/config_parse.h"
 
@@ -54,6 +57,24 @@ ConfigDef makeWorkerDef() {
       .define("log.level", Type::kString, "info", Importance::kLow,
               "trace, debug, info, warn, error, critical or off.",
               ConfigDef::oneOf({"trace", "debug", "info", "warn", "error", "critical", "off"}));
+  // The REST listener's TLS (read by the listener: worker/listener_security.h), named as Connect
+  // names them; without any of them, the worker's own ssl.* apply to the listener.
+  for (const char* key : {"ssl.keystore.location", "ssl.keystore.type", "ssl.keystore.password",
+                          "ssl.key.password", "ssl.client.auth", "ssl.truststore.location",
+                          "ssl.truststore.type", "ssl.truststore.password"})
+    def.define(fmt::format("listeners.https.{}", key),
+               std::string_view(key).ends_with("password") ? Type::kPassword : Type::kString, "",
+               Importance::kMedium,
+               fmt::format("Connect's: {} of an https:// listener (PEM or PKCS12 stores; "
+                           "ssl.client.auth none, requested or required)",
+                           key));
+  def.define("rest.extension.classes", Type::kList, "", Importance::kLow,
+             "Connect's: only its BasicAuthSecurityRestExtension is served (with "
+             "rest.basic.auth.credentials.file)")
+      .define("rest.basic.auth.credentials.file", Type::kString, "", Importance::kMedium,
+              "ksink's: a properties file of user=password lines (Connect's "
+              "PropertyFileLoginModule's file): every REST, /status and /metrics request must "
+              "carry one of them (HTTP basic authentication)");
   // Passed to the clients, which check them.
   def.claimPrefix("config.providers.")  // checked by ConfigProviders
       .claimPrefix("consumer.")

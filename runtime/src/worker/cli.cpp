@@ -99,8 +99,7 @@ int run(const std::string& worker_file, const std::vector<std::string>& connecto
   // second ksink on this machine with the default port) fails the start, as Connect's REST server
   // does: a process running without the listener it was given is one nobody can see.
   std::unique_ptr<StatusServer> status_server;
-  const auto listener =
-      Config(connectors.worker_properties).get("listeners").value_or("http://127.0.0.1:8083");
+  const auto listener = listenerOf(connectors.worker_properties);
   if (!listener.empty()) {
     try {
       status_server = std::make_unique<StatusServer>(
@@ -109,7 +108,8 @@ int run(const std::string& worker_file, const std::vector<std::string>& connecto
            cluster_id = clusterIdOf(connectors.worker_properties)](httplib::Server& server,
                                                                    const std::string& worker_id) {
             addConnectRoutes(server, herder, {worker_id, cluster_id, worker});
-          });
+          },
+          listenerSecurity(connectors.worker_properties));
     } catch (const std::exception& e) {
       spdlog::error("{}", e.what());
       return kExitFailed;

@@ -12,6 +12,7 @@
 #include "sink_connector_config.h"
 #include "sink_record_conversion.h"
 #include "source_connector_config.h"
+#include "status_server.h"
 #include "unknown_keys.h"
 #include "worker_config.h"
 
@@ -64,12 +65,29 @@ std::map<std::string, std::string> readWorker(const std::string& file) {
                                                        it->second)}});
     spdlog::set_level(level);
   }
+  listenerSecurity(props);  // a listener or its TLS or users refused now, not once connectors ran
   static bool plugins_loaded = false;
   if (auto it = props.find("plugin.path"); it != props.end() && !plugins_loaded) {
     loadPlugins(detail::parseList(it->second), ConnectorRegistry::global());
     plugins_loaded = true;
   }
   return props;
+}
+
+std::string listenerOf(const std::map<std::string, std::string>& worker) {
+  const auto it = worker.find("listeners");
+  return it == worker.end() ? "http://127.0.0.1:8083" : it->second;
+}
+
+ListenerSecurity listenerSecurity(const std::map<std::string, std::string>& worker) {
+  const auto listener = listenerOf(worker);
+  if (listener.empty()) return {};
+  const auto parsed = StatusServer::parseListener(listener);
+  if (!parsed)
+    throw ConfigException({{"listeners", fmt::format("'{}' is not of the form http://host:port or "
+                                                     "https://host:port (empty: no listener)",
+                                                     listener)}});
+  return ListenerSecurity::parse(worker, parsed->https);
 }
 
 ConnectorFile loadConnector(const std::map<std::string, std::string>& worker,

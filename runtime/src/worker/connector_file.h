@@ -14,6 +14,7 @@
 #include "ksink/config.h"
 #include "ksink/connector_registry.h"
 #include "ksink/worker.h"
+#include "listener_security.h"
 
 namespace ksink {
 
@@ -32,8 +33,13 @@ struct ConnectorFile {
   std::chrono::milliseconds gracefulTimeout() const;
 };
 
-// The worker file: log level and plugins take effect before any connector is read.
+// The worker file: log level and plugins take effect before any connector is read; the listener
+// and its security are checked (listenerSecurity()).
 std::map<std::string, std::string> readWorker(const std::string& file);
+// The worker's `listeners` (its default when unset; empty: none), and the listener's TLS and users
+// (ListenerSecurity); throws ConfigException naming what is refused.
+std::string listenerOf(const std::map<std::string, std::string>& worker);
+ListenerSecurity listenerSecurity(const std::map<std::string, std::string>& worker);
 
 // Worker properties first, the connector's on top (Connect standalone keeps them apart; one
 // merged view is what a task sees here). `worker` is readWorker()'s: its references resolved,

@@ -221,36 +221,47 @@ std::string renderStatusJson(const std::vector<ConnectorStatus>& connectors) {
 }
 
 struct StatusServer::Impl {
-  httplib::Server server;
+  std::unique_ptr<httplib::Server> server;
 };
 
-StatusServer::StatusServer(const std::string& listener, Snapshot snapshot, Routes routes)
-    : impl_(std::make_unique<Impl>()) {
-  static const std::regex form(R"(http://([^:/]+|\[[0-9a-fA-F:]+\]):(\d+)/?)");
+std::optional<StatusServer::Listener> StatusServer::parseListener(const std::string& listener) {
+  static const std::regex form(R"((https?)://([^:/]+|\[[0-9a-fA-F:]+\]):(\d+)/?)");
   std::smatch m;
-  if (!std::regex_match(listener, m, form))
-    throw std::runtime_error(
-        fmt::format("listeners: '{}' is not of the form http://host:port", listener));
-  std::string host = m[1];
+  if (!std::regex_match(listener, m, form)) return std::nullopt;
+  std::string host = m[2];
   if (host.front() == '[') host = host.substr(1, host.size() - 2);
-  const int port = std::stoi(m[2]);
+  return Listener{m[1] == "https", host, std::stoi(m[3])};
+}
 
-  impl_->server.Get("/metrics", [snapshot](const httplib::Request&, httplib::Response& res) {
+StatusServer::StatusServer(const std::string& listener, Snapshot snapshot, Routes routes,
+                           const ListenerSecurity& security)
+    : impl_(std::make_unique<Impl>()) {
+  const auto parsed = parseListener(listener);
+  if (!parsed)
+    throw std::runtime_error(fmt::format(
+        "listeners: '{}' is not of the form http://host:port or https://host:port", listener));
+  if (parsed->https != security.tls.has_value())
+    throw std::logic_error("listeners: the listener's security does not match its scheme");
+  const std::string& host = parsed->host;
+  const int port = parsed->port;
+  impl_->server = security.makeServer();
+
+  impl_->server->Get("/metrics", [snapshot](const httplib::Request&, httplib::Response& res) {
     res.set_content(renderPrometheus(snapshot()), "text/plain; version=0.0.4");
   });
-  impl_->server.Get("/status", [snapshot](const httplib::Request&, httplib::Response& res) {
+  impl_->server->Get("/status", [snapshot](const httplib::Request&, httplib::Response& res) {
     res.set_content(renderStatusJson(snapshot()), "application/json");
   });
   // cpp-httplib sets SO_REUSEPORT, with which a second process binds the same port and the
   // kernel shares the connections between the two; SO_REUSEADDR alone still lets a restart bind
   // over connections in TIME_WAIT.
-  impl_->server.set_socket_options([](socket_t sock) {
+  impl_->server->set_socket_options([](socket_t sock) {
     const int yes = 1;
     ::setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof yes);
   });
   errno = 0;
-  port_ = port == 0 ? impl_->server.bind_to_any_port(host)
-                    : (impl_->server.bind_to_port(host, port) ? port : -1);
+  port_ = port == 0 ? impl_->server->bind_to_any_port(host)
+                    : (impl_->server->bind_to_port(host, port) ? port : -1);
   if (port_ < 0) {
     const int error = errno;
     throw std::runtime_error(fmt::format(
@@ -259,14 +270,15 @@ StatusServer::StatusServer(const std::string& listener, Snapshot snapshot, Route
                               "set listeners to another address, or leave it empty for none"
                             : (error ? std::strerror(error) : "the host is not an address here")));
   }
-  if (routes) routes(impl_->server, fmt::format("{}:{}", host, port_));
-  thread_ = std::thread([this] { impl_->server.listen_after_bind(); });
-  spdlog::info("listening on http://{}:{} (/status, /metrics{})", host, port_,
-               routes ? ", Kafka Connect's REST API" : "");
+  if (routes) routes(*impl_->server, fmt::format("{}:{}", host, port_));
+  thread_ = std::thread([this] { impl_->server->listen_after_bind(); });
+  spdlog::info("listening on {}://{}:{} (/status, /metrics{}{})", parsed->https ? "https" : "http",
+               host, port_, routes ? ", Kafka Connect's REST API" : "",
+               security.users.empty() ? "" : "; HTTP basic authentication");
 }
 
 StatusServer::~StatusServer() {
-  impl_->server.stop();
+  impl_->server->stop();
   if (thread_.joinable()) thread_.join();
 }
 

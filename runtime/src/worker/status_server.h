@@ -6,11 +6,13 @@
 
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
 
 #include "ksink/connector_status.h"
+#include "listener_security.h"
 
 namespace httplib {
 class Server;
@@ -27,10 +29,20 @@ class StatusServer {
   // Adds routes to the server, before it serves; `worker_id` is host:port as bound.
   using Routes = std::function<void(httplib::Server& server, const std::string& worker_id)>;
 
-  // `listener` is http://host:port (port 0 picks a free one). Throws std::runtime_error when the
-  // listener is malformed or the address cannot be bound — also when another process listens on
-  // it (no SO_REUSEPORT).
-  StatusServer(const std::string& listener, Snapshot snapshot, Routes routes = {});
+  struct Listener {
+    bool https = false;
+    std::string host;
+    int port = 0;
+  };
+  // http://host:port or https://host:port; nullopt for anything else.
+  static std::optional<Listener> parseListener(const std::string& listener);
+
+  // `listener` is http://host:port or https://host:port (port 0 picks a free one), `security` its
+  // TLS (required for https, refused otherwise) and users. Throws std::runtime_error when the
+  // listener is malformed, a store cannot be read or the address cannot be bound — also when
+  // another process listens on it (no SO_REUSEPORT).
+  StatusServer(const std::string& listener, Snapshot snapshot, Routes routes = {},
+               const ListenerSecurity& security = {});
   ~StatusServer();
   StatusServer(const StatusServer&) = delete;
   StatusServer& operator=(const StatusServer&) = delete;
