@@ -73,36 +73,9 @@ ConfigDef makeDef() {
   def.include(WorkerConfig::configDef());
   def.include(WorkerConfig::connectorKeys());
   def.include(detail::ErrorHandling::configDef());
-  def.define("offset.storage.file.filename", Type::kString, "", Importance::kHigh,
-             "Kafka Connect standalone's offsets file; when set, source offsets are kept there "
-             "(written atomically) instead of the offsets topic.")
-      .define("offset.storage.topic", Type::kString, "connect-offsets", Importance::kHigh,
-              "Compacted topic of source offsets (Kafka Connect's format), created if missing.",
-              ConfigDef::nonEmpty())
-      .define("offset.storage.partitions", Type::kInt, "25", Importance::kLow,
-              "Partitions of the offsets topic when ksink creates it.", ConfigDef::atLeast(1))
-      .define("offset.storage.replication.factor", Type::kInt, "3", Importance::kLow,
-              "Replication factor of the offsets topic when ksink creates it; -1: the broker's "
-              "default.",
-              [](std::string_view v) -> std::optional<std::string> {
-                const auto n = detail::parseLong(v);
-                if (n && (*n == -1 || *n >= 1)) return std::nullopt;
-                return "must be -1 (the broker's default) or at least 1";
-              })
-      .define("offsets.storage.topic", Type::kString, "", Importance::kLow,
-              "The connector's own offsets topic (KIP-618); empty: the worker's "
-              "offset.storage.topic.")
-      .define("exactly.once.source.support", Type::kString, "disabled", Importance::kHigh,
-              "enabled: every source task produces in transactions that carry its offsets "
-              "(KIP-618). Connect's `preparing` (a rolling upgrade step of a distributed cluster) "
-              "has no use here: each task fences its predecessors when it starts.",
-              [](std::string_view v) -> std::optional<std::string> {
-                if (v == "disabled" || v == "enabled") return std::nullopt;
-                if (v == "preparing")
-                  return "ksink has no preparing step: a task's producer fences the older ones "
-                         "with its id when it starts; use enabled";
-                return "must be one of: disabled, enabled";
-              })
+  def.define("offsets.storage.topic", Type::kString, "", Importance::kLow,
+             "The connector's own offsets topic (KIP-618); empty: the worker's "
+             "offset.storage.topic.")
       .define("exactly.once.support", Type::kString, "requested", Importance::kMedium,
               "required: refuse to start unless the worker has exactly-once enabled and the "
               "connector declares it supports it.",
@@ -120,14 +93,6 @@ ConfigDef makeDef() {
                 if (n && (*n == -1 || *n >= 0)) return std::nullopt;
                 return "must be -1 (offset.flush.interval.ms) or a number of milliseconds";
               })
-      .define("group.id", Type::kString, "connect-cluster", Importance::kMedium,
-              "The worker group's name, Kafka Connect distributed's group.id. Exactly-once "
-              "tasks' transactional ids are <group.id>-<connector>-<task>; when set, the "
-              "processes running the connector share its tasks through the consumer group "
-              "<group.id>-<connector>-tasks.",
-              ConfigDef::nonEmpty())
-      .define("topic.creation.enable", Type::kBoolean, "true", Importance::kLow,
-              "Whether source connectors may create topics (KIP-158).")
       .claimPrefix("topic.creation.");  // checked by TopicCreation::parse
   def.check(unsupportedKeys);
   def.check(exactlyOnceRules);

@@ -50,6 +50,50 @@ ConfigDef makeWorkerDef() {
               "exits 1, for a supervisor to restart it whole). false, Kafka Connect's way and "
               "ksink run's default: the task stays FAILED in the status, the others run on, and "
               "a restart (REST) brings it back.")
+      // The worker's keys for its source connectors (source/source_connector_config.h).
+      .define("offset.storage.file.filename", Type::kString, "", Importance::kHigh,
+              "Kafka Connect standalone's offsets file; when set, source offsets are kept there "
+              "(written atomically) instead of the offsets topic.")
+      .define("offset.storage.topic", Type::kString, "connect-offsets", Importance::kHigh,
+              "Compacted topic of source offsets (Kafka Connect's format), created if missing.",
+              ConfigDef::nonEmpty())
+      .define("offset.storage.partitions", Type::kInt, "25", Importance::kLow,
+              "Partitions of the offsets topic when ksink creates it.", ConfigDef::atLeast(1))
+      .define("offset.storage.replication.factor", Type::kInt, "3", Importance::kLow,
+              "Replication factor of the offsets topic when ksink creates it; -1: the broker's "
+              "default.",
+              [](std::string_view v) -> std::optional<std::string> {
+                const auto n = detail::parseLong(v);
+                if (n && (*n == -1 || *n >= 1)) return std::nullopt;
+                return "must be -1 (the broker's default) or at least 1";
+              })
+      .define("exactly.once.source.support", Type::kString, "disabled", Importance::kHigh,
+              "enabled: every source task produces in transactions that carry its offsets "
+              "(KIP-618). Connect's `preparing` (a rolling upgrade step of a distributed cluster) "
+              "has no use here: each task fences its predecessors when it starts.",
+              [](std::string_view v) -> std::optional<std::string> {
+                if (v == "disabled" || v == "enabled") return std::nullopt;
+                if (v == "preparing")
+                  return "ksink has no preparing step: a task's producer fences the older ones "
+                         "with its id when it starts; use enabled";
+                return "must be one of: disabled, enabled";
+              })
+      .define("group.id", Type::kString, "connect-cluster", Importance::kMedium,
+              "The worker group's name, Kafka Connect distributed's group.id. Exactly-once "
+              "tasks' transactional ids are <group.id>-<connector>-<task>; when set, the "
+              "processes running the connector share its tasks through the consumer group "
+              "<group.id>-<connector>-tasks.",
+              ConfigDef::nonEmpty())
+      .define("topic.creation.enable", Type::kBoolean, "true", Importance::kLow,
+              "Whether source connectors may create topics (KIP-158).")
+      .define("config.storage.topic", Type::kString, "", Importance::kHigh,
+              "Connect distributed's: the config topic of a cluster of processes (one "
+              "partition, compacted; created if missing). Set, the connectors are those it holds, "
+              "in Connect's record formats, managed through the REST API of any process; the "
+              "connector files given are created in it when it does not hold them yet.")
+      .define("config.storage.replication.factor", Type::kInt, "3", Importance::kLow,
+              "Connect distributed's: the config topic's replication factor when ksink creates "
+              "it (-1: the broker's default).")
       .define("state.dir", Type::kString, "", Importance::kMedium,
               "Directory where ksink run keeps the connectors created, changed, paused, stopped "
               "or deleted through the REST API, so that a restart keeps them (Kafka Connect's "

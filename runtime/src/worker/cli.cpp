@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "cli_exit_codes.h"
+#include "config_topic.h"
 #include "connector_file.h"
 #include "herder.h"
 #include "ksink/config.h"
@@ -37,9 +38,25 @@ namespace {
 // The worker file and connectors of `ksink run`, read and checked: throws ConfigException.
 struct Connectors {
   std::map<std::string, std::string> worker_properties;
+  // A cluster's (config.storage.topic set): the connector files, created in the config topic when
+  // it does not hold them yet.
+  std::vector<ConnectorFile> seeds;
   std::unique_ptr<Herder> herder;
+  // A cluster's config topic; declared after the herder, so it stops (its reader applies to the
+  // herder) before the herder goes.
+  std::unique_ptr<ConfigTopic> config_topic;
   std::chrono::milliseconds graceful_timeout{0};  // the longest of the connectors'
 };
+
+// bootstrap.servers and the client security keys of the worker: what every client of the worker's
+// own (not a connector's) is made with.
+std::map<std::string, std::string> clientProperties(
+    const std::map<std::string, std::string>& worker) {
+  std::map<std::string, std::string> out;
+  for (const auto& [key, value] : worker)
+    if (key == "bootstrap.servers" || detail::isClientSecurityKey(key)) out[key] = value;
+  return out;
+}
 
 Connectors loadConnectors(const std::string& worker_file,
                           const std::vector<std::string>& connector_files) {
@@ -48,6 +65,12 @@ Connectors loadConnectors(const std::string& worker_file,
   // Kafka Connect's way unless the worker file asks for the process to exit: a failed task stays
   // FAILED while the rest run on (every connector's Worker reads the key from the worker's keys).
   out.worker_properties.try_emplace("exit.on.task.failure", "false");
+  const auto topic = out.worker_properties.find("config.storage.topic");
+  const bool cluster = topic != out.worker_properties.end() && !topic->second.empty();
+  if (cluster && out.worker_properties.contains("state.dir"))
+    throw ConfigException(
+        {{"state.dir", std::string("not used with config.storage.topic: the "
+                                   "config topic keeps the cluster's connectors")}});
   out.herder = std::make_unique<Herder>(
       detail::parseBoolean(out.worker_properties.at("exit.on.task.failure")).value_or(false),
       [worker = out.worker_properties](const std::map<std::string, std::string>& submitted) {
@@ -65,10 +88,40 @@ Connectors loadConnectors(const std::string& worker_file,
     out.graceful_timeout = std::max(out.graceful_timeout, connector.gracefulTimeout());
     spdlog::info("{} connector {} ({}) from {}", connector.sink ? "sink" : "source",
                  connector.config.getString("name"), connector.className(), file);
-    out.herder->add(std::move(connector));
+    if (cluster)
+      out.seeds.push_back(std::move(connector));
+    else
+      out.herder->add(std::move(connector));
   }
-  out.herder->restore();  // what the REST API changed before the last stop
+  if (cluster) {
+    out.config_topic = std::make_unique<ConfigTopic>(
+        clientProperties(out.worker_properties), topic->second,
+        static_cast<int>(
+            detail::parseLong(out.worker_properties.contains("config.storage.replication.factor")
+                                  ? out.worker_properties.at("config.storage.replication.factor")
+                                  : "3")
+                .value_or(3)));
+    out.herder->useConfigTopic(out.config_topic.get());
+  } else {
+    out.herder->restore();  // what the REST API changed before the last stop
+  }
   return out;
+}
+
+// Joins the cluster's config topic and starts the herder: the topic's connectors run here from
+// then on (read before the herder starts: /health answers 200 only once they are known), and the
+// connector files it does not hold yet are created in it.
+void startInCluster(Connectors& connectors) {
+  auto& herder = *connectors.herder;
+  connectors.config_topic->start([&herder](const ConfigRecord& record) { herder.apply(record); });
+  herder.start();
+  const auto known = herder.names();
+  for (const auto& seed : connectors.seeds) {
+    const auto name = seed.config.getString("name");
+    if (std::find(known.begin(), known.end(), name) != known.end()) continue;
+    spdlog::info("connector {}: created in the config topic from its file", name);
+    herder.putConfig(name, seed.submitted);
+  }
 }
 
 // The Kafka cluster's id for GET /, asked with the worker's client settings.
@@ -117,8 +170,21 @@ int run(const std::string& worker_file, const std::vector<std::string>& connecto
   }
 
   const SignalWatch signals(connectors.graceful_timeout, [&herder] { herder.stopAll(); });
-  herder.start();
-  return herder.wait();
+  if (!connectors.config_topic) {
+    herder.start();
+  } else {
+    try {
+      startInCluster(connectors);
+    } catch (const std::exception& e) {
+      spdlog::error("{}", e.what());
+      herder.stopAll();
+      herder.wait();
+      return kExitFailed;
+    }
+  }
+  const int status = herder.wait();
+  if (connectors.config_topic) connectors.config_topic->stop();  // before the herder goes
+  return status;
 }
 
 int validate(const std::string& worker_file, const std::vector<std::string>& connector_files) {
@@ -159,8 +225,10 @@ int runCli(int argc, char** argv) {
   run_cmd->add_option("worker", worker_file, "worker .properties file")
       ->required()
       ->check(CLI::ExistingFile);
-  run_cmd->add_option("connectors", connector_files, "connector .properties file(s)")
-      ->required()
+  run_cmd
+      ->add_option("connectors", connector_files,
+                   "connector .properties file(s); in a cluster (config.storage.topic), those "
+                   "the config topic does not hold yet are created in it")
       ->check(CLI::ExistingFile);
 
   auto* validate_cmd = app.add_subcommand(

@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "cli_exit_codes.h"
+#include "config_topic.h"
 #include "herder_connector.h"
 #include "ksink/config_exception.h"
 #include "published_status.h"
@@ -185,9 +186,21 @@ std::vector<Herder::ConnectorPtr> Herder::all() const {
 std::vector<std::string> Herder::names() const {
   std::vector<std::string> out;
   for (const auto& c : all()) out.push_back(c->name);
+  std::lock_guard lock(mutex_);
+  for (const auto& [name, refused] : refused_) out.push_back(name);
+  std::sort(out.begin(), out.end());
   return out;
 }
+
+std::optional<Herder::Refused> Herder::refused(const std::string& name) const {
+  std::lock_guard lock(mutex_);
+  if (auto it = refused_.find(name); it != refused_.end() && !connectors_.contains(name))
+    return it->second;
+  return std::nullopt;
+}
+
 Herder::Info Herder::info(const std::string& name) const {
+  if (auto r = refused(name)) return {name, "unknown", r->config, 0};
   const auto found = find(name);
   const auto& c = *found;
   Info out{c.name, c.type, c.file.submitted, 0};
@@ -201,6 +214,7 @@ Herder::Info Herder::info(const std::string& name) const {
 }
 
 Herder::State Herder::state(const std::string& name) const {
+  if (auto r = refused(name)) return {name, "unknown", "FAILED", r->reason, {}};
   const auto found = find(name);
   const auto& c = *found;
   State out{c.name, c.type, "RUNNING", "", {}};
@@ -240,6 +254,15 @@ std::vector<ConnectorStatus> Herder::statuses() const {
     stopped.connector_class = c->file.config.getString("connector.class");
     out.push_back(std::move(stopped));
   }
+  std::lock_guard lock(mutex_);
+  for (const auto& [name, r] : refused_) {
+    ConnectorStatus refused;
+    refused.name = name;
+    refused.type = "unknown";
+    if (auto it = r.config.find("connector.class"); it != r.config.end())
+      refused.connector_class = it->second;
+    out.push_back(std::move(refused));
+  }
   return out;
 }
 
@@ -263,99 +286,4 @@ std::string Herder::whileStopped(const std::string& name,
   return use(c->file);
 }
 
-void Herder::pause(const std::string& name) {
-  retarget(name, Target::kPaused);
-}
-
-void Herder::resume(const std::string& name) {
-  retarget(name, Target::kRunning);
-}
-
-void Herder::retarget(const std::string& name, Target target) {
-  const auto found = find(name);
-  auto& c = *found;
-  std::lock_guard operation(c.operation);
-  std::shared_ptr<Worker> worker;
-  {
-    std::lock_guard lock(mutex_);
-    const bool was_stopped = c.target == Target::kStopped;
-    c.target = target;
-    if (!was_stopped) worker = c.worker;
-  }
-  keep(c);
-  if (!worker)
-    launch(found);  // a stopped connector starts (paused, when it is paused)
-  else if (target == Target::kPaused)
-    worker->pause();
-  else
-    worker->resume();
-}
-
-void Herder::stop(const std::string& name) {
-  const auto found = find(name);
-  auto& c = *found;
-  std::lock_guard operation(c.operation);
-  {
-    std::lock_guard lock(mutex_);
-    if (c.target == Target::kStopped) return;
-    c.target = Target::kStopped;
-  }
-  halt(c);
-  {
-    std::lock_guard lock(mutex_);
-    c.worker.reset();
-    c.failure.clear();
-  }
-  keep(c);
-  spdlog::info("connector {} stopped", c.name);
-}
-
-void Herder::restart(const std::string& name, bool include_tasks, bool only_failed) {
-  const auto found = find(name);
-  auto& c = *found;
-  std::lock_guard operation(c.operation);
-  std::shared_ptr<Worker> worker;
-  bool failed = false;
-  {
-    std::lock_guard lock(mutex_);
-    if (c.target == Target::kStopped)
-      throw ConnectorConflict(
-          fmt::format("Connector {} is stopped: resume it rather than restart it", c.name));
-    worker = c.worker;
-    failed = !c.failure.empty();
-  }
-  if (failed || !worker) {
-    // The connector itself failed: it starts again, its tasks with it.
-    halt(c);
-    launch(found);
-    return;
-  }
-  if (!include_tasks) return;  // the connector runs: nothing of its own to restart here
-  for (const auto& task : worker->status().tasks)
-    if (!only_failed || task.state == "FAILED") restartTask(c, worker, task.id);
-}
-
-void Herder::restartTask(const std::string& name, int task) {
-  const auto found = find(name);
-  auto& c = *found;
-  std::lock_guard operation(c.operation);
-  std::shared_ptr<Worker> worker;
-  {
-    std::lock_guard lock(mutex_);
-    if (c.target == Target::kStopped || !c.failure.empty() || !c.worker)
-      throw ConnectorConflict(fmt::format("Connector {} is not running", c.name));
-    worker = c.worker;
-  }
-  restartTask(c, worker, task);
-}
-
-void Herder::restartTask(Connector& c, const std::shared_ptr<Worker>& worker, int task) {
-  try {
-    worker->restartTask(task);
-  } catch (const std::out_of_range&) {
-    throw NotFound(fmt::format("Task {}-{} not found", c.name, task));
-  } catch (const std::logic_error& e) {
-    throw ConnectorConflict(e.what());
-  }
-}
 }  // namespace ksink

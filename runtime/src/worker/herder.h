@@ -15,6 +15,10 @@
 // brings it back at the next start, over the connector files: a restart keeps what the REST API
 // did, which Connect's standalone worker forgets.
 //
+// In a cluster (config.storage.topic), the connectors are those of Connect's config topic: the
+// changes are written there and applied by every process reading it (herder_cluster.cpp), and a
+// connector the topic holds that cannot run here is shown FAILED with why.
+//
 // Thread-safety: every method from any thread. An operation on one connector (a restart, a stop)
 // waits for that connector's previous one, never for another connector's; creations, changes of
 // configuration and deletions are made one at a time.
@@ -32,12 +36,15 @@
 #include <thread>
 #include <vector>
 
+#include "config_records.h"
 #include "connector_file.h"
 #include "connector_state_dir.h"
 #include "ksink/connector_status.h"
 #include "ksink/worker.h"
 
 namespace ksink {
+
+class ConfigTopic;
 
 // No connector (or task) of that name (REST: 404).
 struct NotFound : std::out_of_range {
@@ -136,14 +143,26 @@ class Herder {
   // Connect's POST …/restart: a FAILED connector is started again; with `include_tasks`, its tasks
   // are restarted too (only the FAILED ones with `only_failed`).
   void restart(const std::string& name, bool include_tasks, bool only_failed);
-  // Throws NotFound for a task the connector does not run.
+  // Throws NotFound for a task the connector does not run. In a cluster, the task of this
+  // process.
   void restartTask(const std::string& name, int task);
+
+  // Cluster mode (Connect's distributed worker, config.storage.topic): the connectors are those of
+  // `topic`. What create(), putConfig(), patchConfig(), remove(), pause(), resume(), stop() and
+  // restart() change is written there, and applied through apply() by every process that reads it
+  // — this one included, before the call returns. Before start().
+  void useConfigTopic(ConfigTopic* topic) { config_topic_ = topic; }
+  // A change read from the config topic, applied to the connectors run here.
+  void apply(const ConfigRecord& record);
 
  private:
   struct Connector;
   using ConnectorPtr = std::shared_ptr<Connector>;
 
   ConnectorPtr find(const std::string& name) const;
+  struct Refused;
+  // A connector of the config topic not run here.
+  std::optional<Refused> refused(const std::string& name) const;
   // `config` with its name: `name`, which a name in the configuration must match.
   ConnectorPtr make(const std::string& name, Config config) const;
   // Makes the connector's Worker and starts its thread (paused when its target is).
@@ -159,6 +178,16 @@ class Herder {
   std::vector<ConnectorPtr> all() const;
   // The state directory's record of the connector: its configuration and target state.
   void keep(const Connector& c);
+  // The changes made here, applied (standalone, or a record of the config topic applied).
+  void removeHere(const std::string& name);
+  void stopHere(Connector& c);
+  void restartHere(const ConnectorPtr& found, bool include_tasks, bool only_failed);
+  // The cluster's side of the public changes: written to the config topic, applied when read.
+  Info createInCluster(const std::string& name, Config config, Target initial);
+  void writeTarget(const std::string& name, Target target);
+  // A connector's configuration read from the config topic: created, or replaced.
+  void applyConnector(const std::string& name, const Config& config);
+  void applyTarget(const std::string& name, ConfigRecord::Target target);
 
   const bool exit_on_failure_;
   const Loader loader_;
@@ -170,6 +199,16 @@ class Herder {
   bool started_ = false;
   bool stop_requested_ = false;
   bool failed_ = false;  // a connector failed (exiting on failure) or failed to stop
+  ConfigTopic* config_topic_ = nullptr;  // cluster mode: where changes are written
+  // Target states read before their connector's configuration (Connect writes them first).
+  std::map<std::string, ConfigRecord::Target> pending_targets_;
+  // Connectors of the config topic not run here (a class ksink does not serve, a configuration it
+  // refuses): shown FAILED with why, until deleted or given a configuration that runs.
+  struct Refused {
+    Config config;
+    std::string reason;
+  };
+  std::map<std::string, Refused> refused_;
 };
 
 }  // namespace ksink

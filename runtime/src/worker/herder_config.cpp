@@ -5,6 +5,7 @@
 
 #include <utility>
 
+#include "config_topic.h"
 #include "herder.h"
 #include "herder_connector.h"
 #include "ksink/config_exception.h"
@@ -21,6 +22,7 @@ Herder::ConnectorPtr Herder::make(const std::string& name, Config config) const 
 }
 
 Herder::Info Herder::create(const std::string& name, Config config, Target initial) {
+  if (config_topic_) return createInCluster(name, std::move(config), initial);
   std::lock_guard changes(changes_);
   {
     std::lock_guard lock(mutex_);
@@ -43,6 +45,16 @@ Herder::Info Herder::create(const std::string& name, Config config, Target initi
 }
 
 bool Herder::putConfig(const std::string& name, Config config) {
+  if (config_topic_) {
+    bool created = false;
+    {
+      std::lock_guard lock(mutex_);
+      created = !connectors_.contains(name) && !refused_.contains(name);
+    }
+    const auto checked = make(name, std::move(config));  // a refused one is not written
+    config_topic_->write({ConfigRecord::connector(name, checked->file.submitted)});
+    return created;
+  }
   std::lock_guard changes(changes_);
   ConnectorPtr old;
   {
@@ -55,7 +67,8 @@ bool Herder::putConfig(const std::string& name, Config config) {
 
 Herder::Info Herder::patchConfig(const std::string& name,
                                  const std::map<std::string, std::optional<std::string>>& patch) {
-  std::lock_guard changes(changes_);
+  std::unique_lock changes(changes_, std::defer_lock);
+  if (!config_topic_) changes.lock();
   const auto old = find(name);
   auto config = old->file.submitted;
   for (const auto& [key, value] : patch) {
@@ -64,7 +77,11 @@ Herder::Info Herder::patchConfig(const std::string& name,
     else
       config.erase(key);
   }
-  replace(old, make(name, std::move(config)));
+  auto fresh = make(name, std::move(config));
+  if (config_topic_)
+    config_topic_->write({ConfigRecord::connector(name, fresh->file.submitted)});
+  else
+    replace(old, std::move(fresh));
   return info(name);
 }
 
@@ -92,6 +109,15 @@ void Herder::replace(const ConnectorPtr& old, const ConnectorPtr& fresh) {
 }
 
 void Herder::remove(const std::string& name) {
+  if (config_topic_) {
+    if (!refused(name)) find(name);  // NotFound
+    config_topic_->write(ConfigRecord::deleted(name));
+    return;
+  }
+  removeHere(name);
+}
+
+void Herder::removeHere(const std::string& name) {
   std::lock_guard changes(changes_);
   const auto c = find(name);
   {

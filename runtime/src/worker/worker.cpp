@@ -16,40 +16,9 @@
 #include "source_connector_config.h"
 #include "task_kind.h"
 #include "worker_config.h"
+#include "worker_run_state.h"
 
 namespace ksink {
-namespace {
-
-// Shared by run(), restartTask() and the task threads, which may outlive run() when a stop times
-// out.
-struct RunState {
-  std::mutex mutex;
-  std::condition_variable changed;
-  int running = 0;  // threads running, and replacements a restart is about to start
-  std::exception_ptr first_failure;
-  std::set<const WorkerTask*> replaced;  // stopped by a restart: their end is no failure
-  std::set<const WorkerTask*> ended;     // the tasks (of the slots) whose thread has ended
-};
-
-// Runs `task` on a new thread, which reports its end to `state`.
-std::thread launch(std::shared_ptr<RunState> state, std::shared_ptr<WorkerTask> task) {
-  return std::thread([task = std::move(task), state = std::move(state)] {
-    std::exception_ptr failure;
-    try {
-      task->run();
-    } catch (...) {
-      failure = std::current_exception();
-    }
-    std::lock_guard lock(state->mutex);
-    state->ended.insert(task.get());
-    if (failure && !state->replaced.contains(task.get()) && !state->first_failure)
-      state->first_failure = failure;
-    --state->running;
-    state->changed.notify_all();
-  });
-}
-
-}  // namespace
 
 class Worker::Impl {
  public:

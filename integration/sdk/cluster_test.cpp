@@ -1,0 +1,198 @@
+// A cluster of `ksink run` processes on Kafka Connect's config topic (config.storage.topic), on a
+// real broker: connectors created, paused and deleted through either process's REST API run on
+// both (a SQLite sink whose tasks share the topic's partitions through the consumer group), a
+// process that starts later finds them in the topic, the records are Connect's, and what a Connect
+// worker wrote there (its task and commit records included) is taken over.
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+#include <httplib.h>
+#include <signal.h>
+
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "child_process.h"
+#include "free_port.h"
+#include "polling.h"
+#include "sqlite_query.h"
+#include "test_kafka.h"
+#include "topic_reader.h"
+
+namespace ksink::it {
+namespace {
+
+using namespace std::chrono_literals;
+
+class ClusterTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = freshDir("cluster");
+    name_ = uniqueName("cluster");
+    topic_ = name_ + "-records";
+    RealKafka::shared().createTopic(topic_, 2);
+  }
+
+  // A process of the cluster, its REST API on `port`.
+  std::unique_ptr<ChildProcess> start(const std::string& tag, int port) {
+    const auto worker = dir_ / (tag + "-worker.properties");
+    std::ofstream(worker) << fmt::format(
+        "bootstrap.servers={}\ngroup.id={}\nconfig.storage.topic={}-configs\n"
+        "config.storage.replication.factor=1\noffset.storage.topic={}-offsets\n"
+        "offset.storage.replication.factor=1\noffset.flush.interval.ms=500\n"
+        "listeners=http://127.0.0.1:{}\nconsumer.session.timeout.ms=6000\n"
+        "consumer.heartbeat.interval.ms=500\n",
+        RealKafka::shared().bootstrap(), name_, name_, name_, port);
+    auto process = std::make_unique<ChildProcess>(
+        std::vector<std::string>{KSINK_BIN, "run", worker.string()}, dir_ / (tag + ".log"));
+    httplib::Client client("127.0.0.1", port);
+    EXPECT_TRUE(waitUntil(
+        [&] {
+          const auto res = client.Get("/health");
+          return res && res->status == 200;
+        },
+        30s))
+        << process->log();
+    return process;
+  }
+
+  // GET `path` of the process on `port`: the body, "" when it does not answer 200.
+  static std::string get(int port, const std::string& path) {
+    httplib::Client client("127.0.0.1", port);
+    const auto res = client.Get(path);
+    return res && res->status == 200 ? res->body : "";
+  }
+  static int send(int port, const std::string& method, const std::string& path,
+                  const std::string& body = "") {
+    httplib::Client client("127.0.0.1", port);
+    const auto res = method == "POST"     ? client.Post(path, body, "application/json")
+                     : method == "DELETE" ? client.Delete(path)
+                                          : client.Put(path, body, "application/json");
+    return res ? res->status : -1;
+  }
+  // Until GET `path` on `port` has `fragment`.
+  static bool shows(int port, const std::string& path, const std::string& fragment) {
+    return waitUntil([&] { return get(port, path).find(fragment) != std::string::npos; }, 30s,
+                     100ms);
+  }
+
+  std::filesystem::path dir_;
+  std::string name_;
+  std::string topic_;
+};
+
+TEST_F(ClusterTest, ChangesMadeThroughEitherProcessRunOnBothAndALaterProcessFindsThem) {
+  const int port_a = test::freePort(), port_b = test::freePort();
+  auto a = start("a", port_a);
+  auto b = start("b", port_b);
+  const auto db = dir_ / "rows.db";
+  const std::string config =
+      fmt::format(R"({{"connector.class":"sqlite","topics":"{}","connection.url":"sqlite://{}",)"
+                  R"("tasks.max":"1","auto.create":"true","pk.mode":"kafka",)"
+                  R"("value.converter.schemas.enable":"false","key.converter":"string"}})",
+                  topic_, db.string());
+  ASSERT_EQ(
+      send(port_a, "POST", "/connectors", fmt::format(R"({{"name":"rows","config":{}}})", config)),
+      201);
+  // Applied by b from the topic: it runs the connector too, and each process's task takes one of
+  // the two partitions.
+  EXPECT_TRUE(shows(port_b, "/connectors", R"(["rows"])")) << b->log();
+  EXPECT_TRUE(shows(port_b, "/connectors/rows/status", R"("tasks":[{"id":0,"state":"RUNNING")"))
+      << b->log();
+  std::vector<RealKafka::Message> records;
+  for (int i = 0; i < 40; ++i)
+    records.push_back({i % 2, "k" + std::to_string(i), fmt::format(R"({{"i":{}}})", i)});
+  RealKafka::shared().produce(topic_, records);
+  const auto rows = [&]() -> std::string {
+    try {
+      return testing::queryRows(db.string(), fmt::format("SELECT count(*) FROM \"{}\"", topic_))
+          .at(0)
+          .at(0);
+    } catch (const std::exception& e) {
+      return e.what();  // not created yet
+    }
+  };
+  EXPECT_TRUE(waitUntil([&] { return rows() == "40"; }, 60s, 200ms)) << rows() << "\n"
+                                                                     << a->log() << b->log();
+
+  // Paused through b, applied by a; deleted through a, gone from b.
+  EXPECT_EQ(send(port_b, "PUT", "/connectors/rows/pause"), 202);
+  EXPECT_TRUE(shows(port_a, "/connectors/rows/status", R"("connector":{"state":"PAUSED")"))
+      << a->log();
+  EXPECT_EQ(send(port_a, "DELETE", "/connectors/rows"), 204);
+  EXPECT_TRUE(shows(port_b, "/connectors", "[]")) << b->log();
+
+  // b stops; a connector made meanwhile is found by b when it starts again, from the topic.
+  b->signal(SIGTERM);
+  EXPECT_EQ(b->wait(30s), 0) << b->log();
+  ASSERT_EQ(
+      send(port_a, "POST", "/connectors",
+           fmt::format(R"({{"name":"later","config":{},"initial_state":"STOPPED"}})", config)),
+      201);
+  b = start("b2", port_b);
+  EXPECT_EQ(get(port_b, "/connectors"), R"(["later"])");
+  EXPECT_TRUE(shows(port_b, "/connectors/later/status", R"("connector":{"state":"STOPPED")"));
+
+  // The records are Connect's: the target state first, then the configuration.
+  const auto written =
+      test::readCommitted(RealKafka::shared().bootstrap(), name_ + "-configs", 0, 30s);
+  ASSERT_GE(written.size(), 2u);
+  EXPECT_EQ(written[written.size() - 2].key, "target-state-later");
+  EXPECT_EQ(written[written.size() - 2].value, R"({"state":"PAUSED","state.v2":"STOPPED"})");
+  EXPECT_EQ(written.back().key, "connector-later");
+  EXPECT_TRUE(written.back().value->starts_with(R"({"properties":{"auto.create":"true",)"))
+      << *written.back().value;
+  for (auto* p : {a.get(), b.get()}) {
+    p->signal(SIGTERM);
+    EXPECT_EQ(p->wait(30s), 0) << p->log();
+  }
+}
+
+// What a Connect 4.1 worker writes for a connector it runs — its configuration, its tasks' and
+// their commit, its target state — read by a ksink process started with the cluster's topic; a
+// connector of a class ksink does not serve is shown FAILED with why, and can be deleted.
+TEST_F(ClusterTest, AConnectorAConnectWorkerWroteIsTakenOver) {
+  const auto file = dir_ / "input.txt";
+  std::ofstream(file) << "one\ntwo\n";
+  const std::string properties = fmt::format(
+      R"({{"connector.class":"org.apache.kafka.connect.file.FileStreamSourceConnector",)"
+      R"("file":"{}","topic":"{}","tasks.max":"1","name":"connect-made"}})",
+      file.string(), topic_);
+  RealKafka::shared().createTopic(name_ + "-configs", 1, {{"cleanup.policy", "compact"}});
+  RealKafka::shared().produce(
+      name_ + "-configs",
+      {{0, "target-state-connect-made", R"({"state":"PAUSED","state.v2":"PAUSED"})"},
+       {0, "connector-connect-made", fmt::format(R"({{"properties":{}}})", properties)},
+       {0, "task-connect-made-0", fmt::format(R"({{"properties":{}}})", properties)},
+       {0, "commit-connect-made", R"({"tasks":1})"},
+       {0, "connector-java-only",
+        R"({"properties":{"connector.class":"com.example.JavaOnlyConnector","name":"java-only"}})"},
+       {0, "session-key", R"({"key":"a2V5","algorithm":"HmacSHA256","creation-timestamp":1})"}});
+  const int port = test::freePort();
+  auto ksink = start("takeover", port);
+  EXPECT_EQ(get(port, "/connectors"), R"(["connect-made","java-only"])") << ksink->log();
+  // A class ksink does not serve: kept, FAILED, saying why, as Connect shows a missing plugin.
+  const auto refused = get(port, "/connectors/java-only/status");
+  EXPECT_NE(refused.find(R"("connector":{"state":"FAILED")"), std::string::npos) << refused;
+  EXPECT_NE(refused.find("ksink does not run this connector"), std::string::npos) << refused;
+  EXPECT_NE(refused.find("com.example.JavaOnlyConnector"), std::string::npos) << refused;
+  EXPECT_EQ(send(port, "DELETE", "/connectors/java-only"), 204);
+  EXPECT_EQ(get(port, "/connectors"), R"(["connect-made"])");
+  EXPECT_TRUE(shows(port, "/connectors/connect-made/status", R"("connector":{"state":"PAUSED")"))
+      << ksink->log();
+  EXPECT_EQ(send(port, "PUT", "/connectors/connect-made/resume"), 202);
+  EXPECT_TRUE(waitUntil(
+      [&] {
+        return RealKafka::shared().endOffset({topic_, 0}) +
+                   RealKafka::shared().endOffset({topic_, 1}) ==
+               2;
+      },
+      30s))
+      << ksink->log();
+  ksink->signal(SIGTERM);
+  EXPECT_EQ(ksink->wait(30s), 0) << ksink->log();
+}
+
+}  // namespace
+}  // namespace ksink::it
