@@ -156,7 +156,7 @@ TEST_F(CliTest, AHeaderConverterTheRuntimeDoesNotServeIsRefusedForASinkItConvert
 
 TEST_F(CliTest, AnUnknownKeyFarFromEveryKnownOneIsWarnedAndTheConfigAccepted) {
   std::ofstream(dir_ / "worker.properties")
-      << "bootstrap.servers=127.0.0.1:1\nrest.advertised.host.name=h\n";
+      << "bootstrap.servers=127.0.0.1:1\nmy.custom.worker.key=h\nrest.advertised.host.name=h\n";
   auto c = connector(
       "name=x\nconnector.class=sqlite\nconnection.url=sqlite:///tmp/x.db\ntopics=a\n"
       "consumer.override.session.timeout.ms=10000\nsecurity.protocol=PLAINTEXT\n"
@@ -166,7 +166,13 @@ TEST_F(CliTest, AnUnknownKeyFarFromEveryKnownOneIsWarnedAndTheConfigAccepted) {
   auto r = runKsink("validate " + files(c), KSINK_BIN);
   EXPECT_EQ(r.exit_code, 0) << r.output;
   EXPECT_NE(r.output.find("ok (sqlite)"), std::string::npos) << r.output;
-  EXPECT_NE(r.output.find("warning: rest.advertised.host.name: not a key ksink knows; ignored"),
+  EXPECT_NE(r.output.find("warning: my.custom.worker.key: not a key ksink knows; ignored"),
+            std::string::npos)
+      << r.output;
+  // A Connect distributed worker's key: accepted, saying what ksink does instead.
+  EXPECT_NE(r.output.find("warning: rest.advertised.host.name: no meaning in ksink, ignored "
+                          "(there is no leader: every process applies the config topic's "
+                          "changes itself)"),
             std::string::npos)
       << r.output;
   EXPECT_EQ(r.output.find("warning: consumer."), std::string::npos) << r.output;

@@ -4,7 +4,9 @@
 // Connect 4.1.1 runtime (integration/debezium/start.sh, with connect-file from
 // fetch_connect_file.sh). Each takes over where the other stopped: nothing read twice, nothing
 // missed, the records each writes are the same bytes, and in the topic both write an entry to the
-// same partition (murmur2 of its key, as Java's producer picks).
+// same partition (murmur2 of its key, as Java's producer picks). Distributed, ksink is started with
+// Connect's cluster topics and no connector file, and runs the connector Connect's config topic
+// holds: the migration of a Connect cluster.
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <signal.h>
@@ -67,20 +69,30 @@ class FileSourceInteropTest : public ::testing::TestWithParam<Store> {
   }
 
   // Runs `ksink run` with ksink's FileStreamSource on Connect's offsets file until it has produced
-  // `n` records, then stops it with SIGTERM.
+  // `n` records, then stops it with SIGTERM. Distributed, it is started as Connect's worker was —
+  // the same group, config and offsets topics — and no connector file: it takes the connector
+  // over from the config topic Connect wrote.
   void runKsink(int64_t n) {
     const auto worker = dir_ / "ksink-worker.properties";
     std::ofstream(worker) << fmt::format(
         "bootstrap.servers={}\n{}\noffset.flush.interval.ms=500\nlisteners=\n",
         RealKafka::shared().bootstrap(),
         distributed()
-            ? "offset.storage.topic=" + offsets_topic_ + "\noffset.storage.replication.factor=1"
+            ? fmt::format("group.id={0}-group\noffset.storage.topic={0}\n"
+                          "offset.storage.replication.factor=1\nconfig.storage.topic={0}-configs\n"
+                          "config.storage.replication.factor=1\nstatus.storage.topic={0}-status\n"
+                          "status.storage.replication.factor=1",
+                          offsets_topic_)
             : "offset.storage.file.filename=" + (connectDir() / "offsets.dat").string());
-    const auto connector = dir_ / "ksink-connector.properties";
-    std::ofstream(connector) << fmt::format(
-        "name={}\nconnector.class=FileStreamSource\ntasks.max=1\nfile={}\ntopic={}\n", name_,
-        input_, topic_);
-    ChildProcess ksink({KSINK_BIN, "run", worker.string(), connector.string()}, dir_ / "ksink.log");
+    std::vector<std::string> command{KSINK_BIN, "run", worker.string()};
+    if (!distributed()) {
+      const auto connector = dir_ / "ksink-connector.properties";
+      std::ofstream(connector) << fmt::format(
+          "name={}\nconnector.class=FileStreamSource\ntasks.max=1\nfile={}\ntopic={}\n", name_,
+          input_, topic_);
+      command.push_back(connector.string());
+    }
+    ChildProcess ksink(command, dir_ / "ksink.log");
     waitProduced(n, "ksink");
     ksink.signal(SIGTERM);
     const auto status = ksink.wait(20s);

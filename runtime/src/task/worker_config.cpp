@@ -13,6 +13,46 @@ namespace {
 using Type = ConfigDef::Type;
 using Importance = ConfigDef::Importance;
 
+// Keys of Connect's distributed worker that have no meaning here, with what ksink does instead:
+// accepted (a Connect worker file runs unchanged) and named in a warning.
+struct Ignored {
+  const char* key;
+  const char* instead;
+};
+constexpr const char* kNoStatusTopic =
+    "ksink writes no status topic yet: each process's REST API and /status show the tasks it runs";
+constexpr const char* kGroupProtocol =
+    "tasks move between processes through Kafka's consumer groups, within "
+    "consumer.session.timeout.ms";
+constexpr const char* kNoLeader =
+    "there is no leader: every process applies the config topic's changes itself";
+constexpr Ignored kDistributedIgnored[] = {
+    {"status.storage.topic", kNoStatusTopic},
+    {"status.storage.replication.factor", kNoStatusTopic},
+    {"status.storage.partitions", kNoStatusTopic},
+    {"scheduled.rebalance.max.delay.ms", kGroupProtocol},
+    {"connect.protocol", kGroupProtocol},
+    {"session.timeout.ms", kGroupProtocol},
+    {"heartbeat.interval.ms", kGroupProtocol},
+    {"rebalance.timeout.ms", kGroupProtocol},
+    {"worker.sync.timeout.ms", kNoLeader},
+    {"worker.unsync.backoff.ms", kNoLeader},
+    {"rest.advertised.host.name", kNoLeader},
+    {"rest.advertised.port", kNoLeader},
+    {"rest.advertised.listener", kNoLeader},
+    {"inter.worker.key.generation.algorithm", kNoLeader},
+    {"inter.worker.key.size", kNoLeader},
+    {"inter.worker.key.ttl.ms", kNoLeader},
+    {"inter.worker.signature.algorithm", kNoLeader},
+    {"inter.worker.verification.algorithms", kNoLeader},
+    {"admin.listeners", "the /admin routes are served on listeners"},
+    {"connector.client.config.override.policy",
+     "every connector's consumer.override.* and producer.override.* keys are taken (Connect's "
+     "All policy)"},
+    {"metric.reporters", "metrics are served in Prometheus text at /metrics"},
+    {"auto.include.jmx.reporter", "metrics are served in Prometheus text at /metrics"},
+};
+
 ConfigDef makeWorkerDef() {
   ConfigDef def;
   def.define("bootstrap.servers", Type::kString, std::nullopt, Importance::kHigh,
@@ -119,6 +159,8 @@ ConfigDef makeWorkerDef() {
               "ksink's: a properties file of user=password lines (Connect's "
               "PropertyFileLoginModule's file): every REST, /status and /metrics request must "
               "carry one of them (HTTP basic authentication)");
+  for (const auto& i : kDistributedIgnored)
+    def.defineIgnored(i.key, "Kafka Connect distributed worker", i.instead);
   // Passed to the clients, which check them.
   def.claimPrefix("config.providers.")  // checked by ConfigProviders
       .claimPrefix("consumer.")

@@ -149,6 +149,10 @@ ConnectorFile loadConnector(const std::map<std::string, std::string>& worker,
   if (!problems.empty()) throw ConfigException(std::move(problems));
   out.config = Config(std::move(values), std::move(def));
   out.warnings = std::move(unknown.ignored);
+  // The Connect worker keys with no meaning here, with what ksink does instead (a sink's own such
+  // keys are named by the sink when its task starts).
+  for (auto& line : WorkerConfig::configDef().ignoredIn(out.config.values()))
+    out.warnings.push_back(std::move(line));
   return out;
 }
 
