@@ -7,6 +7,7 @@
 #include <fmt/ranges.h>
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <stdexcept>
 #include <thread>
 
@@ -155,6 +156,47 @@ TEST_F(WorkerControl, ATaskRestartedWhileItsConnectorIsPausedStartsPaused) {
   expectCommitted(10);
   EXPECT_TRUE(deliveredAll(log->calls(), {name, 1}, 10)) << describe(log->calls());
   expectStates("RUNNING");
+}
+
+// errors.restart.* (ksink's): a task whose put() fails is restarted by itself after the backoff,
+// twice here, and the third one writes every record; with fewer attempts than failures it stays
+// FAILED after them, while the other task runs on.
+TEST_F(WorkerControl, AFailedTaskIsRestartedByItselfUpToMaxAttemptsThenStaysFailed) {
+  for (const int attempts : {2, 1}) {
+    SCOPED_TRACE(fmt::format("errors.restart.max.attempts={}", attempts));
+    const auto topic = fmt::format("{}-{}", name, attempts);
+    mock.createTopic(topic, 1);
+    mock.produceValues(topic, 0, 5);
+    auto failures = std::make_shared<std::atomic<int>>(0);
+    auto script = std::make_shared<SinkScript>();
+    script->onPut([failures](SinkTaskContext&, std::span<const SinkRecord> records) {
+      if (!records.empty() && failures->fetch_add(1) < 2) throw std::runtime_error("write failed");
+    });
+    auto calls = std::make_shared<CallLog>();
+    auto props = mockWorkerProperties(topic, topic, mock.bootstrap());
+    props["exit.on.task.failure"] = "false";
+    props["errors.restart.max.attempts"] = std::to_string(attempts);
+    props["errors.restart.backoff.ms"] = "200";
+    WorkerRunner worker(props, RecordingSink::factory(calls, script));
+    if (attempts == 2) {
+      EXPECT_EQ(mock.waitForCommitted("connect-" + topic, {topic, 0}, 5, 30s), 5);
+      EXPECT_EQ(select(calls->calls(), CallKind::kStart).size(), 3u) << describe(calls->calls());
+      const auto starts = select(calls->calls(), CallKind::kStart);
+      EXPECT_GE(starts[2].at - starts[1].at, 400ms) << "the second restart waits twice as long";
+      EXPECT_EQ(taskStates(worker.worker()), std::vector<std::string>{"RUNNING"});
+    } else {
+      EXPECT_TRUE(it::waitUntil(
+          [&] {
+            return select(calls->calls(), CallKind::kStart).size() == 2 &&
+                   taskStates(worker.worker()) == std::vector<std::string>{"FAILED"};
+          },
+          30s))
+          << describe(calls->calls());
+      std::this_thread::sleep_for(1s);  // three backoffs: no third start comes
+      EXPECT_EQ(select(calls->calls(), CallKind::kStart).size(), 2u);
+      EXPECT_EQ(taskStates(worker.worker()), std::vector<std::string>{"FAILED"});
+    }
+  }
 }
 
 }  // namespace

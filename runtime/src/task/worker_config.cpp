@@ -180,7 +180,19 @@ ConfigDef makeConnectorDef() {
       .define("connector.class", Type::kString, "", Importance::kHigh,
               "Which connector to run (a built-in name or one registered by a plugin).")
       .define("tasks.max", Type::kInt, "1", Importance::kHigh,
-              "Number of tasks run by this process.", ConfigDef::atLeast(1));
+              "Number of tasks run by this process.", ConfigDef::atLeast(1))
+      .define("errors.restart.max.attempts", Type::kInt, "0", Importance::kLow,
+              "ksink's: restarts of a failed task within errors.restart.window.ms before it stays "
+              "FAILED (with exit.on.task.failure=false); 0, the default, restarts none, as "
+              "Connect.",
+              ConfigDef::atLeast(0))
+      .define("errors.restart.backoff.ms", Type::kLong, "1000", Importance::kLow,
+              "ksink's: the wait before a failed task's first restart; each next one within the "
+              "window waits twice as long.",
+              ConfigDef::atLeast(0))
+      .define("errors.restart.window.ms", Type::kLong, "600000", Importance::kLow,
+              "ksink's: the window errors.restart.max.attempts counts restarts in.",
+              ConfigDef::atLeast(1));
   return def;
 }
 
@@ -209,6 +221,13 @@ WorkerConfig WorkerConfig::parse(const Config& config) {
   out.connector_class = value("connector.class", connectorKeys());
   out.tasks_max =
       static_cast<int>(detail::parseLong(value("tasks.max", connectorKeys())).value_or(1));
+  out.restart_max_attempts = static_cast<int>(
+      detail::parseLong(value("errors.restart.max.attempts", connectorKeys())).value_or(0));
+  auto connector_millis = [&](std::string_view key) {
+    return std::chrono::milliseconds(detail::parseLong(value(key, connectorKeys())).value_or(0));
+  };
+  out.restart_backoff = connector_millis("errors.restart.backoff.ms");
+  out.restart_window = connector_millis("errors.restart.window.ms");
   out.bootstrap_servers = value("bootstrap.servers", configDef());
   out.offset_flush_interval = millis("offset.flush.interval.ms");
   out.offset_flush_timeout = millis("offset.flush.timeout.ms");

@@ -28,6 +28,10 @@ struct WorkerConfig {
   // exit.on.task.failure: a failed task ends its connector (true), or stays FAILED while the
   // others run (false).
   bool exit_on_task_failure = true;
+  // errors.restart.*: a failed task restarted by itself (TaskRestartPolicy); 0 attempts: never.
+  int restart_max_attempts = 0;
+  std::chrono::milliseconds restart_backoff{1000};
+  std::chrono::milliseconds restart_window{600000};
 
   // Reads the values; `config` has been validated against a definition including configDef()
   // and connectorKeys() (a kind's parse does that), so missing keys take the defaults.

@@ -16,60 +16,9 @@
 #include "source_connector_config.h"
 #include "task_kind.h"
 #include "worker_config.h"
-#include "worker_run_state.h"
+#include "worker_impl.h"
 
 namespace ksink {
-
-class Worker::Impl {
- public:
-  Impl(Config config, TaskKind kind)
-      : settings_(WorkerConfig::parse(config)),
-        config_(std::move(config)),
-        kind_(std::move(kind)) {}
-
-  void run();
-  void stop();
-  void restartTask(int id);
-  void pause(bool paused);
-  ConnectorStatus status();
-  std::map<std::string, std::chrono::steady_clock::time_point, std::less<>> activeTopics() const {
-    return topics_->get();
-  }
-
- private:
-  // One task of the connector and the thread running it.
-  struct Slot {
-    std::shared_ptr<WorkerTask> task;
-    std::thread thread;
-  };
-
-  // Makes the tasks and starts their threads; false when a stop came first.
-  bool startTasks(const std::shared_ptr<RunState>& state);
-  void awaitFirstAssignment(RunState& state);
-  // Until every task ended, stopping the others when one failed and giving up on those still
-  // running past the stop's deadline (their number).
-  int awaitTasks(RunState& state);
-  // Stops `old` by `deadline` (cancelled past it) and waits for its thread: false when it was
-  // abandoned.
-  bool stopReplaced(RunState& state, WorkerTask& old, std::thread& thread,
-                    Clock::time_point deadline);
-
-  const WorkerConfig settings_;
-  const Config config_;
-  TaskKind kind_;
-  // The stop deadline, the wait for it, and the wait for the first task's partitions.
-  const Clock& clock_ = Clock::steady();
-  std::mutex mutex_;  // guards slots_, state_, stop_deadline_, restarts_, paused_, ended_
-  std::condition_variable restarts_changed_;
-  std::vector<Slot> slots_;
-  std::shared_ptr<RunState> state_;  // the running tasks' (null until they start)
-  std::optional<Clock::time_point> stop_deadline_;
-  std::set<int> restarts_;  // tasks being restarted
-  bool paused_ = false;     // the connector's target state: its tasks, new ones too, paused
-  bool ended_ = false;      // every task ended (run() is returning)
-  // The topics the tasks used, across their restarts.
-  const std::shared_ptr<ActiveTopics> topics_ = std::make_shared<ActiveTopics>();
-};
 
 void Worker::Impl::run() {
   auto state = std::make_shared<RunState>();
@@ -127,109 +76,6 @@ bool Worker::Impl::startTasks(const std::shared_ptr<RunState>& state) {
   return true;
 }
 
-void Worker::Impl::restartTask(int id) {
-  std::shared_ptr<RunState> state;
-  std::shared_ptr<WorkerTask> old;
-  std::thread thread;
-  {
-    std::lock_guard lock(mutex_);
-    if (!state_ || stop_deadline_ || ended_)
-      throw std::logic_error(fmt::format("connector {} is not running", settings_.name));
-    if (id < 0 || static_cast<size_t>(id) >= slots_.size())
-      throw std::out_of_range(fmt::format("connector {} has no task {} (it runs {})",
-                                          settings_.name, id, slots_.size()));
-    if (restarts_.contains(id))
-      throw std::logic_error(
-          fmt::format("task {} of connector {} is restarting already", id, settings_.name));
-    if (!slots_[static_cast<size_t>(id)].thread.joinable())
-      throw std::logic_error(
-          fmt::format("task {} of connector {} was abandoned", id, settings_.name));
-    restarts_.insert(id);
-    state = state_;
-    old = slots_[static_cast<size_t>(id)].task;
-    thread = std::move(slots_[static_cast<size_t>(id)].thread);
-  }
-  auto done = [&] {
-    std::lock_guard lock(mutex_);
-    restarts_.erase(id);
-    restarts_changed_.notify_all();
-  };
-  bool ended = false;
-  {
-    // The replacement counts from now: run() keeps waiting while the old one ends.
-    std::lock_guard lock(state->mutex);
-    ended = state->ended.contains(old.get());
-    state->replaced.insert(old.get());
-    ++state->running;
-  }
-  spdlog::info("task {}-{}: restarting", settings_.name, id);
-  // A task that ended (it failed, say) is only replaced.
-  bool stopped = true;
-  if (ended)
-    thread.join();
-  else
-    stopped =
-        stopReplaced(*state, *old, thread, clock_.now() + settings_.shutdown_graceful_timeout);
-  std::shared_ptr<WorkerTask> fresh;
-  std::exception_ptr failure;
-  try {
-    if (!stopped)
-      throw std::runtime_error(fmt::format(
-          "task {} did not stop within task.shutdown.graceful.timeout.ms for its restart and was "
-          "abandoned",
-          id));
-    fresh = kind_.make(id, clock_);
-    fresh->shareTopics(topics_);
-  } catch (...) {
-    failure = std::current_exception();
-  }
-  bool launched = false;
-  {
-    std::lock_guard lock(mutex_);
-    if (fresh && !stop_deadline_ && !ended_) {
-      if (paused_) fresh->pause();
-      slots_[static_cast<size_t>(id)].task = fresh;
-      slots_[static_cast<size_t>(id)].thread = launch(state, fresh);
-      launched = true;
-    }
-  }
-  {
-    // Never under mutex_: the task threads' state is locked before it (awaitTasks).
-    std::lock_guard lock(state->mutex);
-    state->replaced.erase(old.get());
-    state->ended.erase(old.get());
-    if (!launched) {
-      // A restart that could not start its task fails the connector as a task failure does.
-      if (failure && !state->first_failure) state->first_failure = failure;
-      --state->running;
-      state->changed.notify_all();
-    }
-  }
-  done();
-  if (failure) std::rethrow_exception(failure);
-}
-
-bool Worker::Impl::stopReplaced(RunState& state, WorkerTask& old, std::thread& thread,
-                                Clock::time_point deadline) {
-  old.stop(deadline);
-  std::unique_lock lock(state.mutex);
-  const bool ended =
-      clock_.sleepUntil(lock, state.changed, deadline + std::chrono::milliseconds(500),
-                        [&] { return state.ended.contains(&old); });
-  lock.unlock();
-  if (ended) {
-    thread.join();
-    return true;
-  }
-  spdlog::error(
-      "task {}-{} did not stop for its restart within task.shutdown.graceful.timeout.ms; "
-      "abandoning it",
-      settings_.name, old.id());
-  old.cancel();
-  thread.detach();  // the thread owns its task through shared_ptr
-  return false;
-}
-
 int Worker::Impl::awaitTasks(RunState& state) {
   std::unique_lock lock(state.mutex);
   bool stopping_others = false;
@@ -252,6 +98,11 @@ int Worker::Impl::awaitTasks(RunState& state) {
     }
     if (!deadline) {
       state.changed.wait_for(lock, std::chrono::milliseconds(100));
+      if (restarts_policy_.enabled() && !settings_.exit_on_task_failure) {
+        lock.unlock();
+        restartFailedTasks();
+        lock.lock();
+      }
       continue;
     }
     // Tasks bound their own teardown by the deadline; allow a little slack, then give up on them.
