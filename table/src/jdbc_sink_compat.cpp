@@ -8,13 +8,8 @@ namespace {
 using Type = ConfigDef::Type;
 using Importance = ConfigDef::Importance;
 
-struct Ignored {
-  const char* key;
-  const char* instead;
-};
-
 // Tuning keys: what ksink does in their place.
-constexpr Ignored kIgnored[] = {
+constexpr ConfigDef::IgnoredKey kIgnored[] = {
     {"max.retries",
      "retriable errors are retried as the worker retries put() (errors.retry.timeout)"},
     {"trim.sensitive.log",
@@ -60,7 +55,7 @@ void defineJdbcSinkCompatKeys(ConfigDef& def) {
       .define("topics.to.tables.mapping", Type::kString, "", Importance::kLow,
               "Aiven JDBC sink key: not implemented",
               ConfigDef::supportedOnly({}, "not implemented in ksink; use table.name.format"));
-  for (const auto& i : kIgnored) def.defineIgnored(i.key, "Confluent JDBC sink tuning", i.instead);
+  def.defineIgnored(kIgnored, "Confluent JDBC sink tuning");
 }
 
 }  // namespace ksink::detail

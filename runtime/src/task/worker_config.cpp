@@ -15,10 +15,6 @@ using Importance = ConfigDef::Importance;
 
 // Keys of Connect's distributed worker that have no meaning here, with what ksink does instead:
 // accepted (a Connect worker file runs unchanged) and named in a warning.
-struct Ignored {
-  const char* key;
-  const char* instead;
-};
 constexpr const char* kNoStatusTopic =
     "ksink writes no status topic yet: each process's REST API and /status show the tasks it runs";
 constexpr const char* kGroupProtocol =
@@ -26,7 +22,7 @@ constexpr const char* kGroupProtocol =
     "consumer.session.timeout.ms";
 constexpr const char* kNoLeader =
     "there is no leader: every process applies the config topic's changes itself";
-constexpr Ignored kDistributedIgnored[] = {
+constexpr ConfigDef::IgnoredKey kDistributedIgnored[] = {
     {"status.storage.topic", kNoStatusTopic},
     {"status.storage.replication.factor", kNoStatusTopic},
     {"status.storage.partitions", kNoStatusTopic},
@@ -159,8 +155,7 @@ ConfigDef makeWorkerDef() {
               "ksink's: a properties file of user=password lines (Connect's "
               "PropertyFileLoginModule's file): every REST, /status and /metrics request must "
               "carry one of them (HTTP basic authentication)");
-  for (const auto& i : kDistributedIgnored)
-    def.defineIgnored(i.key, "Kafka Connect distributed worker", i.instead);
+  def.defineIgnored(kDistributedIgnored, "Kafka Connect distributed worker");
   // Passed to the clients, which check them.
   def.claimPrefix("config.providers.")  // checked by ConfigProviders
       .claimPrefix("consumer.")

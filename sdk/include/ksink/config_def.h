@@ -8,6 +8,7 @@
 #include <functional>
 #include <map>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -48,6 +49,15 @@ class ConfigDef {
   // ignored: known, so it is neither refused nor warned of as unknown, and named by ignoredIn()
   // with `instead`, what is done in its place. `origin` names whose key it is, for its doc.
   ConfigDef& defineIgnored(std::string name, std::string_view origin, std::string instead);
+  // The same for a table of them.
+  struct IgnoredKey {
+    const char* key;
+    const char* instead;
+  };
+  ConfigDef& defineIgnored(std::span<const IgnoredKey> keys, std::string_view origin) {
+    for (const auto& k : keys) defineIgnored(k.key, origin, k.instead);
+    return *this;
+  }
   // One line per ignored key `values` sets: "<key>: no meaning in ksink, ignored (<instead>)".
   std::vector<std::string> ignoredIn(const std::map<std::string, std::string>& values) const;
   // Adds a rule over the whole configuration, run by validate() after the keys' own checks.
