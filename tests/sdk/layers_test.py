@@ -54,6 +54,8 @@ for role in runtime_roles:
 for db in (root / "db").iterdir():
     if db.is_dir() and db.name not in ("include", "src"):
         allowed[f"db/{db.name}"] = [db / "include", db / "src"] + db_common + core_public
+allowed["testkit"] = ([root / "testkit/include", root / "testkit/src", root / "runtime/src/kafka"] +
+                      runtime_public + data_public + core_public)
 for sink in (root / "sinks").iterdir():
     if sink.is_dir():
         allowed[f"sinks/{sink.name}"] = ([sink / "include", sink / "src"] + table_public +

@@ -1,4 +1,4 @@
-#include "support/mock_cluster.h"
+#include "ksink/testkit/mock_cluster.h"
 
 #include <fmt/format.h>
 #include <gtest/gtest.h>
@@ -8,7 +8,7 @@
 
 #include "rdkafka_handles.h"
 
-namespace ksink::test {
+namespace ksink::testkit {
 namespace {
 
 // A client a worker abandoned at a shutdown deadline finishes within this once the broker answers.
@@ -218,4 +218,4 @@ void MockCluster::setPartitionLeader(const std::string& topic, int32_t partition
         "set leader");
 }
 
-}  // namespace ksink::test
+}  // namespace ksink::testkit

@@ -1,10 +1,10 @@
-#include "support/topic_reader.h"
+#include "ksink/testkit/topic_reader.h"
 
 #include <librdkafka/rdkafka.h>
 
 #include <stdexcept>
 
-namespace ksink::test {
+namespace ksink::testkit {
 
 namespace {
 
@@ -101,4 +101,4 @@ std::vector<ConsumedRecord> readCommitted(const std::string& bootstrap, const st
   return out;
 }
 
-}  // namespace ksink::test
+}  // namespace ksink::testkit

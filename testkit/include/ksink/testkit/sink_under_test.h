@@ -1,0 +1,100 @@
+// SinkUnderTest: what a connector author tells the test kit about a SinkTask — how to make it, how
+// to configure it for one run, and how to read back what the destination holds — so that the
+// kit's sink scenarios (ksink/testkit/sink_scenarios.h) can run it on the embedded broker.
+//
+//   ksink::testkit::SinkUnderTest("jsonl", [] { return std::make_unique<JsonlFileSink>(); })
+//       .configDef(JsonlFileSink::configDef())
+//       .config([](const ScenarioRun& run) { return Properties{{"file", run.directory / "out"}}; })
+//       .readBack([](const ScenarioRun& run) { return readMyFile(run.directory / "out"); });
+//
+// Each run gets a fresh topic (two partitions), consumer group, and empty directory; the kit
+// produces the records (by default key "<partition>-<offset>", value
+// {"kit_partition":<partition>,"kit_offset":<offset>}: JSON that a table sink can store as
+// columns) and reads them back through readBack(), which names each copy the destination holds by
+// its Kafka coordinates. exactlyOnce() claims more: every record held once whatever happens, and
+// the offsets the task keeps in the destination (`stored_offsets`) matching what it holds.
+//
+// A value type: copy it freely. The functions it holds are called from the test's thread, except
+// readBack(), which the kit also calls on the task's thread right after preCommit() returned (to
+// check that what was reported durable is there); it must be safe to call concurrently with the
+// task writing.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "ksink/config_def.h"
+#include "ksink/sink_task.h"
+#include "ksink/testkit/mock_cluster.h"
+#include "ksink/testkit/worker_runner.h"
+#include "ksink/topic_partition.h"
+
+namespace ksink::testkit {
+
+// One scenario's run of the task, as the author's functions see it.
+struct ScenarioRun {
+  std::string scenario;             // the scenario's name, e.g. "DeliveredIsDurable"
+  std::string connector;            // the connector's name (consumer group connect-<connector>)
+  std::string topic;                // the topic the task consumes, new for this run
+  std::filesystem::path directory;  // empty at the start of the run, removed after it
+};
+
+// One copy of a record the destination holds, named by where it was read from.
+struct StoredRecord {
+  TopicPartition tp;
+  int64_t offset = 0;
+};
+
+class SinkUnderTest {
+ public:
+  using ConfigFn = std::function<Properties(const ScenarioRun&)>;
+  using ReadBackFn = std::function<std::vector<StoredRecord>(const ScenarioRun&)>;
+  using RecordFn = std::function<TestRecord(const TopicPartition&, int64_t offset)>;
+  using StoredOffsetsFn = std::function<OffsetMap(const ScenarioRun&)>;
+
+  // `name`: letters, digits and '_' (it names topics and tables).
+  SinkUnderTest(std::string name, TaskFactory factory);
+
+  // The task's configuration keys, which the Worker validates the run's properties against.
+  SinkUnderTest& configDef(const ConfigDef& def);
+  // The connector properties the task needs for a run (the kit adds name, topics, the broker,
+  // short commit intervals and, for some scenarios, the dead-letter queue; yours win).
+  SinkUnderTest& config(ConfigFn config);
+  // Required: every copy of a record the destination holds now, by Kafka coordinates.
+  SinkUnderTest& readBack(ReadBackFn read_back);
+  // The record the kit produces at `offset` of a partition (default: see above).
+  SinkUnderTest& records(RecordFn make);
+  // A record the task cannot write and reports to context().errantRecordReporter(); without one,
+  // the errant-record scenario is skipped.
+  SinkUnderTest& badRecord(RecordFn make);
+  // Claims exactly-once delivery; `stored_offsets` reads the next offset per partition the task
+  // keeps in the destination (a partition it never wrote may be absent).
+  SinkUnderTest& exactlyOnce(StoredOffsetsFn stored_offsets);
+
+  const std::string& name() const { return name_; }
+  const TaskFactory& factory() const { return factory_; }
+  const ConfigDef& definitions() const { return definitions_; }
+  Properties properties(const ScenarioRun& run) const;
+  std::vector<StoredRecord> read(const ScenarioRun& run) const;
+  TestRecord record(const TopicPartition& tp, int64_t offset) const;
+  const RecordFn& bad() const { return bad_; }
+  bool isExactlyOnce() const { return static_cast<bool>(stored_offsets_); }
+  OffsetMap storedOffsets(const ScenarioRun& run) const;
+
+ private:
+  std::string name_;
+  TaskFactory factory_;
+  ConfigDef definitions_;
+  ConfigFn config_;
+  ReadBackFn read_back_;
+  RecordFn make_;
+  RecordFn bad_;
+  StoredOffsetsFn stored_offsets_;
+};
+
+}  // namespace ksink::testkit

@@ -1,0 +1,100 @@
+// SinkProbe: the test kit's window on the task under test. ProbeSinkTask wraps the author's task
+// (each call forwarded, the task's context replaced by a forwarding one that also sees errant
+// record reports) and writes what happened into a SinkJournal: every open/put/preCommit/close/stop
+// with its arguments and outcome. A scenario may also arm faults (a RetriableError before or
+// halfway through a put()) and hang a check after each preCommit().
+//
+// Thread-safety: a journal is shared by the tasks of every worker of a run and read by the test
+// thread: all under its mutex. A probe lives on its task's thread. Fault hooks run on task threads.
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "ksink/sink_task.h"
+#include "ksink/testkit/sink_under_test.h"
+
+namespace ksink::testkit {
+
+using Clock = std::chrono::steady_clock;
+
+struct RecordId {
+  TopicPartition tp;
+  int64_t offset = 0;
+  friend auto operator<=>(const RecordId&, const RecordId&) = default;
+};
+
+enum class ProbeCall { kStart, kOpen, kPut, kPreCommit, kClose, kStop, kReport };
+enum class Outcome { kRunning, kReturned, kRetriable, kFailed };
+
+struct ProbeEvent {
+  ProbeCall call = ProbeCall::kStart;
+  int task = 0;                                 // which task instance (numbered as made)
+  std::vector<TopicPartition> partitions = {};  // open, close
+  std::vector<RecordId> records = {};           // put; report (one)
+  OffsetMap offsets = {};                       // preCommit's argument
+  OffsetMap returned = {};                      // preCommit's result
+  Outcome outcome = Outcome::kRunning;
+  std::string error = {};  // what the call threw
+  bool injected = false;   // the kit threw the RetriableError, not the task
+  Clock::time_point began = {};
+  Clock::time_point ended = {};
+};
+
+class SinkJournal {
+ public:
+  // Numbers the tasks of every worker of a run, in the order made.
+  int nextTask() { return next_task_.fetch_add(1); }
+  size_t begin(ProbeEvent event);
+  void end(size_t index, Outcome outcome, std::string error = {}, OffsetMap returned = {});
+  std::vector<ProbeEvent> events() const;
+  // Waits until `condition(events())` holds; false when `timeout` passed first.
+  bool waitUntil(const std::function<bool(const std::vector<ProbeEvent>&)>& condition,
+                 std::chrono::milliseconds timeout) const;
+
+ private:
+  mutable std::mutex mutex_;
+  mutable std::condition_variable changed_;
+  std::vector<ProbeEvent> events_;
+  std::atomic<int> next_task_{0};
+};
+
+// Where the kit may break into a put(): throw RetriableError before the task sees the batch
+// (a destination that refused it), or after it wrote the first half (one that failed midway).
+enum class PutFault { kNone, kRetriableBefore, kRetriableAfterHalf };
+
+struct ProbeHooks {
+  // Asked before each non-empty put(); runs on the task's thread.
+  std::function<PutFault(int task, std::span<const SinkRecord>)> put_fault;
+  // Called after each preCommit() returned, with its argument and result; on the task's thread.
+  std::function<void(int task, const OffsetMap& current, const OffsetMap& returned)>
+      after_pre_commit;
+};
+
+// A TaskFactory whose tasks wrap `inner`'s, numbered by the journal.
+TaskFactory probeFactory(TaskFactory inner, std::shared_ptr<SinkJournal> journal,
+                         std::shared_ptr<const ProbeHooks> hooks);
+
+// Records of `events` put() calls that returned normally (delivered), in order.
+std::vector<RecordId> delivered(const std::vector<ProbeEvent>& events);
+// Whether every offset below `end` of `tp` was in a put() that returned normally.
+bool deliveredAll(const std::vector<ProbeEvent>& events, const TopicPartition& tp, int64_t end);
+// Whether every partition of `ends` was delivered up to its end.
+bool deliveredAll(const std::vector<ProbeEvent>& events, const OffsetMap& ends);
+// The first call that threw something other than RetriableError (the task failed), if any.
+const ProbeEvent* firstFailure(const std::vector<ProbeEvent>& events);
+// How many preCommit() calls returned.
+size_t preCommits(const std::vector<ProbeEvent>& events);
+// "open", "put", … for messages.
+std::string_view nameOf(ProbeCall call);
+
+}  // namespace ksink::testkit

@@ -1,0 +1,17 @@
+// The sink scenarios, one function each (declared here, defined by theme in
+// sink_delivery_scenarios.cpp and sink_lifecycle_scenarios.cpp); sink_scenarios.cpp dispatches to
+// them. Each runs on the SinkHarness it is given and reports through it.
+#pragma once
+
+#include "sink_harness.h"
+
+namespace ksink::testkit {
+
+void runDeliveredIsDurable(SinkHarness& harness);
+void runPreCommitWithinPut(SinkHarness& harness);
+void runRetriableRedelivery(SinkHarness& harness);
+void runRebalanceAtLeastOnce(SinkHarness& harness);
+void runStopWithinGracefulTimeout(SinkHarness& harness);
+void runErrantRecordToDlq(SinkHarness& harness);
+
+}  // namespace ksink::testkit

@@ -1,0 +1,74 @@
+#include "ksink/testkit/sink_under_test.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cctype>
+#include <stdexcept>
+
+namespace ksink::testkit {
+
+SinkUnderTest::SinkUnderTest(std::string name, TaskFactory factory)
+    : name_(std::move(name)), factory_(std::move(factory)) {
+  // The name becomes part of topics, groups and (in table sinks) table names.
+  const bool plain = !name_.empty() && std::all_of(name_.begin(), name_.end(), [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
+  });
+  if (!plain)
+    throw std::invalid_argument(
+        fmt::format("SinkUnderTest name \"{}\": use letters, digits and '_' only", name_));
+  if (!factory_) throw std::invalid_argument("SinkUnderTest " + name_ + ": no task factory");
+}
+
+SinkUnderTest& SinkUnderTest::configDef(const ConfigDef& def) {
+  definitions_ = def;
+  return *this;
+}
+
+SinkUnderTest& SinkUnderTest::config(ConfigFn config) {
+  config_ = std::move(config);
+  return *this;
+}
+
+SinkUnderTest& SinkUnderTest::readBack(ReadBackFn read_back) {
+  read_back_ = std::move(read_back);
+  return *this;
+}
+
+SinkUnderTest& SinkUnderTest::records(RecordFn make) {
+  make_ = std::move(make);
+  return *this;
+}
+
+SinkUnderTest& SinkUnderTest::badRecord(RecordFn make) {
+  bad_ = std::move(make);
+  return *this;
+}
+
+SinkUnderTest& SinkUnderTest::exactlyOnce(StoredOffsetsFn stored_offsets) {
+  stored_offsets_ = std::move(stored_offsets);
+  return *this;
+}
+
+Properties SinkUnderTest::properties(const ScenarioRun& run) const {
+  return config_ ? config_(run) : Properties{};
+}
+
+std::vector<StoredRecord> SinkUnderTest::read(const ScenarioRun& run) const {
+  if (!read_back_)
+    throw std::logic_error("SinkUnderTest " + name_ +
+                           ": readBack() is required (what the destination holds)");
+  return read_back_(run);
+}
+
+TestRecord SinkUnderTest::record(const TopicPartition& tp, int64_t offset) const {
+  if (make_) return make_(tp, offset);
+  return {.key = fmt::format("{}-{}", tp.partition, offset),
+          .value = fmt::format(R"({{"kit_partition":{},"kit_offset":{}}})", tp.partition, offset)};
+}
+
+OffsetMap SinkUnderTest::storedOffsets(const ScenarioRun& run) const {
+  return stored_offsets_ ? stored_offsets_(run) : OffsetMap{};
+}
+
+}  // namespace ksink::testkit

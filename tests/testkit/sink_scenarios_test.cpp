@@ -1,0 +1,86 @@
+// The test kit's sink scenarios fail when they should: each runs against a sink broken in the one
+// way it exists to catch, and must report that failure with a message naming the scenario, the
+// partition and the offsets. A sink that keeps the contract passes them all (the control).
+#include "ksink/testkit/sink_scenarios.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <regex>
+#include <string>
+
+#include "memory_sinks.h"
+
+namespace ksink::testkit::selftest {
+namespace {
+
+KSINK_TESTKIT_SINK_SCENARIOS(MemorySink, memorySink("memory"));
+
+std::string joined(const ScenarioReport& report) {
+  std::string out;
+  for (const auto& f : report.failures) out += f + "\n";
+  return out;
+}
+
+// Runs `scenario` against a sink broken as `breakage`; returns the failures it reported (at least
+// one failure must match `expected`, which names the partition and the offsets).
+ScenarioReport expectCaught(SinkScenario scenario, Breakage breakage, const std::string& name,
+                            const std::string& expected) {
+  const auto report = runSinkScenario(scenario, memorySink(name, breakage));
+  const std::string prefix = "[" + std::string(nameOf(scenario)) + "] ";
+  EXPECT_FALSE(report.passed()) << "the broken sink passed " << nameOf(scenario);
+  bool matched = false;
+  for (const auto& f : report.failures) {
+    EXPECT_EQ(f.rfind(prefix, 0), 0u) << f;
+    matched = matched || std::regex_search(f, std::regex(expected));
+  }
+  EXPECT_TRUE(matched) << "no failure matches /" << expected << "/:\n" << joined(report);
+  std::printf("%s reported:\n%s", std::string(nameOf(scenario)).c_str(), joined(report).c_str());
+  return report;
+}
+
+TEST(SinkScenarioSelfTest, DeliveredIsDurableCatchesATaskThatWritesOnlyAtStop) {
+  expectCaught(SinkScenario::kDeliveredIsDurable, Breakage::kBuffersUntilStop, "buffers",
+               R"(buffers_DeliveredIsDurable-[01]: preCommit\(\) returned (\d+) .*missing )"
+               R"(offsets 0\.\.\d+ right after it returned)");
+}
+
+TEST(SinkScenarioSelfTest, PreCommitWithinPutCatchesAnOffsetPastThePut) {
+  expectCaught(SinkScenario::kPreCommitWithinPut, Breakage::kReturnsOnePastPut, "one_past",
+               R"(one_past_PreCommitWithinPut-[01]: preCommit\(\) returned offset (\d+), past )"
+               R"(the records put\(\) \(offsets below \d+: offsets \d+ were never put\))");
+}
+
+TEST(SinkScenarioSelfTest, RetriableRedeliveryCatchesAHalfWrittenBatchWrittenAgain) {
+  expectCaught(SinkScenario::kRetriableRedelivery, Breakage::kHalfWritesThenRetries, "half",
+               R"(half_RetriableRedelivery-[01]: after put\(\) threw RetriableError and the batch )"
+               R"(came again, the destination holds offsets \d+(\.\.\d+)? more than once)");
+}
+
+TEST(SinkScenarioSelfTest, RebalanceAtLeastOnceCatchesATaskThatForgetsOnOpen) {
+  expectCaught(SinkScenario::kRebalanceAtLeastOnce, Breakage::kForgetsOnOpen, "forgets",
+               R"(forgets_RebalanceAtLeastOnce-[01]: after a rebalance, with the group's offsets )"
+               R"(committed at \{.*\}, the destination is missing offsets 0\.\.\d+)");
+}
+
+TEST(SinkScenarioSelfTest, StopWithinGracefulTimeoutCatchesASlowStop) {
+  expectCaught(SinkScenario::kStopWithinGracefulTimeout, Breakage::kSlowStop, "slow",
+               R"(slow_StopWithinGracefulTimeout-0, slow_StopWithinGracefulTimeout-1: )"
+               R"(Worker::stop\(\) with records delivered up to \{.*: 10.*\} .*stop\(\) )"
+               R"((took \d+ ms|has not returned))");
+}
+
+TEST(SinkScenarioSelfTest, ErrantRecordToDlqCatchesAReportedRecordWrittenAnyway) {
+  expectCaught(SinkScenario::kErrantRecordToDlq, Breakage::kWritesErrantRecords, "errant",
+               R"(errant_ErrantRecordToDlq-0: with the record at errant_ErrantRecordToDlq-0@5 )"
+               R"(reported as errant, the destination holds offsets 5, which it must not)");
+}
+
+TEST(SinkScenarioSelfTest, ErrantRecordToDlqCatchesABadRecordNeverReported) {
+  // The kBuffersUntilStop sink writes everything, the bad record too, and reports nothing.
+  expectCaught(SinkScenario::kErrantRecordToDlq, Breakage::kBuffersUntilStop, "unreported",
+               R"(unreported_ErrantRecordToDlq-0: the bad record at offset 5 was never reported)");
+}
+
+}  // namespace
+}  // namespace ksink::testkit::selftest
