@@ -79,14 +79,12 @@ void runPreCommitWithinPut(SinkHarness& h) {
                           "task does not hold",
                           tp, task, offset));
       } else if (offset > bound->second && reported->second.insert(tp).second) {
+        std::vector<int64_t> never_put;
+        for (int64_t o = bound->second; o < offset; ++o) never_put.push_back(o);
         h.fail(
             fmt::format("{}: preCommit() returned offset {}, past the records put() (offsets "
                         "below {}: offsets {} were never put)",
-                        tp, offset, bound->second, offsetRanges([&] {
-                          std::vector<int64_t> v;
-                          for (int64_t o = bound->second; o < offset; ++o) v.push_back(o);
-                          return v;
-                        }())));
+                        tp, offset, bound->second, offsetRanges(never_put)));
       }
     }
   };
