@@ -12,7 +12,7 @@ namespace ksink::testkit {
 namespace {
 
 // A client a worker abandoned at a shutdown deadline finishes within this once the broker answers.
-constexpr std::chrono::milliseconds kLingeringClientsTimeout{15000};
+constexpr std::chrono::milliseconds kLingeringClientsTimeout{30000};
 
 rd_kafka_t* newClient(rd_kafka_type_t type, const std::map<std::string, std::string>& props) {
   rd_kafka_conf_t* conf = rd_kafka_conf_new();

@@ -10,8 +10,17 @@ work="$(mktemp -d /tmp/ksink-install.XXXXXX)"
 trap 'rm -rf "$work"' EXIT
 
 cmake --install "$build" --prefix "$work/prefix" >/dev/null
+# The test kit is a static library: built by a sanitizer build (CI's), its objects need the same
+# compiler and sanitizer runtimes in the program that links them.
+cached() { sed -n "s/^$1:[A-Z]*=//p" "$build/CMakeCache.txt"; }
+flags=()
+if [[ $(cached KSINK_SANITIZE) == ON ]]; then
+  sanitize="-fsanitize=address,undefined"
+  [[ $(cached KSINK_FUZZ) == ON ]] && sanitize+=" -fsanitize=fuzzer-no-link"
+  flags=("-DCMAKE_CXX_COMPILER=$(cached CMAKE_CXX_COMPILER)" "-DCMAKE_CXX_FLAGS=$sanitize")
+fi
 cmake -S "$src/examples/out_of_tree" -B "$work/plugin-build" -G Ninja \
-  -DCMAKE_PREFIX_PATH="$work/prefix" >/dev/null
+  -DCMAKE_PREFIX_PATH="$work/prefix" "${flags[@]}" >/dev/null
 cmake --build "$work/plugin-build" >/dev/null
 mkdir -p "$work/plugins"
 cp "$work/plugin-build/my_jsonl_sink.so" "$work/plugins/"

@@ -193,16 +193,15 @@ void WorkerSinkTask::publishSnapshot() {
   trackProgress();
 }
 
-// Work is a record beyond a partition's committed offset, delivered or not; progress, a commit
-// that moved one on.
+// Work is a record delivered beyond a partition's committed offset (a high watermark is no
+// measure: on a transactional topic it lies past the last record); progress, a commit that moved
+// one on.
 void WorkerSinkTask::trackProgress() {
   bool work = false;
   int64_t committed = 0;
   for (const auto& [tp, offsets] : snapshot_) {
-    if (!offsets.committed) continue;
-    committed += *offsets.committed;
-    if (offsets.delivered > offsets.committed) work = true;
-    if (auto it = ends_.find(tp); it != ends_.end() && it->second > *offsets.committed) work = true;
+    committed += offsets.committed.value_or(0);
+    if (offsets.delivered && offsets.delivered > offsets.committed) work = true;
   }
   if (!work || pause_.paused())
     progress_.endWait();

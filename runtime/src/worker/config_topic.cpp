@@ -63,6 +63,9 @@ void ConfigTopic::start(Apply apply) {
   reader["group.id"] = "ksink-config-reader";  // never joins: the partition is assigned
   reader["enable.auto.commit"] = "false";
   reader["isolation.level"] = "read_committed";
+  // The end as the broker sees it: a last transaction marker (a Connect leader with exactly-once
+  // writes its config topic in transactions) is never delivered as a record.
+  reader["enable.partition.eof"] = "true";
   consumer_ = makeClient(RD_KAFKA_CONSUMER, reader, "config topic reader");
   int64_t low = 0, high = 0;
   if (auto err = rd_kafka_query_watermark_offsets(consumer_.get(), topic_.c_str(), 0, &low, &high,
@@ -103,7 +106,15 @@ void ConfigTopic::follow() {
       if (stopping_) return;
     }
     MessagePtr m(rd_kafka_consumer_poll(consumer_.get(), 200));
-    if (!m || m->err == RD_KAFKA_RESP_ERR__PARTITION_EOF) continue;
+    if (!m) continue;
+    if (m->err == RD_KAFKA_RESP_ERR__PARTITION_EOF) {
+      std::lock_guard lock(mutex_);
+      if (m->offset > read_) {
+        read_ = m->offset;
+        changed_.notify_all();
+      }
+      continue;
+    }
     if (m->err) {
       spdlog::warn("config topic {}: {}", topic_, rd_kafka_message_errstr(m.get()));
       continue;
@@ -129,6 +140,7 @@ void ConfigTopic::applied(int64_t next) {
 void ConfigTopic::write(const std::vector<ConfigRecord>& records,
                         std::chrono::milliseconds timeout) {
   std::lock_guard one(write_mutex_);
+  if (!producer_) throw std::logic_error("the config topic is not read yet");
   const auto until = std::chrono::steady_clock::now() + timeout;
   std::vector<uint64_t> tokens;
   for (const auto& record : records) {

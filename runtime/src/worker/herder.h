@@ -185,6 +185,9 @@ class Herder {
   // The cluster's side of the public changes: written to the config topic, applied when read.
   Info createInCluster(const std::string& name, Config config, Target initial);
   void writeTarget(const std::string& name, Target target);
+  // A change to the cluster before its config topic was read: ConnectorConflict (409, which
+  // Connect's clients retry).
+  void requireJoined() const;
   // A connector's configuration read from the config topic: created, or replaced.
   void applyConnector(const std::string& name, const Config& config);
   void applyTarget(const std::string& name, ConfigRecord::Target target);

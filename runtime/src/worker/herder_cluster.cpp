@@ -38,6 +38,7 @@ Herder::Target herderTarget(ConfigRecord::Target target) {
 }  // namespace
 
 Herder::Info Herder::createInCluster(const std::string& name, Config config, Target initial) {
+  requireJoined();
   {
     std::lock_guard lock(mutex_);
     if (connectors_.contains(name) || refused_.contains(name))
@@ -51,8 +52,15 @@ Herder::Info Herder::createInCluster(const std::string& name, Config config, Tar
 }
 
 void Herder::writeTarget(const std::string& name, Target target) {
+  requireJoined();
   if (!refused(name)) find(name);  // NotFound
   config_topic_->write({ConfigRecord::targetState(name, recordTarget(target))});
+}
+
+void Herder::requireJoined() const {
+  if (!started())
+    throw ConnectorConflict(
+        "the worker is still starting: the cluster's configuration is being read");
 }
 
 void Herder::apply(const ConfigRecord& record) {
@@ -99,10 +107,8 @@ void Herder::applyConnector(const std::string& name, const Config& config) {
     std::lock_guard lock(mutex_);
     if (auto it = connectors_.find(name); it != connectors_.end()) old = it->second;
     if (old && old->file.submitted == config) return;  // read again: nothing changed
-    if (auto it = pending_targets_.find(name); it != pending_targets_.end()) {
+    if (auto it = pending_targets_.find(name); it != pending_targets_.end())
       pending = herderTarget(it->second);
-      pending_targets_.erase(it);
-    }
   }
   ConnectorPtr fresh;
   try {
@@ -117,6 +123,8 @@ void Herder::applyConnector(const std::string& name, const Config& config) {
       std::lock_guard lock(mutex_);
       old->retired = true;
       connectors_.erase(name);
+      // Its target state waits for a configuration that runs, as one read before it does.
+      pending_targets_[name] = recordTarget(old->target);
     }
     std::lock_guard lock(mutex_);
     refused_[name] = {config, reason};
@@ -125,6 +133,7 @@ void Herder::applyConnector(const std::string& name, const Config& config) {
   {
     std::lock_guard lock(mutex_);
     refused_.erase(name);
+    pending_targets_.erase(name);
   }
   if (!old) fresh->target = pending.value_or(Target::kRunning);
   replace(old, fresh);

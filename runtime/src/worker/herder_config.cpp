@@ -46,6 +46,7 @@ Herder::Info Herder::create(const std::string& name, Config config, Target initi
 
 bool Herder::putConfig(const std::string& name, Config config) {
   if (config_topic_) {
+    requireJoined();
     bool created = false;
     {
       std::lock_guard lock(mutex_);
@@ -68,7 +69,10 @@ bool Herder::putConfig(const std::string& name, Config config) {
 Herder::Info Herder::patchConfig(const std::string& name,
                                  const std::map<std::string, std::optional<std::string>>& patch) {
   std::unique_lock changes(changes_, std::defer_lock);
-  if (!config_topic_) changes.lock();
+  if (config_topic_)
+    requireJoined();
+  else
+    changes.lock();
   const auto old = find(name);
   auto config = old->file.submitted;
   for (const auto& [key, value] : patch) {
@@ -110,6 +114,7 @@ void Herder::replace(const ConnectorPtr& old, const ConnectorPtr& fresh) {
 
 void Herder::remove(const std::string& name) {
   if (config_topic_) {
+    requireJoined();
     if (!refused(name)) find(name);  // NotFound
     config_topic_->write(ConfigRecord::deleted(name));
     return;

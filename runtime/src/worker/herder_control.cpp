@@ -65,6 +65,7 @@ void Herder::stopHere(Connector& c) {
 void Herder::restart(const std::string& name, bool include_tasks, bool only_failed) {
   const auto found = find(name);
   if (config_topic_) {
+    requireJoined();
     {
       std::lock_guard lock(mutex_);
       if (found->target == Target::kStopped)

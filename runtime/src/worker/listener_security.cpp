@@ -128,6 +128,9 @@ void useTruststore(SSL_CTX& ctx, const ListenerSecurity::Store& store, bool requ
   }
   SSL_CTX_set_verify(&ctx, SSL_VERIFY_PEER | (required ? SSL_VERIFY_FAIL_IF_NO_PEER_CERT : 0),
                      nullptr);
+  // Verified peers and resumed sessions: OpenSSL refuses to resume without a session id context.
+  static constexpr unsigned char kContext[] = "ksink-rest";
+  SSL_CTX_set_session_id_context(&ctx, kContext, sizeof kContext - 1);
 }
 
 // The user of an Authorization: Basic header, when its password is the file's.
