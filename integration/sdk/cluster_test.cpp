@@ -6,11 +6,15 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <httplib.h>
+#include <librdkafka/rdkafka.h>
 #include <signal.h>
 
 #include <filesystem>
 #include <fstream>
+#include <map>
+#include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "child_process.h"
@@ -75,6 +79,36 @@ class ClusterTest : public ::testing::Test {
   static bool shows(int port, const std::string& path, const std::string& fragment) {
     return waitUntil([&] { return get(port, path).find(fragment) != std::string::npos; }, 30s,
                      100ms);
+  }
+
+  // Writes `records` (key, value) to partition 0 of `topic` in one committed transaction.
+  static void produceInTransaction(
+      const std::string& topic, const std::vector<std::pair<std::string, std::string>>& records) {
+    char err[512];
+    rd_kafka_conf_t* conf = rd_kafka_conf_new();
+    for (const auto& [k, v] :
+         std::map<std::string, std::string>{{"bootstrap.servers", RealKafka::shared().bootstrap()},
+                                            {"transactional.id", uniqueName("config-writer")}})
+      ASSERT_EQ(rd_kafka_conf_set(conf, k.c_str(), v.c_str(), err, sizeof err), RD_KAFKA_CONF_OK)
+          << err;
+    std::unique_ptr<rd_kafka_t, decltype(&rd_kafka_destroy)> producer(
+        rd_kafka_new(RD_KAFKA_PRODUCER, conf, err, sizeof err), rd_kafka_destroy);
+    ASSERT_TRUE(producer) << err;
+    const auto ok = [](rd_kafka_error_t* e) {
+      if (!e) return true;
+      ADD_FAILURE() << rd_kafka_error_string(e);
+      rd_kafka_error_destroy(e);
+      return false;
+    };
+    ASSERT_TRUE(ok(rd_kafka_init_transactions(producer.get(), 30000)));
+    ASSERT_TRUE(ok(rd_kafka_begin_transaction(producer.get())));
+    for (const auto& [key, value] : records)
+      ASSERT_EQ(rd_kafka_producev(producer.get(), RD_KAFKA_V_TOPIC(topic.c_str()),
+                                  RD_KAFKA_V_PARTITION(0), RD_KAFKA_V_KEY(key.data(), key.size()),
+                                  RD_KAFKA_V_VALUE(const_cast<char*>(value.data()), value.size()),
+                                  RD_KAFKA_V_MSGFLAGS(RD_KAFKA_MSG_F_COPY), RD_KAFKA_V_END),
+                RD_KAFKA_RESP_ERR_NO_ERROR);
+    ASSERT_TRUE(ok(rd_kafka_commit_transaction(producer.get(), 30000)));
   }
 
   std::filesystem::path dir_;
@@ -160,15 +194,18 @@ TEST_F(ClusterTest, AConnectorAConnectWorkerWroteIsTakenOver) {
       R"("file":"{}","topic":"{}","tasks.max":"1","name":"connect-made"}})",
       file.string(), topic_);
   RealKafka::shared().createTopic(name_ + "-configs", 1, {{"cleanup.policy", "compact"}});
-  RealKafka::shared().produce(
+  // In one transaction, as a Connect leader with exactly-once sources writes its config topic: the
+  // topic ends with a commit marker no consumer is handed.
+  produceInTransaction(
       name_ + "-configs",
-      {{0, "target-state-connect-made", R"({"state":"PAUSED","state.v2":"PAUSED"})"},
-       {0, "connector-connect-made", fmt::format(R"({{"properties":{}}})", properties)},
-       {0, "task-connect-made-0", fmt::format(R"({{"properties":{}}})", properties)},
-       {0, "commit-connect-made", R"({"tasks":1})"},
-       {0, "connector-java-only",
+      {{"target-state-connect-made", R"({"state":"PAUSED","state.v2":"PAUSED"})"},
+       {"connector-connect-made", fmt::format(R"({{"properties":{}}})", properties)},
+       {"task-connect-made-0", fmt::format(R"({{"properties":{}}})", properties)},
+       {"commit-connect-made", R"({"tasks":1})"},
+       {"target-state-java-only", R"({"state":"PAUSED","state.v2":"STOPPED"})"},
+       {"connector-java-only",
         R"({"properties":{"connector.class":"com.example.JavaOnlyConnector","name":"java-only"}})"},
-       {0, "session-key", R"({"key":"a2V5","algorithm":"HmacSHA256","creation-timestamp":1})"}});
+       {"session-key", R"({"key":"a2V5","algorithm":"HmacSHA256","creation-timestamp":1})"}});
   const int port = test::freePort();
   auto ksink = start("takeover", port);
   EXPECT_EQ(get(port, "/connectors"), R"(["connect-made","java-only"])") << ksink->log();
@@ -177,6 +214,13 @@ TEST_F(ClusterTest, AConnectorAConnectWorkerWroteIsTakenOver) {
   EXPECT_NE(refused.find(R"("connector":{"state":"FAILED")"), std::string::npos) << refused;
   EXPECT_NE(refused.find("ksink does not run this connector"), std::string::npos) << refused;
   EXPECT_NE(refused.find("com.example.JavaOnlyConnector"), std::string::npos) << refused;
+  // Given a class ksink serves, it runs — in the target state Connect wrote for it: STOPPED.
+  EXPECT_EQ(send(port, "PUT", "/connectors/java-only/config",
+                 fmt::format(R"({{"connector.class":"FileStreamSource","file":"{}","topic":"{}"}})",
+                             file.string(), topic_)),
+            200);
+  EXPECT_TRUE(shows(port, "/connectors/java-only/status", R"("connector":{"state":"STOPPED")"))
+      << get(port, "/connectors/java-only/status");
   EXPECT_EQ(send(port, "DELETE", "/connectors/java-only"), 204);
   EXPECT_EQ(get(port, "/connectors"), R"(["connect-made"])");
   EXPECT_TRUE(shows(port, "/connectors/connect-made/status", R"("connector":{"state":"PAUSED")"))

@@ -80,7 +80,9 @@ class PostgresSecurityTest : public ::testing::Test {
             {"insert.mode", "insert"},
             {"auto.create", "true"},
             {"value.converter.schemas.enable", "false"},
-            {"key.converter", "string"}};
+            {"key.converter", "string"},
+            // A refused password fails the start at once (PostgresStatusTest covers the retries).
+            {"connection.attempts", "1"}};
   }
 
   // Worker and connector .properties files for the ksink binary; returns their paths.

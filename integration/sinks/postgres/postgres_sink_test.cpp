@@ -1022,7 +1022,9 @@ TEST_F(PostgresSinkTest, AMissingTableWithoutAutoCreateFailsAtStartWithTheReason
 
 TEST_F(PostgresSinkTest, AnUnreachableServerFailsAtStartWithTheReason) {
   RealKafka::shared().createTopic(topic_, 1);
-  RunningSink sink(props({{"connection.url", "postgresql://nobody:s3cret@127.0.0.1:1/db"}}));
+  // One attempt: the retries at start are PostgresStatusTest's.
+  RunningSink sink(props({{"connection.url", "postgresql://nobody:s3cret@127.0.0.1:1/db"},
+                          {"connection.attempts", "1"}}));
   ASSERT_TRUE(waitUntil([&] { return sink.done(); }, 30s));
   const auto error = sink.error();
   EXPECT_NE(

@@ -10,6 +10,7 @@ void WorkerBatch::clear() {
   connect_records.clear();
   converted_count = 0;
   bytes.clear();
+  topics.clear();
   topic_ = {};
 }
 

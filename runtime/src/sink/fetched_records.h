@@ -9,6 +9,7 @@
 // Thread-safety: the task's thread only.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <deque>
 #include <optional>
@@ -38,6 +39,9 @@ struct WorkerBatch {
   std::vector<SinkRecord> put_records;
   std::vector<ConnectRecord> connect_records;
   size_t converted_count = 0;
+  // The topics of the records, each once, in the order they first came (found where a run of one
+  // topic begins, so no record pays for it): what the task's active topics are told.
+  std::vector<std::string_view> topics;
 
   bool empty() const { return records.empty(); }
   size_t size() const { return records.size(); }
@@ -54,8 +58,10 @@ inline void WorkerBatch::add(const rd_kafka_message_t* m) {
   auto copy = [this](const void* data, size_t size) {
     return bytes.copy(std::string_view(static_cast<const char*>(data), size));
   };
-  if (const std::string_view topic = rd_kafka_topic_name(m->rkt); topic != topic_)
+  if (const std::string_view topic = rd_kafka_topic_name(m->rkt); topic != topic_) {
     topic_ = bytes.copy(topic);
+    if (std::find(topics.begin(), topics.end(), topic_) == topics.end()) topics.push_back(topic_);
+  }
   rd_kafka_timestamp_type_t ts_type;
   const int64_t ts = rd_kafka_message_timestamp(m, &ts_type);
   std::optional<std::string_view> key, value;

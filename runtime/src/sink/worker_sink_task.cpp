@@ -156,9 +156,7 @@ void WorkerSinkTask::iteration() {
 }
 
 void WorkerSinkTask::markTopics() {
-  std::string_view last;
-  for (const auto& r : fetched_.batch().records)
-    if (r.topic() != last) topics_->used(last = r.topic());
+  for (const auto topic : fetched_.batch().topics) topics_->used(topic);
 }
 
 void WorkerSinkTask::applyPause() {

@@ -4,20 +4,30 @@
 #include <fmt/ranges.h>
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <stdexcept>
+#include <string>
 
 #include "topic_admin.h"
 
 namespace ksink {
 
-void createTopicsFor(const std::vector<detail::PolledRecord>& records, TopicCreation& creation,
-                     rd_kafka_s* client, const std::atomic<bool>& stopping, std::string_view task) {
-  const std::string* previous = nullptr;  // most records go where the one before went
+std::vector<std::string_view> topicsOf(const std::vector<detail::PolledRecord>& records) {
+  std::vector<std::string_view> out;
+  std::string_view previous;  // most records go where the one before went
   for (const auto& polled : records) {
+    if (!polled.record || polled.record->topic == previous) continue;
+    previous = polled.record->topic;
+    if (std::find(out.begin(), out.end(), previous) == out.end()) out.push_back(previous);
+  }
+  return out;
+}
+
+void createTopicsFor(const std::vector<std::string_view>& topics, TopicCreation& creation,
+                     rd_kafka_s* client, const std::atomic<bool>& stopping, std::string_view task) {
+  for (const auto name : topics) {
     if (stopping) return;  // nothing more of the batch is sent either
-    if (!polled.record || (previous && *previous == polled.record->topic)) continue;
-    const auto& topic = polled.record->topic;
-    previous = &topic;
+    const std::string topic(name);
     if (!creation.required(topic)) continue;
     const auto& group = creation.groupFor(topic);
     bool created = false;

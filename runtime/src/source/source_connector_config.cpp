@@ -249,9 +249,7 @@ SourceConnectorConfig SourceConnectorConfig::parse(const Config& raw,
   out.transactional_id_prefix = fmt::format("{}-{}-", value("group.id"), out.worker.name);
   out.shared_tasks = config.get("group.id").has_value();
   out.topic_creation = TopicCreation::parse(config.values(), problems);
-  out.client_properties["bootstrap.servers"] = out.worker.bootstrap_servers;
-  for (const auto& [key, value] : config.values())
-    if (detail::isClientSecurityKey(key)) out.client_properties[key] = value;
+  out.client_properties = WorkerConfig::clientProperties(config);
   producerProperties(config, out, problems);
   if (out.shared_tasks) membershipProperties(config, value("group.id"), out, problems);
   if (!problems.empty()) throw ConfigException(std::move(problems));

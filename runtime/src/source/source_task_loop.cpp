@@ -52,12 +52,10 @@ void SourceTaskLoop::iteration() {
       return;
     }
     to_send_ = std::move(*polled);
-    std::string_view last;
-    for (const auto& r : to_send_)
-      if (r.record && r.record->topic != last) topics_->used(last = r.record->topic);
+    const auto topics = topicsOf(to_send_);
+    for (const auto topic : topics) topics_->used(topic);
     if (topic_creation_)
-      createTopicsFor(to_send_, *topic_creation_, producer_->handle(), stop_.requestedFlag(),
-                      label_);
+      createTopicsFor(topics, *topic_creation_, producer_->handle(), stop_.requestedFlag(), label_);
   }
   sendRecords();
   if (to_send_.empty()) clock_.sleepFor(SourcePoll::kIdleWait);

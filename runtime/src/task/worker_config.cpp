@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <optional>
 #include <string_view>
 
 #include "ksink/detail/config_parse.h"
@@ -48,6 +49,13 @@ constexpr ConfigDef::IgnoredKey kDistributedIgnored[] = {
     {"metric.reporters", "metrics are served in Prometheus text at /metrics"},
     {"auto.include.jmx.reporter", "metrics are served in Prometheus text at /metrics"},
 };
+
+// A topic's replication factor when ksink creates it: -1 is the broker's default.
+std::optional<std::string> replicationFactor(std::string_view v) {
+  const auto n = detail::parseLong(v);
+  if (n && (*n == -1 || *n >= 1)) return std::nullopt;
+  return "must be -1 (the broker's default) or at least 1";
+}
 
 ConfigDef makeWorkerDef() {
   ConfigDef def;
@@ -98,11 +106,7 @@ ConfigDef makeWorkerDef() {
       .define("offset.storage.replication.factor", Type::kInt, "3", Importance::kLow,
               "Replication factor of the offsets topic when ksink creates it; -1: the broker's "
               "default.",
-              [](std::string_view v) -> std::optional<std::string> {
-                const auto n = detail::parseLong(v);
-                if (n && (*n == -1 || *n >= 1)) return std::nullopt;
-                return "must be -1 (the broker's default) or at least 1";
-              })
+              replicationFactor)
       .define("exactly.once.source.support", Type::kString, "disabled", Importance::kHigh,
               "enabled: every source task produces in transactions that carry its offsets "
               "(KIP-618). Connect's `preparing` (a rolling upgrade step of a distributed cluster) "
@@ -129,7 +133,8 @@ ConfigDef makeWorkerDef() {
               "connector files given are created in it when it does not hold them yet.")
       .define("config.storage.replication.factor", Type::kInt, "3", Importance::kLow,
               "Connect distributed's: the config topic's replication factor when ksink creates "
-              "it (-1: the broker's default).")
+              "it (-1: the broker's default).",
+              replicationFactor)
       .define("state.dir", Type::kString, "", Importance::kMedium,
               "Directory where ksink run keeps the connectors created, changed, paused, stopped "
               "or deleted through the REST API, so that a restart keeps them (Kafka Connect's "
@@ -208,8 +213,8 @@ WorkerConfig WorkerConfig::parse(const Config& config) {
   auto value = [&](std::string_view key, const ConfigDef& def) {
     return config.get(key).value_or(def.valueOf(config.values(), key));
   };
-  auto millis = [&](std::string_view key) {
-    return std::chrono::milliseconds(detail::parseLong(value(key, configDef())).value_or(0));
+  auto millis = [&](std::string_view key, const ConfigDef& def = configDef()) {
+    return std::chrono::milliseconds(detail::parseLong(value(key, def)).value_or(0));
   };
   WorkerConfig out;
   out.name = value("name", connectorKeys());
@@ -218,11 +223,8 @@ WorkerConfig WorkerConfig::parse(const Config& config) {
       static_cast<int>(detail::parseLong(value("tasks.max", connectorKeys())).value_or(1));
   out.restart_max_attempts = static_cast<int>(
       detail::parseLong(value("errors.restart.max.attempts", connectorKeys())).value_or(0));
-  auto connector_millis = [&](std::string_view key) {
-    return std::chrono::milliseconds(detail::parseLong(value(key, connectorKeys())).value_or(0));
-  };
-  out.restart_backoff = connector_millis("errors.restart.backoff.ms");
-  out.restart_window = connector_millis("errors.restart.window.ms");
+  out.restart_backoff = millis("errors.restart.backoff.ms", connectorKeys());
+  out.restart_window = millis("errors.restart.window.ms", connectorKeys());
   out.bootstrap_servers = value("bootstrap.servers", configDef());
   out.offset_flush_interval = millis("offset.flush.interval.ms");
   out.offset_flush_timeout = millis("offset.flush.timeout.ms");
@@ -234,11 +236,16 @@ WorkerConfig WorkerConfig::parse(const Config& config) {
   return out;
 }
 
-std::map<std::string, std::string> WorkerConfig::producerProperties(const Config& config) {
+std::map<std::string, std::string> WorkerConfig::clientProperties(const Config& config) {
   std::map<std::string, std::string> out;
   out["bootstrap.servers"] = config.get("bootstrap.servers").value_or("");
   for (const auto& [key, value] : config.values())
     if (detail::isClientSecurityKey(key)) out[key] = value;
+  return out;
+}
+
+std::map<std::string, std::string> WorkerConfig::producerProperties(const Config& config) {
+  auto out = clientProperties(config);
   for (const auto& [key, value] : config.withPrefix("producer."))
     if (!key.starts_with("override.")) out[key] = value;
   for (const auto& [key, value] : config.withPrefix("producer.override.")) out[key] = value;

@@ -36,8 +36,11 @@ struct WorkerConfig {
   // Reads the values; `config` has been validated against a definition including configDef()
   // and connectorKeys() (a kind's parse does that), so missing keys take the defaults.
   static WorkerConfig parse(const Config& config);
-  // The librdkafka properties of a producer for this connector, later wins: bootstrap.servers,
-  // the client security keys, the worker's producer.*, the connector's producer.override.*.
+  // bootstrap.servers and the client security keys: what every client is made with (the worker's
+  // own, such as the config topic's, take only these).
+  static std::map<std::string, std::string> clientProperties(const Config& config);
+  // The librdkafka properties of a producer for this connector, later wins: clientProperties(),
+  // the worker's producer.*, the connector's producer.override.*.
   static std::map<std::string, std::string> producerProperties(const Config& config);
   // The worker's keys.
   static const ConfigDef& configDef();

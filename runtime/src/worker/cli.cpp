@@ -48,16 +48,6 @@ struct Connectors {
   std::chrono::milliseconds graceful_timeout{0};  // the longest of the connectors'
 };
 
-// bootstrap.servers and the client security keys of the worker: what every client of the worker's
-// own (not a connector's) is made with.
-std::map<std::string, std::string> clientProperties(
-    const std::map<std::string, std::string>& worker) {
-  std::map<std::string, std::string> out;
-  for (const auto& [key, value] : worker)
-    if (key == "bootstrap.servers" || detail::isClientSecurityKey(key)) out[key] = value;
-  return out;
-}
-
 Connectors loadConnectors(const std::string& worker_file,
                           const std::vector<std::string>& connector_files) {
   Connectors out;
@@ -94,13 +84,10 @@ Connectors loadConnectors(const std::string& worker_file,
       out.herder->add(std::move(connector));
   }
   if (cluster) {
-    out.config_topic = std::make_unique<ConfigTopic>(
-        clientProperties(out.worker_properties), topic->second,
-        static_cast<int>(
-            detail::parseLong(out.worker_properties.contains("config.storage.replication.factor")
-                                  ? out.worker_properties.at("config.storage.replication.factor")
-                                  : "3")
-                .value_or(3)));
+    const Config worker(out.worker_properties, WorkerConfig::configDef());
+    out.config_topic =
+        std::make_unique<ConfigTopic>(WorkerConfig::clientProperties(worker), topic->second,
+                                      worker.getInt("config.storage.replication.factor"));
     out.herder->useConfigTopic(out.config_topic.get());
   } else {
     out.herder->restore();  // what the REST API changed before the last stop

@@ -13,6 +13,14 @@
 #include "published_status.h"
 
 namespace ksink {
+namespace {
+
+// Topics used, each with when it last was: `from`'s into `into`.
+void mergeTopics(UsedTopics& into, const UsedTopics& from) {
+  for (const auto& [topic, at] : from) into[topic] = std::max(into[topic], at);
+}
+
+}  // namespace
 Herder::Herder(bool exit_on_failure, Loader loader, std::filesystem::path state_dir)
     : exit_on_failure_(exit_on_failure),
       loader_(std::move(loader)),
@@ -130,31 +138,23 @@ bool Herder::halt(Connector& c) {
   if (worker) worker->stop();
   if (thread.joinable()) thread.join();
   std::lock_guard lock(mutex_);
-  if (worker)
-    for (const auto& [topic, used] : worker->activeTopics())
-      c.topics[topic] = std::max(c.topics[topic], used);
+  if (worker) mergeTopics(c.topics, worker->activeTopics());
   return failed_before || c.failure.empty();
 }
 
 std::vector<std::string> Herder::activeTopics(const std::string& name) const {
-  ConnectorPtr c;
+  std::shared_ptr<Worker> worker;
+  UsedTopics used;
+  std::chrono::steady_clock::time_point reset;
   {
     std::lock_guard lock(mutex_);
     auto it = connectors_.find(name);
     if (it == connectors_.end()) return {};
-    c = it->second;
+    worker = it->second->worker;
+    used = it->second->topics;
+    reset = it->second->topics_reset;
   }
-  std::shared_ptr<Worker> worker;
-  std::map<std::string, std::chrono::steady_clock::time_point, std::less<>> used;
-  std::chrono::steady_clock::time_point reset;
-  {
-    std::lock_guard lock(mutex_);
-    worker = c->worker;
-    used = c->topics;
-    reset = c->topics_reset;
-  }
-  if (worker)
-    for (const auto& [topic, at] : worker->activeTopics()) used[topic] = std::max(used[topic], at);
+  if (worker) mergeTopics(used, worker->activeTopics());
   std::vector<std::string> out;
   for (const auto& [topic, at] : used)
     if (at > reset) out.push_back(topic);

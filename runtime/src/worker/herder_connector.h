@@ -15,6 +15,9 @@
 
 namespace ksink {
 
+// Topics a connector used, each with when it last did (Worker::activeTopics()).
+using UsedTopics = std::map<std::string, std::chrono::steady_clock::time_point, std::less<>>;
+
 struct Herder::Connector {
   explicit Connector(ConnectorFile connector_file)
       : file(std::move(connector_file)),
@@ -36,7 +39,7 @@ struct Herder::Connector {
   bool retired = false;
   // The topics its former Workers used (a Worker's own are asked of it), and when they were last
   // reset: what was used before is not shown.
-  std::map<std::string, std::chrono::steady_clock::time_point, std::less<>> topics;
+  UsedTopics topics;
   std::chrono::steady_clock::time_point topics_reset{};
 };
 
