@@ -3,6 +3,7 @@
 // both (a SQLite sink whose tasks share the topic's partitions through the consumer group), a
 // process that starts later finds them in the topic, the records are Connect's, and what a Connect
 // worker wrote there (its task and commit records included) is taken over.
+#include <SQLiteCpp/Database.h>
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <httplib.h>
@@ -44,10 +45,11 @@ class ClusterTest : public ::testing::Test {
     std::ofstream(worker) << fmt::format(
         "bootstrap.servers={}\ngroup.id={}\nconfig.storage.topic={}-configs\n"
         "config.storage.replication.factor=1\noffset.storage.topic={}-offsets\n"
-        "offset.storage.replication.factor=1\noffset.flush.interval.ms=500\n"
+        "offset.storage.replication.factor=1\nstatus.storage.topic={}-status\n"
+        "status.storage.replication.factor=1\noffset.flush.interval.ms=500\n"
         "listeners=http://127.0.0.1:{}\nconsumer.session.timeout.ms=6000\n"
         "consumer.heartbeat.interval.ms=500\n",
-        RealKafka::shared().bootstrap(), name_, name_, name_, port);
+        RealKafka::shared().bootstrap(), name_, name_, name_, name_, port);
     auto process = std::make_unique<ChildProcess>(
         std::vector<std::string>{KSINK_BIN, "run", worker.string()}, dir_ / (tag + ".log"));
     httplib::Client client("127.0.0.1", port);
@@ -181,6 +183,71 @@ TEST_F(ClusterTest, ChangesMadeThroughEitherProcessRunOnBothAndALaterProcessFind
     p->signal(SIGTERM);
     EXPECT_EQ(p->wait(30s), 0) << p->log();
   }
+}
+
+// A source connector whose tasks the two processes share (worker group.id): either process shows
+// both tasks, each with the worker running it, from the status topic; a process that stops writes
+// its task UNASSIGNED, and the other, given it, RUNNING under its own id.
+TEST_F(ClusterTest, EitherProcessShowsTheTasksOfBoth) {
+  const auto db = dir_ / "source.db";
+  SQLite::Database(db.string(), SQLite::OPEN_READWRITE | SQLite::OPEN_CREATE)
+      .exec(
+          "CREATE TABLE t0 (id INTEGER PRIMARY KEY, v TEXT); "
+          "CREATE TABLE t1 (id INTEGER PRIMARY KEY, v TEXT)");
+  const int port_a = test::freePort(), port_b = test::freePort();
+  const auto id_a = fmt::format("127.0.0.1:{}", port_a), id_b = fmt::format("127.0.0.1:{}", port_b);
+  auto a = start("a", port_a);
+  auto b = start("b", port_b);
+  ASSERT_EQ(send(port_a, "POST", "/connectors",
+                 fmt::format(R"({{"name":"tables","config":{{"connector.class":)"
+                             R"("io.confluent.connect.jdbc.JdbcSourceConnector","connection.url":)"
+                             R"("jdbc:sqlite:{}","mode":"incrementing","topic.prefix":"{}-",)"
+                             R"("poll.interval.ms":"200","tasks.max":"2"}}}})",
+                             db.string(), name_)),
+            201);
+  // One task each once the group split them; both processes say so.
+  const auto runs = [](const std::string& status, int task, const std::string& worker) {
+    return status.find(fmt::format(R"({{"id":{},"state":"RUNNING","worker_id":"{}")", task,
+                                   worker)) != std::string::npos;
+  };
+  const auto both = [&](int port) {
+    const auto status = get(port, "/connectors/tables/status");
+    return (runs(status, 0, id_a) && runs(status, 1, id_b)) ||
+           (runs(status, 0, id_b) && runs(status, 1, id_a));
+  };
+  EXPECT_TRUE(waitUntil([&] { return both(port_a) && both(port_b); }, 60s, 200ms))
+      << get(port_a, "/connectors/tables/status") << "\n"
+      << get(port_b, "/connectors/tables/status") << a->log() << b->log();
+  EXPECT_NE(get(port_b, "/connectors/tables").find(R"({"connector":"tables","task":1})"),
+            std::string::npos);
+
+  // b stops: its task runs on a, and a shows both as its own.
+  b->signal(SIGTERM);
+  EXPECT_EQ(b->wait(30s), 0) << b->log();
+  EXPECT_TRUE(waitUntil(
+      [&] {
+        const auto status = get(port_a, "/connectors/tables/status");
+        return runs(status, 0, id_a) && runs(status, 1, id_a);
+      },
+      60s, 200ms))
+      << get(port_a, "/connectors/tables/status") << a->log();
+  // The records are Connect's; the connector's, written UNASSIGNED by b as it stopped, is a's
+  // RUNNING again.
+  std::map<std::string, std::string> last;
+  const auto read = [&] {
+    for (int32_t p = 0; p < 5; ++p)  // status.storage.partitions
+      for (const auto& r :
+           test::readCommitted(RealKafka::shared().bootstrap(), name_ + "-status", p, 30s))
+        if (r.key && r.value) last[*r.key] = *r.value;
+    return last["status-connector-tables"].starts_with(
+        fmt::format(R"({{"state":"RUNNING","trace":null,"worker_id":"{}","generation":0,)", id_a));
+  };
+  EXPECT_TRUE(waitUntil(read, 10s)) << last["status-connector-tables"];
+  EXPECT_TRUE(last["status-task-tables-1"].starts_with(
+      fmt::format(R"({{"state":"RUNNING","trace":null,"worker_id":"{}")", id_a)))
+      << last["status-task-tables-1"];
+  a->signal(SIGTERM);
+  EXPECT_EQ(a->wait(30s), 0) << a->log();
 }
 
 // What a Connect 4.1 worker writes for a connector it runs — its configuration, its tasks' and

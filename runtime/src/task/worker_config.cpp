@@ -16,17 +16,12 @@ using Importance = ConfigDef::Importance;
 
 // Keys of Connect's distributed worker that have no meaning here, with what ksink does instead:
 // accepted (a Connect worker file runs unchanged) and named in a warning.
-constexpr const char* kNoStatusTopic =
-    "ksink writes no status topic yet: each process's REST API and /status show the tasks it runs";
 constexpr const char* kGroupProtocol =
     "tasks move between processes through Kafka's consumer groups, within "
     "consumer.session.timeout.ms";
 constexpr const char* kNoLeader =
     "there is no leader: every process applies the config topic's changes itself";
 constexpr ConfigDef::IgnoredKey kDistributedIgnored[] = {
-    {"status.storage.topic", kNoStatusTopic},
-    {"status.storage.replication.factor", kNoStatusTopic},
-    {"status.storage.partitions", kNoStatusTopic},
     {"scheduled.rebalance.max.delay.ms", kGroupProtocol},
     {"connect.protocol", kGroupProtocol},
     {"session.timeout.ms", kGroupProtocol},
@@ -133,6 +128,19 @@ ConfigDef makeWorkerDef() {
               "connector files given are created in it when it does not hold them yet.")
       .define("config.storage.replication.factor", Type::kInt, "3", Importance::kLow,
               "Connect distributed's: the config topic's replication factor when ksink creates "
+              "it (-1: the broker's default).",
+              replicationFactor)
+      .define("status.storage.topic", Type::kString, "", Importance::kHigh,
+              "Connect distributed's, with config.storage.topic: the status topic (compacted; "
+              "created if missing), where each process writes the states of the connectors and "
+              "tasks it runs in Connect's record format, and reads the others': the REST API of "
+              "any process shows the tasks a connector's processes share wherever they run. "
+              "Empty: each process shows the tasks it runs.")
+      .define("status.storage.partitions", Type::kInt, "5", Importance::kLow,
+              "Connect distributed's: the status topic's partitions when ksink creates it.",
+              ConfigDef::atLeast(1))
+      .define("status.storage.replication.factor", Type::kInt, "3", Importance::kLow,
+              "Connect distributed's: the status topic's replication factor when ksink creates "
               "it (-1: the broker's default).",
               replicationFactor)
       .define("state.dir", Type::kString, "", Importance::kMedium,

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
+#include <unistd.h>
 
 #include <CLI/CLI.hpp>
 #include <algorithm>
@@ -29,6 +30,7 @@
 #include "rest_api.h"
 #include "signal_watch.h"
 #include "status_server.h"
+#include "status_topic.h"
 #include "topic_admin.h"
 #include "worker_config.h"
 
@@ -45,6 +47,7 @@ struct Connectors {
   // A cluster's config topic; declared after the herder, so it stops (its reader applies to the
   // herder) before the herder goes.
   std::unique_ptr<ConfigTopic> config_topic;
+  std::unique_ptr<StatusTopic> status_topic;      // a cluster's, when status.storage.topic is set
   std::chrono::milliseconds graceful_timeout{0};  // the longest of the connectors'
 };
 
@@ -89,6 +92,13 @@ Connectors loadConnectors(const std::string& worker_file,
         std::make_unique<ConfigTopic>(WorkerConfig::clientProperties(worker), topic->second,
                                       worker.getInt("config.storage.replication.factor"));
     out.herder->useConfigTopic(out.config_topic.get());
+    if (const auto status = worker.getString("status.storage.topic"); !status.empty()) {
+      out.status_topic =
+          std::make_unique<StatusTopic>(WorkerConfig::clientProperties(worker), status,
+                                        worker.getInt("status.storage.partitions"),
+                                        worker.getInt("status.storage.replication.factor"));
+      out.herder->useStatusTopic(out.status_topic.get());
+    }
   } else {
     out.herder->restore();  // what the REST API changed before the last stop
   }
@@ -98,10 +108,13 @@ Connectors loadConnectors(const std::string& worker_file,
 // Joins the cluster's config topic and starts the herder: the topic's connectors run here from
 // then on (read before the herder starts: /health answers 200 only once they are known), and the
 // connector files it does not hold yet are created in it.
-void startInCluster(Connectors& connectors) {
+void startInCluster(Connectors& connectors, const std::string& worker_id) {
   auto& herder = *connectors.herder;
+  if (connectors.status_topic) connectors.status_topic->start();
   connectors.config_topic->start([&herder](const ConfigRecord& record) { herder.apply(record); });
   herder.start();
+  if (connectors.status_topic)
+    connectors.status_topic->publish([&herder] { return herder.statusRecords(); }, worker_id);
   const auto known = herder.names();
   for (const auto& seed : connectors.seeds) {
     const auto name = seed.config.getString("name");
@@ -109,6 +122,13 @@ void startInCluster(Connectors& connectors) {
     spdlog::info("connector {}: created in the config topic from its file", name);
     herder.putConfig(name, seed.submitted);
   }
+}
+
+// What names this process in the status topic when it has no REST listener.
+std::string hostName() {
+  char name[256] = {};
+  if (gethostname(name, sizeof name - 1) != 0) return "ksink";
+  return name;
 }
 
 // The Kafka cluster's id for GET /, asked with the worker's client settings.
@@ -139,15 +159,17 @@ int run(const std::string& worker_file, const std::vector<std::string>& connecto
   // second ksink on this machine with the default port) fails the start, as Connect's REST server
   // does: a process running without the listener it was given is one nobody can see.
   std::unique_ptr<StatusServer> status_server;
+  std::string worker_id = hostName();  // host:port of the listener, once bound
   const auto listener = listenerOf(connectors.worker_properties);
   if (!listener.empty()) {
     try {
       status_server = std::make_unique<StatusServer>(
           listener, [&herder] { return herder.statuses(); },
-          [&herder, &worker = connectors.worker_properties,
+          [&herder, &worker = connectors.worker_properties, &worker_id,
            cluster_id = clusterIdOf(connectors.worker_properties)](httplib::Server& server,
-                                                                   const std::string& worker_id) {
-            addConnectRoutes(server, herder, {worker_id, cluster_id, worker});
+                                                                   const std::string& bound) {
+            worker_id = bound;
+            addConnectRoutes(server, herder, {bound, cluster_id, worker});
           },
           listenerSecurity(connectors.worker_properties));
     } catch (const std::exception& e) {
@@ -161,7 +183,7 @@ int run(const std::string& worker_file, const std::vector<std::string>& connecto
     herder.start();
   } else {
     try {
-      startInCluster(connectors);
+      startInCluster(connectors, worker_id);
     } catch (const std::exception& e) {
       spdlog::error("{}", e.what());
       herder.stopAll();
@@ -170,7 +192,9 @@ int run(const std::string& worker_file, const std::vector<std::string>& connecto
     }
   }
   const int status = herder.wait();
-  if (connectors.config_topic) connectors.config_topic->stop();  // before the herder goes
+  // Its tasks run nowhere now (UNASSIGNED); then stop reading, before the herder goes.
+  if (connectors.status_topic) connectors.status_topic->stop();
+  if (connectors.config_topic) connectors.config_topic->stop();
   return status;
 }
 

@@ -13,12 +13,6 @@ constexpr std::string_view kConnector = "connector-";
 constexpr std::string_view kTarget = "target-state-";
 constexpr std::string_view kRestart = "restart-connector-";
 
-const Value* member(const Value::Object& object, std::string_view name) {
-  for (const auto& [key, value] : object)
-    if (key == name) return &value;
-  return nullptr;
-}
-
 std::string_view targetName(ConfigRecord::Target target) {
   switch (target) {
     case ConfigRecord::Target::kPaused:
@@ -32,8 +26,8 @@ std::string_view targetName(ConfigRecord::Target target) {
 
 ConfigRecord::Target readTarget(const Value::Object& object) {
   // state.v2 when a 3.5+ worker wrote it (it knows STOPPED), else state.
-  const Value* state = member(object, "state.v2");
-  if (!state || state->kind() != Value::Kind::kString) state = member(object, "state");
+  const Value* state = jsonMember(object, "state.v2");
+  if (!state || state->kind() != Value::Kind::kString) state = jsonMember(object, "state");
   if (!state || state->kind() != Value::Kind::kString)
     throw std::invalid_argument("a target state without \"state\"");
   const auto& text = state->asString();
@@ -44,7 +38,7 @@ ConfigRecord::Target readTarget(const Value::Object& object) {
 }
 
 std::map<std::string, std::string> readProperties(const Value::Object& object) {
-  const Value* properties = member(object, "properties");
+  const Value* properties = jsonMember(object, "properties");
   if (!properties || properties->kind() != Value::Kind::kObject)
     throw std::invalid_argument("a connector configuration without \"properties\"");
   std::map<std::string, std::string> out;
@@ -56,7 +50,7 @@ std::map<std::string, std::string> readProperties(const Value::Object& object) {
 }
 
 bool flag(const Value::Object& object, std::string_view name) {
-  const Value* v = member(object, name);
+  const Value* v = jsonMember(object, name);
   return v && v->kind() == Value::Kind::kBoolean && v->asBoolean();
 }
 

@@ -1,7 +1,6 @@
 #include "config_topic.h"
 
 #include <fmt/format.h>
-#include <librdkafka/rdkafka.h>
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
@@ -10,7 +9,6 @@
 
 #include "kafka_producer.h"
 #include "ksink/record_metadata.h"
-#include "rdkafka_timeout.h"
 #include "topic_admin.h"
 
 namespace ksink {
@@ -18,25 +16,19 @@ namespace {
 
 constexpr std::chrono::milliseconds kReadTimeout{60000};
 
-std::optional<std::string> bytes(const void* data, size_t size) {
-  if (!data) return std::nullopt;
-  return std::string(static_cast<const char*>(data), size);
-}
-
 }  // namespace
 
 ConfigTopic::ConfigTopic(std::map<std::string, std::string> client_properties, std::string topic,
                          int replication_factor)
     : client_properties_(std::move(client_properties)),
-      topic_(std::move(topic)),
-      replication_factor_(replication_factor) {}
+      replication_factor_(replication_factor),
+      follower_(client_properties_, std::move(topic), "the config topic") {}
 
 ConfigTopic::~ConfigTopic() {
   stop();
 }
 
 void ConfigTopic::start(Apply apply) {
-  apply_ = std::move(apply);
   // Connect's config producer: acks=all, idempotent (one partition, so the order is the topic's).
   auto properties = client_properties_;
   properties["acks"] = "all";
@@ -51,90 +43,26 @@ void ConfigTopic::start(Apply apply) {
         changed_.notify_all();
       });
   try {
-    if (ensureTopic(producer_->handle(), topic_, 1, replication_factor_,
+    if (ensureTopic(producer_->handle(), topic(), 1, replication_factor_,
                     {{"cleanup.policy", "compact"}}))
-      spdlog::info("created the config topic {}", topic_);
+      spdlog::info("created the config topic {}", topic());
   } catch (const std::exception& e) {
     throw std::runtime_error(fmt::format(
         "the config topic (config.storage.topic={}) is missing and could not be created: {}",
-        topic_, e.what()));
+        topic(), e.what()));
   }
-  auto reader = client_properties_;
-  reader["group.id"] = "ksink-config-reader";  // never joins: the partition is assigned
-  reader["enable.auto.commit"] = "false";
-  reader["isolation.level"] = "read_committed";
-  // The end as the broker sees it: a last transaction marker (a Connect leader with exactly-once
-  // writes its config topic in transactions) is never delivered as a record.
-  reader["enable.partition.eof"] = "true";
-  consumer_ = makeClient(RD_KAFKA_CONSUMER, reader, "config topic reader");
-  int64_t low = 0, high = 0;
-  if (auto err = rd_kafka_query_watermark_offsets(consumer_.get(), topic_.c_str(), 0, &low, &high,
-                                                  rdkafkaTimeoutMs(kReadTimeout)))
-    throw std::runtime_error(
-        fmt::format("the config topic {}: its end is unknown: {}", topic_, rd_kafka_err2str(err)));
-  PartitionList assignment(rd_kafka_topic_partition_list_new(1));
-  rd_kafka_topic_partition_list_add(assignment.get(), topic_.c_str(), 0)->offset =
-      RD_KAFKA_OFFSET_BEGINNING;
-  if (auto err = rd_kafka_assign(consumer_.get(), assignment.get()))
-    throw std::runtime_error(fmt::format("the config topic {}: {}", topic_, rd_kafka_err2str(err)));
-  reader_ = std::thread([this] { follow(); });
   // What the topic holds is applied before start() returns: the process starts with the cluster's
   // connectors, not with none.
-  std::unique_lock lock(mutex_);
-  if (!changed_.wait_for(lock, kReadTimeout, [&] { return read_ >= high || stopping_; }))
-    throw std::runtime_error(
-        fmt::format("the config topic {}: not read to its end ({}) within {} s", topic_, high,
-                    kReadTimeout.count() / 1000));
-  spdlog::info("config topic {}: {} record(s) applied", topic_, read_);
+  follower_.start(
+      [apply = std::move(apply)](const std::string& key, const std::optional<std::string>& value) {
+        if (auto record = ConfigRecord::read(key, value)) apply(*record);
+      },
+      kReadTimeout);
+  spdlog::info("config topic {} read", topic());
 }
 
 void ConfigTopic::stop() {
-  {
-    std::lock_guard lock(mutex_);
-    stopping_ = true;
-    changed_.notify_all();
-  }
-  if (reader_.joinable()) reader_.join();
-  if (consumer_) rd_kafka_consumer_close(consumer_.get());
-  consumer_.reset();
-}
-
-void ConfigTopic::follow() {
-  for (;;) {
-    {
-      std::lock_guard lock(mutex_);
-      if (stopping_) return;
-    }
-    MessagePtr m(rd_kafka_consumer_poll(consumer_.get(), 200));
-    if (!m) continue;
-    if (m->err == RD_KAFKA_RESP_ERR__PARTITION_EOF) {
-      std::lock_guard lock(mutex_);
-      if (m->offset > read_) {
-        read_ = m->offset;
-        changed_.notify_all();
-      }
-      continue;
-    }
-    if (m->err) {
-      spdlog::warn("config topic {}: {}", topic_, rd_kafka_message_errstr(m.get()));
-      continue;
-    }
-    const auto key = bytes(m->key, m->key_len).value_or("");
-    try {
-      if (auto record = ConfigRecord::read(key, bytes(m->payload, m->len))) apply_(*record);
-    } catch (const std::exception& e) {
-      // One record that cannot be read or applied must not stop the cluster's others.
-      spdlog::error("config topic {}: the record {} at offset {}: {}", topic_, key, m->offset,
-                    e.what());
-    }
-    applied(m->offset + 1);
-  }
-}
-
-void ConfigTopic::applied(int64_t next) {
-  std::lock_guard lock(mutex_);
-  read_ = next;
-  changed_.notify_all();
+  follower_.stop();
 }
 
 void ConfigTopic::write(const std::vector<ConfigRecord>& records,
@@ -149,7 +77,7 @@ void ConfigTopic::write(const std::vector<ConfigRecord>& records,
       std::lock_guard lock(mutex_);
       deliveries_[token] = {false, ""};
     }
-    producer_->send({topic_, 0, record.key(), record.value(), {}, std::nullopt}, token);
+    producer_->send({topic(), 0, record.key(), record.value(), {}, std::nullopt}, token);
     tokens.push_back(token);
   }
   std::string error;
@@ -169,13 +97,16 @@ void ConfigTopic::write(const std::vector<ConfigRecord>& records,
   }
   if (!error.empty())
     throw std::runtime_error(
-        fmt::format("the config topic {}: a change was not written: {}", topic_, error));
+        fmt::format("the config topic {}: a change was not written: {}", topic(), error));
   // Answered once applied here: what the caller reads next includes it.
-  std::unique_lock lock(mutex_);
-  const int64_t wanted = last_written_ + 1;
-  if (!changed_.wait_until(lock, until, [&] { return read_ >= wanted || stopping_; }))
-    throw std::runtime_error(
-        fmt::format("the config topic {}: a change was written but not read back in time", topic_));
+  int64_t wanted = 0;
+  {
+    std::lock_guard lock(mutex_);
+    wanted = last_written_ + 1;
+  }
+  if (!follower_.awaitRead(0, wanted, until))
+    throw std::runtime_error(fmt::format(
+        "the config topic {}: a change was written but not read back in time", topic()));
 }
 
 }  // namespace ksink

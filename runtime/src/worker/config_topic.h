@@ -18,11 +18,10 @@
 #include <memory>
 #include <mutex>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "config_records.h"
-#include "rdkafka_handles.h"
+#include "topic_follower.h"
 
 namespace ksink {
 
@@ -50,29 +49,20 @@ class ConfigTopic {
   void write(const std::vector<ConfigRecord>& records,
              std::chrono::milliseconds timeout = std::chrono::seconds(30));
 
-  const std::string& topic() const { return topic_; }
+  const std::string& topic() const { return follower_.topic(); }
 
  private:
-  void follow();
-  // The next offset to read, once the records before it were applied.
-  void applied(int64_t next);
-
   const std::map<std::string, std::string> client_properties_;
-  const std::string topic_;
   const int replication_factor_;
-  Apply apply_;
+  TopicFollower follower_;
   std::unique_ptr<KafkaProducer> producer_;
-  KafkaHandle consumer_;  // assigned the topic's one partition
-  std::thread reader_;
 
   std::mutex write_mutex_;  // one write() at a time; guards next_token_
   uint64_t next_token_ = 0;
   std::mutex mutex_;  // guards what is below
   std::condition_variable changed_;
-  int64_t read_ = 0;                                             // the next offset to apply
   std::map<uint64_t, std::pair<bool, std::string>> deliveries_;  // token → (done, error)
   int64_t last_written_ = -1;                                    // offset of the last write
-  bool stopping_ = false;
 };
 
 }  // namespace ksink

@@ -210,14 +210,15 @@ Herder::Info Herder::info(const std::string& name) const {
     worker = c.worker;
   }
   if (worker) out.tasks = static_cast<int>(worker->status().tasks.size());
+  if (status_topic_) out.tasks = static_cast<int>(state(name).tasks.size());
   return out;
 }
 
 Herder::State Herder::state(const std::string& name) const {
-  if (auto r = refused(name)) return {name, "unknown", "FAILED", r->reason, {}};
+  if (auto r = refused(name)) return {name, "unknown", "FAILED", r->reason, {}, {}};
   const auto found = find(name);
   const auto& c = *found;
-  State out{c.name, c.type, "RUNNING", "", {}};
+  State out{c.name, c.type, "RUNNING", "", {}, {}};
   std::shared_ptr<Worker> worker;
   {
     std::lock_guard lock(mutex_);
@@ -233,6 +234,7 @@ Herder::State Herder::state(const std::string& name) const {
       out.state = "PAUSED";
   }
   if (worker) out.tasks = worker->status().tasks;
+  if (out.state != "STOPPED") addClusterTasks(c, out);
   return out;
 }
 

@@ -41,10 +41,12 @@
 #include "connector_state_dir.h"
 #include "ksink/connector_status.h"
 #include "ksink/worker.h"
+#include "status_records.h"
 
 namespace ksink {
 
 class ConfigTopic;
+class StatusTopic;
 
 // No connector (or task) of that name (REST: 404).
 struct NotFound : std::out_of_range {
@@ -77,6 +79,8 @@ class Herder {
     std::string state;
     std::string trace;
     std::vector<TaskStatus> tasks;
+    // In a cluster, the tasks another process runs: their worker ids (the status topic's).
+    std::map<int, std::string> elsewhere;
   };
 
   // `exit_on_failure`: a connector's failure stops every connector and ends wait(). `loader`:
@@ -154,6 +158,12 @@ class Herder {
   void useConfigTopic(ConfigTopic* topic) { config_topic_ = topic; }
   // A change read from the config topic, applied to the connectors run here.
   void apply(const ConfigRecord& record);
+  // Cluster mode with a status topic: a connector whose processes share its tasks shows them all,
+  // those of other processes as the topic holds them. Before start().
+  void useStatusTopic(const StatusTopic* topic) { status_topic_ = topic; }
+  // What this process publishes to the status topic: each connector's state and the tasks it runs
+  // here (worker ids left empty).
+  std::vector<StatusRecord> statusRecords() const;
 
  private:
   struct Connector;
@@ -185,6 +195,9 @@ class Herder {
   // The cluster's side of the public changes: written to the config topic, applied when read.
   Info createInCluster(const std::string& name, Config config, Target initial);
   void writeTarget(const std::string& name, Target target);
+  // The connector's tasks across the cluster, when its processes share them: `out` holds those
+  // run here; the others are added from the status topic (UNASSIGNED when it has none).
+  void addClusterTasks(const Connector& c, State& out) const;
   // A change to the cluster before its config topic was read: ConnectorConflict (409, which
   // Connect's clients retry).
   void requireJoined() const;
@@ -202,7 +215,8 @@ class Herder {
   bool started_ = false;
   bool stop_requested_ = false;
   bool failed_ = false;  // a connector failed (exiting on failure) or failed to stop
-  ConfigTopic* config_topic_ = nullptr;  // cluster mode: where changes are written
+  ConfigTopic* config_topic_ = nullptr;        // cluster mode: where changes are written
+  const StatusTopic* status_topic_ = nullptr;  // cluster mode: the other processes' statuses
   // Target states read before their connector's configuration (Connect writes them first).
   std::map<std::string, ConfigRecord::Target> pending_targets_;
   // Connectors of the config topic not run here (a class ksink does not serve, a configuration it

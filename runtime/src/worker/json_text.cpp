@@ -30,6 +30,12 @@ std::string jsonText(std::string_view text) {
   return out;
 }
 
+const Value* jsonMember(const Value::Object& object, std::string_view name) {
+  for (const auto& [key, value] : object)
+    if (key == name) return &value;
+  return nullptr;
+}
+
 std::string jsonMap(const std::map<std::string, std::string>& values) {
   std::string out = "{";
   for (const auto& [key, value] : values) {

@@ -12,6 +12,8 @@ namespace ksink {
 
 // Throws std::invalid_argument when `text` is not a JSON object.
 Value::Object parseJsonObject(std::string_view text);
+// The member `name` of `object`; null when it has none.
+const Value* jsonMember(const Value::Object& object, std::string_view name);
 // `text` as a JSON string, quoted.
 std::string jsonText(std::string_view text);
 // A map of text to text as a JSON object.

@@ -105,7 +105,8 @@ void addReadRoutes(httplib::Server& server, Herder& herder, const RestIdentity& 
                const auto state = herder.state(req.matches[1]);
                const int id = taskId(req.matches[2]);
                for (const auto& task : state.tasks)
-                 if (task.id == id) return reply(res, 200, taskJson(task, identity.worker_id));
+                 if (task.id == id)
+                   return reply(res, 200, taskJson(state, task, identity.worker_id));
                throw NotFound(fmt::format("No status found for task {}-{}", state.name, id));
              }));
 }

@@ -9,7 +9,9 @@ namespace ksink {
 // Connect's ConnectorStateInfo.TaskState. A task that ended without failing (the connector
 // stopping) is UNASSIGNED, as Connect shows a task that runs nowhere: its task states are
 // UNASSIGNED, RUNNING, PAUSED, FAILED and RESTARTING, and clients such as kafbat UI take no other.
-std::string taskJson(const TaskStatus& task, std::string_view worker_id) {
+std::string taskJson(const Herder::State& of, const TaskStatus& task, std::string_view worker_id) {
+  if (auto it = of.elsewhere.find(task.id); it != of.elsewhere.end() && !it->second.empty())
+    worker_id = it->second;
   const std::string state = task.state == "STOPPED" ? "UNASSIGNED" : task.state;
   auto out = fmt::format(R"({{"id":{},"state":{},"worker_id":{},"version":{})", task.id,
                          jsonText(state), jsonText(worker_id), jsonText(KSINK_VERSION));
@@ -25,7 +27,7 @@ std::string stateJson(const Herder::State& state, std::string_view worker_id) {
   if (!state.trace.empty()) connector += R"(,"trace":)" + jsonText(state.trace);
   std::string tasks;
   for (const auto& task : state.tasks)
-    tasks += (tasks.empty() ? "" : ",") + taskJson(task, worker_id);
+    tasks += (tasks.empty() ? "" : ",") + taskJson(state, task, worker_id);
   return fmt::format(R"({{"name":{},"connector":{}}},"tasks":[{}],"type":{}}})",
                      jsonText(state.name), connector, tasks, jsonText(state.type));
 }

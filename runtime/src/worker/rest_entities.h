@@ -10,8 +10,10 @@
 
 namespace ksink {
 
-// `worker_id`: host:port of the listener, as each state names its worker.
-std::string taskJson(const TaskStatus& task, std::string_view worker_id);
+// `worker_id`: host:port of the listener, as each state names its worker (a task of `state` run
+// by another process names that one's).
+std::string taskJson(const Herder::State& state, const TaskStatus& task,
+                     std::string_view worker_id);
 std::string stateJson(const Herder::State& state, std::string_view worker_id);
 std::string infoJson(const Herder::Info& info);
 
