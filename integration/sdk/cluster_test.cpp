@@ -186,8 +186,9 @@ TEST_F(ClusterTest, ChangesMadeThroughEitherProcessRunOnBothAndALaterProcessFind
 }
 
 // A source connector whose tasks the two processes share (worker group.id): either process shows
-// both tasks, each with the worker running it, from the status topic; a process that stops writes
-// its task UNASSIGNED, and the other, given it, RUNNING under its own id.
+// both tasks, each with the worker running it, from the status topic, and restarts either where
+// it runs (a request for the other's forwarded to it); a process that stops writes its task
+// UNASSIGNED, and the other, given it, RUNNING under its own id.
 TEST_F(ClusterTest, EitherProcessShowsTheTasksOfBoth) {
   const auto db = dir_ / "source.db";
   SQLite::Database(db.string(), SQLite::OPEN_READWRITE | SQLite::OPEN_CREATE)
@@ -220,6 +221,20 @@ TEST_F(ClusterTest, EitherProcessShowsTheTasksOfBoth) {
       << get(port_b, "/connectors/tables/status") << a->log() << b->log();
   EXPECT_NE(get(port_b, "/connectors/tables").find(R"({"connector":"tables","task":1})"),
             std::string::npos);
+
+  // A task restarted through either process restarts where it runs: b's through a, forwarded.
+  const int of_b = runs(get(port_a, "/connectors/tables/status"), 0, id_b) ? 0 : 1;
+  EXPECT_EQ(send(port_a, "POST", fmt::format("/connectors/tables/tasks/{}/restart", of_b)), 204);
+  EXPECT_EQ(send(port_a, "POST", fmt::format("/connectors/tables/tasks/{}/restart", 1 - of_b)),
+            204);
+  const auto restarted = [](const ChildProcess& p, int task) {
+    return p.log().find(fmt::format("restarting task {} here", task)) != std::string::npos;
+  };
+  EXPECT_TRUE(waitUntil([&] { return restarted(*b, of_b) && restarted(*a, 1 - of_b); }, 30s))
+      << a->log() << b->log();
+  EXPECT_FALSE(restarted(*a, of_b));
+  EXPECT_TRUE(waitUntil([&] { return both(port_a); }, 30s))
+      << get(port_a, "/connectors/tables/status");
 
   // b stops: its task runs on a, and a shows both as its own.
   b->signal(SIGTERM);

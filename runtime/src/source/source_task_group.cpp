@@ -164,6 +164,33 @@ void SourceTaskGroup::iteration() {
         "the same consumer.group.instance.id?): {}",
         settings_.worker.name, rd_kafka_message_errstr(m.get())));
   rethrowFailure();
+  restartAsked();
+}
+
+bool SourceTaskGroup::restartOwnTask(int id) {
+  std::lock_guard lock(mutex_);
+  if (!running_.contains(id))
+    throw std::out_of_range(
+        fmt::format("task {} of source connector {} does not run here", id, settings_.worker.name));
+  restarts_.insert(id);
+  return true;
+}
+
+void SourceTaskGroup::restartAsked() {
+  std::set<int> asked;
+  {
+    std::lock_guard lock(mutex_);
+    asked.swap(restarts_);
+  }
+  for (int id : asked) {
+    {
+      std::lock_guard lock(mutex_);
+      if (!running_.contains(id)) continue;  // moved meanwhile
+    }
+    spdlog::info("source connector {}: restarting task {} here", settings_.worker.name, id);
+    stopTasks({id}, clock_.now() + settings_.worker.shutdown_graceful_timeout);
+    if (!stop_.requested()) startTask(id);
+  }
 }
 
 std::exception_ptr SourceTaskGroup::finish(std::exception_ptr failure, Clock::time_point deadline) {

@@ -40,6 +40,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <string>
 #include <thread>
 #include <vector>
@@ -64,6 +65,8 @@ class SourceTaskGroup final : public WorkerTask, private RebalanceListener {
   // status() is the group's as a whole (its state, id -1); appendStatus() lists the tasks
   // running here.
   void appendStatus(std::vector<TaskStatus>& out) const override;
+  // Asked from any thread, done on the group's (where the rebalances start and stop tasks).
+  bool restartOwnTask(int id) override;
 
  private:
   struct Running {
@@ -111,6 +114,8 @@ class SourceTaskGroup final : public WorkerTask, private RebalanceListener {
   // waited for up to the transaction timeout more, then left to its thread (logged).
   void stopTasks(std::vector<int> ids, Clock::time_point deadline, bool lost = false);
   void rethrowFailure();
+  // The restarts asked for, of the tasks still running here.
+  void restartAsked();
 
   const SourceConnectorConfig settings_;
   const MakeTask make_;
@@ -118,6 +123,7 @@ class SourceTaskGroup final : public WorkerTask, private RebalanceListener {
   mutable std::mutex mutex_;                         // guards the two below
   std::map<int, std::shared_ptr<Running>> running_;  // shared with each task's thread
   std::exception_ptr failure_;                       // of a task already stopped
+  std::set<int> restarts_;                           // tasks to restart, asked for
 
   std::shared_ptr<KafkaConsumer> consumer_;  // the group thread's
 };

@@ -58,6 +58,10 @@ class WorkerTask {
   virtual TaskStatus status() const;
   // The statuses it stands for: its own, or those of the tasks it runs (a SourceTaskGroup).
   virtual void appendStatus(std::vector<TaskStatus>& out) const { out.push_back(status()); }
+  // Of the tasks it runs (a SourceTaskGroup): task `id` stopped and started again in place, soon,
+  // on the task's thread; true once asked. False for a task that runs no others. Throws
+  // std::out_of_range when `id` does not run here.
+  virtual bool restartOwnTask(int /*id*/) { return false; }
 
  protected:
   // `name`: how logs name it ("source task <connector>-<id>"); `graceful_timeout`: the teardown's

@@ -10,6 +10,7 @@
 #include <mutex>
 
 #include "config_infos.h"
+#include "connector_file.h"
 #include "herder.h"
 #include "json_text.h"
 #include "ksink/config_exception.h"
@@ -18,6 +19,7 @@
 #include "ksink/value.h"
 #include "rest_entities.h"
 #include "rest_exchange.h"
+#include "rest_forward.h"
 #include "rest_offsets.h"
 
 namespace ksink {
@@ -149,8 +151,18 @@ void addControlRoutes(httplib::Server& server, Herder& herder, const RestIdentit
                 reply(res, 202, stateJson(herder.state(req.matches[1]), identity.worker_id));
               }));
   server.Post(R"(/connectors/([^/]+)/tasks/([^/]+)/restart)",
-              bodyless([&herder](const httplib::Request& req, httplib::Response& res) {
-                herder.restartTask(req.matches[1], taskId(req.matches[2]));
+              bodyless([&herder, identity](const httplib::Request& req, httplib::Response& res) {
+                const std::string name = req.matches[1];
+                const int id = taskId(req.matches[2]);
+                // A shared task that runs in another process: restarted there.
+                const auto state = herder.state(name);
+                const auto owner = state.elsewhere.find(id);
+                if (owner != state.elsewhere.end() && !owner->second.empty() &&
+                    owner->second != identity.worker_id && !req.has_header(kForwardedHeader))
+                  return forwardTo(owner->second,
+                                   listenerOf(identity.worker_properties).starts_with("https:"),
+                                   req, res);
+                herder.restartTask(name, id);
                 reply(res, 204, "");
               }));
   server.Put(R"(/connectors/([^/]+)/pause)",

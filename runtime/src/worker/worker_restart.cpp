@@ -15,6 +15,15 @@ void Worker::Impl::restartTask(int id) {
   std::shared_ptr<RunState> state;
   std::shared_ptr<WorkerTask> old;
   std::thread thread;
+  std::shared_ptr<WorkerTask> group;
+  {
+    std::lock_guard lock(mutex_);
+    if (!state_ || stop_deadline_ || ended_)
+      throw std::logic_error(fmt::format("connector {} is not running", settings_.name));
+    if (slots_.size() == 1) group = slots_[0].task;
+  }
+  // The tasks the processes share: the group restarts its own.
+  if (group && group->restartOwnTask(id)) return;
   {
     std::lock_guard lock(mutex_);
     if (!state_ || stop_deadline_ || ended_)
