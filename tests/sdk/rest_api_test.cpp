@@ -11,9 +11,11 @@
 
 #include <algorithm>
 #include <atomic>
+#include <condition_variable>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <mutex>
 #include <stdexcept>
 #include <thread>
 
@@ -91,8 +93,9 @@ class RestApi : public ::testing::Test {
     server = std::make_unique<StatusServer>(
         "http://127.0.0.1:0", [this] { return herder->statuses(); },
         [this](httplib::Server& http, const std::string& worker_id) {
-          addConnectRoutes(http, *herder,
-                           {worker_id, [] { return std::string("test-cluster"); }, worker});
+          addConnectRoutes(
+              http, *herder,
+              {worker_id, [] { return std::string("test-cluster"); }, worker, health_timeout});
         });
     client = std::make_unique<httplib::Client>("127.0.0.1", server->port());
     herder->restore();
@@ -148,6 +151,7 @@ class RestApi : public ::testing::Test {
   std::unique_ptr<Herder> herder;
   std::unique_ptr<StatusServer> server;
   std::unique_ptr<httplib::Client> client;
+  std::chrono::milliseconds health_timeout{10000};
 };
 
 std::string runningStatus(const std::string& name, const std::string& worker_id) {
@@ -467,6 +471,41 @@ TEST_F(RestApi, ActiveTopicsAreShownKeptAcrossAStopResetAndUsedAgain) {
   std::string body;
   EXPECT_EQ(send("PUT", "/connectors/" + beta + "/topics/reset", &body), 403);
   EXPECT_EQ(body, R"({"error_code":403,"message":"Topic tracking reset is disabled."})");
+}
+
+// KIP-1017's health: 500 while a change holds the herder past the timeout (a deletion whose
+// task's stop hangs), healthy again once it is done.
+TEST_F(RestApi, HealthIsUnhealthyWhileAChangeHoldsTheHerder) {
+  // Shared with the hook, which the other connector's stop runs after the test's body.
+  struct Gate {
+    std::mutex mutex;
+    std::condition_variable released;
+    bool release = false;
+    std::atomic<bool> stopping{false};
+  };
+  auto gate = std::make_shared<Gate>();
+  script->onStop([gate] {
+    gate->stopping = true;
+    std::unique_lock lock(gate->mutex);
+    gate->released.wait_for(lock, 30s, [&] { return gate->release; });
+  });
+  health_timeout = 200ms;
+  start();
+  EXPECT_NE(get("/health").find(R"("status":"healthy")"), std::string::npos);
+  std::thread deletion([this] {
+    httplib::Client other("127.0.0.1", server->port());
+    const auto res = other.Delete("/connectors/" + alpha);
+    EXPECT_TRUE(res && res->status == 204);
+  });
+  EXPECT_TRUE(it::waitUntil([&] { return gate->stopping.load(); }, 30s));
+  EXPECT_NE(get("/health", 500).find(R"("status":"unhealthy")"), std::string::npos);
+  {
+    std::lock_guard lock(gate->mutex);
+    gate->release = true;
+  }
+  gate->released.notify_all();
+  deletion.join();
+  EXPECT_NE(get("/health").find(R"("status":"healthy")"), std::string::npos);
 }
 
 TEST_F(RestApi, WithExitOnTaskFailureAFailureEndsEveryConnectorAndTheHerderFails) {

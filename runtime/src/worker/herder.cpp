@@ -56,6 +56,11 @@ bool Herder::started() const {
   return started_;
 }
 
+bool Herder::responsive(std::chrono::milliseconds timeout) {
+  std::unique_lock changes(changes_, std::defer_lock);
+  return changes.try_lock_for(timeout);
+}
+
 void Herder::stopAll() {
   std::lock_guard lock(mutex_);
   stop_requested_ = true;

@@ -24,6 +24,7 @@
 // configuration and deletions are made one at a time.
 #pragma once
 
+#include <chrono>
 #include <condition_variable>
 #include <filesystem>
 #include <functional>
@@ -101,6 +102,10 @@ class Herder {
   // Starts every connector; started() is true from then on.
   void start();
   bool started() const;
+  // What Connect's GET /health asks of its herder: false when a change (a creation, a new
+  // configuration, a deletion, the start or the stop) held the connectors for longer than
+  // `timeout`, so the process answers and its herder would not.
+  bool responsive(std::chrono::milliseconds timeout);
   // Stops every connector (any thread, any number of times): wait() then returns.
   void stopAll();
   // Until stopAll() — or, with exit_on_failure, a connector's failure — then stops every
@@ -208,7 +213,7 @@ class Herder {
   const bool exit_on_failure_;
   const Loader loader_;
   const ConnectorStateDir state_dir_;
-  std::mutex changes_;        // one creation, change of configuration or deletion at a time
+  std::timed_mutex changes_;  // one creation, change of configuration or deletion at a time
   mutable std::mutex mutex_;  // guards the connectors' run state and what is below
   std::condition_variable changed_;
   std::map<std::string, ConnectorPtr> connectors_;

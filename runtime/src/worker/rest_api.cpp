@@ -38,13 +38,18 @@ void addServerRoutes(httplib::Server& server, Herder& herder, const RestIdentity
                                  cluster ? jsonText(*cluster) : "null"));
              }));
   server.Get(
-      "/health", guarded([&herder](const httplib::Request&, httplib::Response& res) {
-        if (herder.started())
+      "/health", guarded([&herder, timeout = identity.health_timeout](const httplib::Request&,
+                                                                      httplib::Response& res) {
+        if (!herder.started())
+          reply(res, 503, R"({"status":"starting","message":"Worker is still starting up."})");
+        else if (!herder.responsive(timeout))
+          reply(
+              res, 500,
+              R"({"status":"unhealthy","message":"Worker was unable to handle this request and may be unable to handle other requests."})");
+        else
           reply(
               res, 200,
               R"({"status":"healthy","message":"Worker has completed startup and is ready to handle requests."})");
-        else
-          reply(res, 503, R"({"status":"starting","message":"Worker is still starting up."})");
       }));
   server.Get("/connector-plugins", guarded([](const httplib::Request&, httplib::Response& res) {
                std::string out;

@@ -17,6 +17,7 @@
 // for a request the connector's state refuses, 500 for what failed.
 #pragma once
 
+#include <chrono>
 #include <functional>
 #include <map>
 #include <optional>
@@ -36,6 +37,8 @@ struct RestIdentity {
   std::function<std::optional<std::string>()> cluster_id;
   // The worker file's keys, under a configuration validated (PUT …/config/validate).
   std::map<std::string, std::string> worker_properties;
+  // GET /health answers 500 when the herder is held longer than this (Connect's 10 s).
+  std::chrono::milliseconds health_timeout{10000};
 };
 
 void addConnectRoutes(httplib::Server& server, Herder& herder, RestIdentity identity);
