@@ -131,11 +131,22 @@ TEST_F(ClusterTest, ChangesMadeThroughEitherProcessRunOnBothAndALaterProcessFind
   ASSERT_EQ(
       send(port_a, "POST", "/connectors", fmt::format(R"({{"name":"rows","config":{}}})", config)),
       201);
-  // Applied by b from the topic: it runs the connector too, and each process's task takes one of
-  // the two partitions.
+  // Applied by b from the topic: it runs the connector too, and the cluster runs its one task
+  // (tasks.max), in one of the two processes, shown by both with the worker that runs it.
   EXPECT_TRUE(shows(port_b, "/connectors", R"(["rows"])")) << b->log();
   EXPECT_TRUE(shows(port_b, "/connectors/rows/status", R"("tasks":[{"id":0,"state":"RUNNING")"))
       << b->log();
+  const auto runsTask = [](const ChildProcess& p) {
+    return p.log().find("sink connector rows: running task 0 here") != std::string::npos;
+  };
+  EXPECT_TRUE(waitUntil([&] { return runsTask(*a) != runsTask(*b); }, 30s)) << a->log() << b->log();
+  const auto owner =
+      fmt::format(R"("tasks":[{{"id":0,"state":"RUNNING","worker_id":"127.0.0.1:{}")",
+                  runsTask(*a) ? port_a : port_b);
+  EXPECT_TRUE(shows(port_a, "/connectors/rows/status", owner))
+      << get(port_a, "/connectors/rows/status");
+  EXPECT_TRUE(shows(port_b, "/connectors/rows/status", owner))
+      << get(port_b, "/connectors/rows/status");
   std::vector<RealKafka::Message> records;
   for (int i = 0; i < 40; ++i)
     records.push_back({i % 2, "k" + std::to_string(i), fmt::format(R"({{"i":{}}})", i)});
@@ -151,6 +162,20 @@ TEST_F(ClusterTest, ChangesMadeThroughEitherProcessRunOnBothAndALaterProcessFind
   };
   EXPECT_TRUE(waitUntil([&] { return rows() == "40"; }, 60s, 200ms)) << rows() << "\n"
                                                                      << a->log() << b->log();
+
+  // The process running the task is killed: the other runs it within the session timeout, from
+  // the group's committed offsets (no row twice: pk.mode=kafka), then the killed one comes back.
+  const bool a_ran = runsTask(*a);
+  auto& owner_process = a_ran ? a : b;
+  owner_process->signal(SIGKILL);
+  owner_process->wait(30s);
+  records.clear();
+  for (int i = 40; i < 60; ++i)
+    records.push_back({i % 2, "k" + std::to_string(i), fmt::format(R"({{"i":{}}})", i)});
+  RealKafka::shared().produce(topic_, records);
+  EXPECT_TRUE(waitUntil([&] { return rows() == "60"; }, 60s, 200ms)) << rows() << "\n"
+                                                                     << (a_ran ? b : a)->log();
+  owner_process = start(a_ran ? "a2" : "b2", a_ran ? port_a : port_b);
 
   // Paused through b, applied by a; deleted through a, gone from b.
   EXPECT_EQ(send(port_b, "PUT", "/connectors/rows/pause"), 202);

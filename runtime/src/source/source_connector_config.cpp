@@ -182,33 +182,6 @@ void producerProperties(const Config& config, SourceConnectorConfig& out,
   }
 }
 
-// The consumer that joins the group sharing the connector's tasks (group.id set).
-void membershipProperties(const Config& config, const std::string& group_id,
-                          SourceConnectorConfig& out, std::vector<ConfigProblem>& problems) {
-  out.task_group = fmt::format("{}-{}-tasks", group_id, out.worker.name);
-  out.membership_properties = out.client_properties;
-  out.membership_properties["group.id"] = out.task_group;
-  out.membership_properties["partition.assignment.strategy"] = "cooperative-sticky";
-  out.membership_properties["enable.auto.commit"] = "false";
-  out.membership_properties["client.id"] = "ksink-tasks-" + out.worker.name;
-  for (const auto& [key, fallback] :
-       std::map<std::string, std::string>{{"session.timeout.ms", "10000"},
-                                          {"heartbeat.interval.ms", "3000"},
-                                          {"group.instance.id", ""}}) {
-    const auto given = config.get("consumer." + key);
-    if (given && detail::trim(*given).empty())
-      problems.push_back({"consumer." + key, "must not be empty"});
-    else if (given || !fallback.empty())
-      out.membership_properties[key] = given ? std::string(detail::trim(*given)) : fallback;
-  }
-  ConfHandle scratch(rd_kafka_conf_new());
-  char errstr[512];
-  for (const auto& [key, v] : out.membership_properties)
-    if (rd_kafka_conf_set(scratch.get(), key.c_str(), v.c_str(), errstr, sizeof errstr) !=
-        RD_KAFKA_CONF_OK)
-      problems.push_back({"consumer." + key, errstr});
-}
-
 }  // namespace
 
 const ConfigDef& SourceConnectorConfig::configDef() {
@@ -251,8 +224,25 @@ SourceConnectorConfig SourceConnectorConfig::parse(const Config& raw,
   out.topic_creation = TopicCreation::parse(config.values(), problems);
   out.client_properties = WorkerConfig::clientProperties(config);
   producerProperties(config, out, problems);
-  if (out.shared_tasks) membershipProperties(config, value("group.id"), out, problems);
+  if (out.shared_tasks) {
+    out.task_group = fmt::format("{}-{}-tasks", value("group.id"), out.worker.name);
+    out.membership_properties = membershipProperties(config, out.task_group, out.worker.name,
+                                                     out.client_properties, problems);
+  }
   if (!problems.empty()) throw ConfigException(std::move(problems));
+  return out;
+}
+
+SharedTasks SourceConnectorConfig::sharedTasks() const {
+  SharedTasks out;
+  out.worker = worker;
+  out.task_group = task_group;
+  out.client_properties = client_properties;
+  out.membership_properties = membership_properties;
+  out.replication_factor = offsets_topic_replication_factor;
+  out.transaction_timeout = transaction_timeout;
+  out.exactly_once = exactly_once;
+  out.transactional_id_prefix = transactional_id_prefix;
   return out;
 }
 

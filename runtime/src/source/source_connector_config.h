@@ -13,6 +13,7 @@
 #include "ksink/config.h"
 #include "ksink/config_def.h"
 #include "ksink/detail/error_handling.h"
+#include "shared_tasks.h"
 #include "topic_creation.h"
 #include "worker_config.h"
 
@@ -55,7 +56,7 @@ struct SourceConnectorConfig {
   std::chrono::milliseconds transaction_timeout{60000};
 
   // group.id set in the configuration: the processes running this connector share its tasks
-  // through Kafka's group membership (SourceTaskGroup) — the consumer group and the topic
+  // through Kafka's group membership (TaskGroup) — the consumer group and the topic
   // `task_group`, `<group.id>-<connector>-tasks`, whose partitions are the task ids. Unset: this
   // process runs all tasks.max tasks.
   bool shared_tasks = false;
@@ -70,6 +71,8 @@ struct SourceConnectorConfig {
   // naming every bad key.
   static SourceConnectorConfig parse(const Config& config, const ConfigDef& source_keys = {});
   static const ConfigDef& configDef();
+  // What its TaskGroup takes (shared_tasks set).
+  SharedTasks sharedTasks() const;
 };
 
 }  // namespace ksink

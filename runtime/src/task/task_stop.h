@@ -1,5 +1,5 @@
 // TaskStop: a task's graceful stop as every task kind keeps it (WorkerSinkTask, WorkerSourceTask,
-// ExactlyOnceSourceTask, SourceTaskGroup) — asked for with a deadline, of which the first asked
+// ExactlyOnceSourceTask, TaskGroup) — asked for with a deadline, of which the first asked
 // stays, and cancelled when that deadline ran out (the final commit is then skipped; the
 // teardown still runs). A task's parts read it instead of the task's own flags, and a pause of the
 // task's own (between tries) waits on it, so that a stop ends the pause.

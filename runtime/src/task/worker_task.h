@@ -1,5 +1,5 @@
 // WorkerTask: one task's lifecycle, whatever its kind (Kafka Connect's WorkerTask) —
-// WorkerSinkTask, WorkerSourceTask, ExactlyOnceSourceTask, and SourceTaskGroup (the tasks a
+// WorkerSinkTask, WorkerSourceTask, ExactlyOnceSourceTask, and TaskGroup (the tasks a
 // process runs of a connector whose processes share them), which the Worker and the status server
 // treat alike.
 //
@@ -56,9 +56,9 @@ class WorkerTask {
   void shareTopics(std::shared_ptr<ActiveTopics> topics) { topics_ = std::move(topics); }
   // What /status and /metrics show of the task.
   virtual TaskStatus status() const;
-  // The statuses it stands for: its own, or those of the tasks it runs (a SourceTaskGroup).
+  // The statuses it stands for: its own, or those of the tasks it runs (a TaskGroup).
   virtual void appendStatus(std::vector<TaskStatus>& out) const { out.push_back(status()); }
-  // Of the tasks it runs (a SourceTaskGroup): task `id` stopped and started again in place, soon,
+  // Of the tasks it runs (a TaskGroup): task `id` stopped and started again in place, soon,
   // on the task's thread; true once asked. False for a task that runs no others. Throws
   // std::out_of_range when `id` does not run here.
   virtual bool restartOwnTask(int /*id*/) { return false; }

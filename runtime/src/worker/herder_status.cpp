@@ -5,6 +5,7 @@
 
 #include "herder.h"
 #include "herder_connector.h"
+#include "shared_tasks.h"
 #include "status_topic.h"
 
 namespace ksink {
@@ -18,9 +19,9 @@ std::string taskState(const TaskStatus& task) {
 }  // namespace
 
 void Herder::addClusterTasks(const Connector& c, State& out) const {
-  // A source connector given a group.id shares tasks.max tasks among its processes
-  // (SourceTaskGroup); the other kinds run theirs in every process.
-  if (!status_topic_ || !c.file.source || !c.file.config.get("group.id")) return;
+  // The processes share tasks.max tasks (TaskGroup): a source's with a group.id, a sink's in a
+  // cluster; otherwise each runs its own.
+  if (!status_topic_ || !tasksShared(c.file.config, c.file.sink != nullptr)) return;
   const int count = static_cast<int>(c.file.config.getInt("tasks.max"));
   for (int id = 0; id < count; ++id) {
     if (std::any_of(out.tasks.begin(), out.tasks.end(),

@@ -8,7 +8,7 @@
 #include "offset_stores.h"
 #include "sink_connector_config.h"
 #include "source_connector_config.h"
-#include "source_task_group.h"
+#include "task_group.h"
 #include "worker_sink_task.h"
 #include "worker_source_task.h"
 
@@ -44,13 +44,22 @@ void checkCapabilities(const SourceConnectorConfig& settings, const Config& conf
 
 TaskKind sinkKind(const Config& config, TaskFactory factory) {
   auto settings = SinkConnectorConfig::parse(config);
-  return {"sink", true,
-          [settings, config, factory = std::move(factory)](int id, const Clock& clock) {
-            auto task = factory();
-            if (!task) throw std::runtime_error("the task factory returned no task");
-            return std::make_shared<WorkerSinkTask>(id, settings, config, std::move(task), clock);
+  auto make = [settings, config, factory = std::move(factory)](
+                  int id, const Clock& clock) -> std::shared_ptr<WorkerTask> {
+    auto task = factory();
+    if (!task) throw std::runtime_error("the task factory returned no task");
+    return std::make_shared<WorkerSinkTask>(id, settings, config, std::move(task), clock);
+  };
+  if (!tasksShared(config, true)) return {"sink", true, std::move(make), std::nullopt};
+  // In a cluster the processes share tasks.max tasks, as Connect's workers do; each task's
+  // consumer then takes its partitions in the connector's group, as before.
+  return {"sink", false,
+          [shared = sinkSharedTasks(config), make = std::move(make)](int, const Clock& clock) {
+            return std::make_shared<TaskGroup>(
+                shared, [make, &clock](int id, std::function<void()>) { return make(id, clock); },
+                clock);
           },
-          std::nullopt};
+          1};
 }
 
 TaskKind sourceKind(const Config& config, detail::SourceDriverFactory factory,
@@ -78,8 +87,8 @@ TaskKind sourceKind(const Config& config, detail::SourceDriverFactory factory,
   // The processes running the connector share its tasks: this one runs those the group gives it.
   return {"source", false,
           [settings, make = std::move(make)](int, const Clock& clock) {
-            return std::make_shared<SourceTaskGroup>(
-                settings,
+            return std::make_shared<TaskGroup>(
+                settings.sharedTasks(),
                 [make, &clock](int id, std::function<void()> before_start) {
                   return make(id, clock, std::move(before_start));
                 },

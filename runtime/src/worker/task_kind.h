@@ -1,6 +1,6 @@
 // TaskKind: how a Worker makes the tasks of its connector's kind — a sink connector's
 // WorkerSinkTasks, a source connector's WorkerSourceTasks or ExactlyOnceSourceTasks, or the one
-// SourceTaskGroup of a connector whose processes share its tasks — checked against the
+// TaskGroup of a connector whose processes share its tasks — checked against the
 // configuration (and, for a source, what the connector declares about exactly-once delivery)
 // before anything connects.
 #pragma once

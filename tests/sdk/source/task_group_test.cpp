@@ -1,9 +1,9 @@
-// SourceTaskGroup on the embedded broker with tasks of a scripted kind and a manual clock: the
+// TaskGroup on the embedded broker with tasks of a scripted kind and a manual clock: the
 // group runs the task of each partition it is given and forwards a pause and a stop to them; a
 // task that does not end by the stop's deadline is cancelled once the deadline and the slack
 // passed on the group's clock, and one that does not end then either is given up on after the
 // transaction timeout more — timing the test decides, not the machine.
-#include "source_task_group.h"
+#include "task_group.h"
 
 #include <gtest/gtest.h>
 
@@ -15,6 +15,7 @@
 #include "manual_clock.h"
 #include "mock_cluster.h"
 #include "polling.h"
+#include "source_connector_config.h"
 #include "worker_runner.h"
 
 namespace ksink {
@@ -99,11 +100,11 @@ class ScriptedTask final : public WorkerTask {
   std::shared_ptr<Journal> journal_;
 };
 
-class SourceTaskGroupTest : public ::testing::Test {
+class TaskGroupTest : public ::testing::Test {
  protected:
   // A group still running at the end (an assertion failed): its tasks released, its clock moved
   // on until its waits end.
-  ~SourceTaskGroupTest() override {
+  ~TaskGroupTest() override {
     {
       std::lock_guard lock(journal->mutex);
       journal->release = true;
@@ -127,8 +128,8 @@ class SourceTaskGroupTest : public ::testing::Test {
                                              {"tasks.max", "2"},
                                              {"consumer.session.timeout.ms", "6000"}}));
     transaction_timeout = settings.transaction_timeout;
-    group = std::make_unique<SourceTaskGroup>(
-        settings,
+    group = std::make_unique<TaskGroup>(
+        settings.sharedTasks(),
         [this, obeys](int id, std::function<void()>) {
           return std::make_shared<ScriptedTask>(id, clock, obeys.at(id), journal);
         },
@@ -151,11 +152,11 @@ class SourceTaskGroupTest : public ::testing::Test {
   test::ManualClock clock;
   std::shared_ptr<Journal> journal = std::make_shared<Journal>();
   std::chrono::milliseconds transaction_timeout{};
-  std::unique_ptr<SourceTaskGroup> group;
+  std::unique_ptr<TaskGroup> group;
   std::unique_ptr<test::BackgroundRun> run;
 };
 
-TEST_F(SourceTaskGroupTest, RunsATaskPerPartitionForwardsAPauseAndAStopAndShowsThem) {
+TEST_F(TaskGroupTest, RunsATaskPerPartitionForwardsAPauseAndAStopAndShowsThem) {
   makeGroup({{0, Obeys::kStop}, {1, Obeys::kStop}});
   group->pause();
   start();
@@ -181,8 +182,7 @@ TEST_F(SourceTaskGroupTest, RunsATaskPerPartitionForwardsAPauseAndAStopAndShowsT
   EXPECT_EQ(group->status().state, "STOPPED");
 }
 
-TEST_F(SourceTaskGroupTest,
-       ATaskPastItsDeadlineIsCancelledAfterTheSlackAndOneThatStillRunsGivenUp) {
+TEST_F(TaskGroupTest, ATaskPastItsDeadlineIsCancelledAfterTheSlackAndOneThatStillRunsGivenUp) {
   makeGroup({{0, Obeys::kCancel}, {1, Obeys::kNothing}});
   start();
   ASSERT_TRUE(awaitTasks("RUNNING"));

@@ -1,4 +1,4 @@
-#include "source_task_group.h"
+#include "task_group.h"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -24,19 +24,19 @@ const TopicOffsetStore::Role kTasksTopic{"tasks topic", "group.id"};
 
 }  // namespace
 
-SourceTaskGroup::SourceTaskGroup(SourceConnectorConfig settings, MakeTask make, const Clock& clock)
-    : WorkerTask(-1, fmt::format("source connector {} (its shared tasks)", settings.worker.name),
+TaskGroup::TaskGroup(SharedTasks settings, MakeTask make, const Clock& clock)
+    : WorkerTask(-1, fmt::format("{} {} (its shared tasks)", settings.kind, settings.worker.name),
                  clock, settings.worker.shutdown_graceful_timeout, settings.worker.stall_after),
       settings_(std::move(settings)),
       make_(std::move(make)) {}
 
-SourceTaskGroup::~SourceTaskGroup() {
+TaskGroup::~TaskGroup() {
   // run() stopped everything; a task thread still here was given up on (it owns its Running).
   for (auto& [id, running] : running_)
     if (running->thread.joinable()) running->thread.detach();
 }
 
-void SourceTaskGroup::onStop(Clock::time_point deadline) {
+void TaskGroup::onStop(Clock::time_point deadline) {
   // Outside the lock: a stop wakes the task, whose wakeup() is the connector's code.
   std::vector<std::shared_ptr<WorkerTask>> tasks;
   {
@@ -46,12 +46,12 @@ void SourceTaskGroup::onStop(Clock::time_point deadline) {
   for (auto& task : tasks) task->stop(deadline);
 }
 
-void SourceTaskGroup::onCancel() {
+void TaskGroup::onCancel() {
   std::lock_guard lock(mutex_);
   for (auto& [id, running] : running_) running->task->cancel();
 }
 
-void SourceTaskGroup::onPause(bool paused) {
+void TaskGroup::onPause(bool paused) {
   std::lock_guard lock(mutex_);
   for (auto& [id, running] : running_) {
     if (paused)
@@ -61,17 +61,16 @@ void SourceTaskGroup::onPause(bool paused) {
   }
 }
 
-std::optional<int> SourceTaskGroup::recordedTasksMax(TopicOffsetStore& record) const {
+std::optional<int> TaskGroup::recordedTasksMax(TopicOffsetStore& record) const {
   if (const auto stored = record.get(kTasksMaxKey))
     return static_cast<int>(detail::parseLong(*stored).value_or(0));
   return std::nullopt;
 }
 
-void SourceTaskGroup::prepareTopic() {
+void TaskGroup::prepareTopic() {
   // The topic, compacted, holds one record: the tasks.max the group's tasks last ran with.
   TopicOffsetStore record(settings_.client_properties, settings_.task_group,
-                          settings_.worker.tasks_max, settings_.offsets_topic_replication_factor,
-                          kTasksTopic);
+                          settings_.worker.tasks_max, settings_.replication_factor, kTasksTopic);
   record.start();
   KafkaProducer admin(settings_.client_properties, [](uint64_t, const auto&, const auto&) {});
   const int tasks_max = settings_.worker.tasks_max;
@@ -104,40 +103,40 @@ void SourceTaskGroup::prepareTopic() {
       KafkaProducer fencer(properties, [](uint64_t, const auto&, const auto&) {});
       fencer.initTransactions(settings_.transaction_timeout);
       spdlog::info(
-          "source connector {}: fenced the producers of task {} (tasks.max is {} now{})",
+          "{} {}: fenced the producers of task {} (tasks.max is {} now{})", settings_.kind,
           settings_.worker.name, id, tasks_max,
           previous && *previous != tasks_max ? fmt::format(", was {}", *previous) : std::string());
     }
-  } else if (previous && *previous != tasks_max) {
+  } else if (previous && *previous != tasks_max && settings_.splits_overlap) {
     spdlog::warn(
-        "source connector {}: tasks.max changed from {} to {}; until every process runs the new "
+        "{} {}: tasks.max changed from {} to {}; until every process runs the new "
         "configuration, tasks that share the work out differently may read the same data "
         "(duplicates; exactly.once.source.support=enabled fences them instead)",
-        settings_.worker.name, *previous, tasks_max);
+        settings_.kind, settings_.worker.name, *previous, tasks_max);
   }
 }
 
-std::optional<std::string> SourceTaskGroup::staleness() {
+std::optional<std::string> TaskGroup::staleness() {
   TopicOffsetStore record(settings_.client_properties, settings_.task_group,
-                          settings_.worker.tasks_max, settings_.offsets_topic_replication_factor,
-                          kTasksTopic);
+                          settings_.worker.tasks_max, settings_.replication_factor, kTasksTopic);
   record.start();
   const auto recorded = recordedTasksMax(record);
   if (!recorded || *recorded == settings_.worker.tasks_max) return std::nullopt;
   return fmt::format(
-      "source connector {}: another process changed tasks.max to {} (recorded in {}); this one "
+      "{} {}: another process changed tasks.max to {} (recorded in {}); this one "
       "runs {} and starts no task of that old split of the work: restart it with the new "
       "configuration",
-      settings_.worker.name, *recorded, settings_.task_group, settings_.worker.tasks_max);
+      settings_.kind, settings_.worker.name, *recorded, settings_.task_group,
+      settings_.worker.tasks_max);
 }
 
-bool SourceTaskGroup::stillCurrent() {
+bool TaskGroup::stillCurrent() {
   std::optional<std::string> stale;
   try {
     stale = staleness();
   } catch (const std::exception& e) {
     // Not known now (the broker away): an exactly-once task checks again before it starts.
-    spdlog::warn("source connector {}: the tasks topic {} could not be read: {}",
+    spdlog::warn("{} {}: the tasks topic {} could not be read: {}", settings_.kind,
                  settings_.worker.name, settings_.task_group, e.what());
     return true;
   }
@@ -147,36 +146,36 @@ bool SourceTaskGroup::stillCurrent() {
   return false;
 }
 
-void SourceTaskGroup::start() {
+void TaskGroup::start() {
   prepareTopic();
   consumer_ = KafkaConsumer::create(settings_.membership_properties, *this);
   consumer_->subscribe({settings_.task_group});
-  spdlog::info("source connector {}: sharing {} task(s) in group {}", settings_.worker.name,
+  spdlog::info("{} {}: sharing {} task(s) in group {}", settings_.kind, settings_.worker.name,
                settings_.worker.tasks_max, settings_.task_group);
 }
 
-void SourceTaskGroup::iteration() {
+void TaskGroup::iteration() {
   // The record the topic holds is of no interest here.
   const auto m = consumer_->poll(kMembershipPoll);
   if (m && m->err == RD_KAFKA_RESP_ERR__FATAL)
-    throw std::runtime_error(fmt::format(
-        "source connector {}: the group member failed for good (another process joined with "
-        "the same consumer.group.instance.id?): {}",
-        settings_.worker.name, rd_kafka_message_errstr(m.get())));
+    throw std::runtime_error(
+        fmt::format("{} {}: the group member failed for good (another process joined with "
+                    "the same consumer.group.instance.id?): {}",
+                    settings_.kind, settings_.worker.name, rd_kafka_message_errstr(m.get())));
   rethrowFailure();
   restartAsked();
 }
 
-bool SourceTaskGroup::restartOwnTask(int id) {
+bool TaskGroup::restartOwnTask(int id) {
   std::lock_guard lock(mutex_);
   if (!running_.contains(id))
-    throw std::out_of_range(
-        fmt::format("task {} of source connector {} does not run here", id, settings_.worker.name));
+    throw std::out_of_range(fmt::format("task {} of {} {} does not run here", id, settings_.kind,
+                                        settings_.worker.name));
   restarts_.insert(id);
   return true;
 }
 
-void SourceTaskGroup::restartAsked() {
+void TaskGroup::restartAsked() {
   std::set<int> asked;
   {
     std::lock_guard lock(mutex_);
@@ -187,27 +186,27 @@ void SourceTaskGroup::restartAsked() {
       std::lock_guard lock(mutex_);
       if (!running_.contains(id)) continue;  // moved meanwhile
     }
-    spdlog::info("source connector {}: restarting task {} here", settings_.worker.name, id);
+    spdlog::info("{} {}: restarting task {} here", settings_.kind, settings_.worker.name, id);
     stopTasks({id}, clock_.now() + settings_.worker.shutdown_graceful_timeout);
     if (!stop_.requested()) startTask(id);
   }
 }
 
-std::exception_ptr SourceTaskGroup::finish(std::exception_ptr failure, Clock::time_point deadline) {
+std::exception_ptr TaskGroup::finish(std::exception_ptr failure, Clock::time_point deadline) {
   stopTasks({}, deadline);
   if (consumer_) consumer_->close(std::max(clock_.timeoutUntil(deadline), kStopSlack));
   std::lock_guard lock(mutex_);
   return failure ? failure : failure_;
 }
 
-void SourceTaskGroup::rethrowFailure() {
+void TaskGroup::rethrowFailure() {
   std::lock_guard lock(mutex_);
   if (failure_) std::rethrow_exception(failure_);
   for (auto& [id, running] : running_)
     if (running->done && running->failure) std::rethrow_exception(running->failure);
 }
 
-OffsetMap SourceTaskGroup::onPartitionsAssigned(const std::vector<TopicPartition>& partitions) {
+OffsetMap TaskGroup::onPartitionsAssigned(const std::vector<TopicPartition>& partitions) {
   // A process of another configuration may have changed tasks.max since this one started.
   if (!partitions.empty() && !stop_.requested() && !stillCurrent()) return {};
   for (const auto& tp : partitions) {
@@ -217,25 +216,24 @@ OffsetMap SourceTaskGroup::onPartitionsAssigned(const std::vector<TopicPartition
   return {};
 }
 
-void SourceTaskGroup::onPartitionsRevoked(const std::vector<TopicPartition>& partitions,
-                                          bool lost) {
+void TaskGroup::onPartitionsRevoked(const std::vector<TopicPartition>& partitions, bool lost) {
   std::vector<int> ids;
   for (const auto& tp : partitions) ids.push_back(tp.partition);
   if (lost)
     spdlog::warn(
-        "source connector {}: tasks {} were taken from this process (it was away "
+        "{} {}: tasks {} were taken from this process (it was away "
         "longer than consumer.session.timeout.ms)",
-        settings_.worker.name, ids);
+        settings_.kind, settings_.worker.name, ids);
   for (int id : ids)
     if (id < settings_.worker.tasks_max)
-      spdlog::info("source connector {}: stopping task {} here ({})", settings_.worker.name, id,
+      spdlog::info("{} {}: stopping task {} here ({})", settings_.kind, settings_.worker.name, id,
                    lost ? "taken" : "moved by the group");
   // Lost tasks run elsewhere already: cancelled (nothing committed, their failures — fenced —
   // expected), not stopped.
   stopTasks(ids, clock_.now() + settings_.worker.shutdown_graceful_timeout, lost);
 }
 
-void SourceTaskGroup::startTask(int id) {
+void TaskGroup::startTask(int id) {
   std::lock_guard lock(mutex_);
   if (auto it = running_.find(id); it != running_.end()) {
     if (!it->second->done) return;  // already running here
@@ -264,10 +262,10 @@ void SourceTaskGroup::startTask(int id) {
     r->ended.notify_all();
   });
   running_.emplace(id, std::move(running));
-  spdlog::info("source connector {}: running task {} here", settings_.worker.name, id);
+  spdlog::info("{} {}: running task {} here", settings_.kind, settings_.worker.name, id);
 }
 
-void SourceTaskGroup::stopTasks(std::vector<int> ids, Clock::time_point deadline, bool lost) {
+void TaskGroup::stopTasks(std::vector<int> ids, Clock::time_point deadline, bool lost) {
   std::vector<std::shared_ptr<Running>> stopping;
   {
     std::lock_guard lock(mutex_);
@@ -298,15 +296,15 @@ void SourceTaskGroup::stopTasks(std::vector<int> ids, Clock::time_point deadline
       continue;
     }
     spdlog::error(
-        "source connector {}: a task did not stop within "
+        "{} {}: a task did not stop within "
         "task.shutdown.graceful.timeout.ms; abandoning it",
-        settings_.worker.name);
+        settings_.kind, settings_.worker.name);
     running->task->cancel();
     running->thread.detach();
   }
 }
 
-void SourceTaskGroup::appendStatus(std::vector<TaskStatus>& out) const {
+void TaskGroup::appendStatus(std::vector<TaskStatus>& out) const {
   std::lock_guard lock(mutex_);
   for (const auto& [id, running] : running_)
     if (id >= 0) out.push_back(running->task->status());

@@ -1,4 +1,4 @@
-// SourceTaskGroup: a source connector's tasks shared by the processes that run it, through Kafka's
+// TaskGroup: a source connector's tasks shared by the processes that run it, through Kafka's
 // own group membership rather than a coordinator of ksink's: each process joins the consumer group
 // `<group.id>-<connector>-tasks` on the topic of that name, whose partitions are the task ids
 // (0 … tasks.max − 1; created, or grown, by the first process that needs it). The group's
@@ -46,21 +46,20 @@
 #include <vector>
 
 #include "kafka_consumer.h"
-#include "source_connector_config.h"
+#include "shared_tasks.h"
 #include "topic_offset_store.h"
 #include "worker_task.h"
 
 namespace ksink {
 
-class SourceTaskGroup final : public WorkerTask, private RebalanceListener {
+class TaskGroup final : public WorkerTask, private RebalanceListener {
  public:
   // The task `id`; an exactly-once task runs `before_start` after its producer's fencing round
   // and before the task starts (it throws to fail the task).
   using MakeTask =
       std::function<std::shared_ptr<WorkerTask>(int id, std::function<void()> before_start)>;
-  SourceTaskGroup(SourceConnectorConfig settings, MakeTask make,
-                  const Clock& clock = Clock::steady());
-  ~SourceTaskGroup() override;
+  TaskGroup(SharedTasks settings, MakeTask make, const Clock& clock = Clock::steady());
+  ~TaskGroup() override;
 
   // status() is the group's as a whole (its state, id -1); appendStatus() lists the tasks
   // running here.
@@ -117,7 +116,7 @@ class SourceTaskGroup final : public WorkerTask, private RebalanceListener {
   // The restarts asked for, of the tasks still running here.
   void restartAsked();
 
-  const SourceConnectorConfig settings_;
+  const SharedTasks settings_;
   const MakeTask make_;
 
   mutable std::mutex mutex_;                         // guards the two below
