@@ -142,6 +142,11 @@ TEST_F(ListenerSecurityTest, EveryRequestMustCarryAUserOfTheCredentialsFile) {
   EXPECT_EQ(http.Get("/status")->status, 200);
   http.set_basic_auth("viewer", "other");
   EXPECT_EQ(http.Get("/status")->status, 200);
+  // The scheme's name in any case (RFC 7617), as curl and Java's clients may send it.
+  httplib::Client raw("127.0.0.1", server->port());
+  EXPECT_EQ(raw.Get("/status", {{"Authorization", "BASIC YWRtaW46czNjcmV0"}})->status, 200);
+  EXPECT_EQ(raw.Get("/status", {{"Authorization", "basic  YWRtaW46czNjcmV0"}})->status, 200);
+  EXPECT_EQ(raw.Get("/status", {{"Authorization", "Bearer YWRtaW46czNjcmV0"}})->status, 401);
 }
 
 TEST_F(ListenerSecurityTest, WhatCannotBeServedIsRefusedNamingTheKey) {

@@ -9,6 +9,8 @@
 #include <openssl/ssl.h>
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
+#include <cctype>
 #include <cstdio>
 #include <fstream>
 #include <iterator>
@@ -136,9 +138,15 @@ void useTruststore(SSL_CTX& ctx, const ListenerSecurity::Store& store, bool requ
 // The user of an Authorization: Basic header, when its password is the file's.
 bool authorized(const httplib::Request& req, const std::map<std::string, std::string>& users) {
   const auto header = req.get_header_value("Authorization");
-  constexpr std::string_view kBasic = "Basic ";
-  if (!header.starts_with(kBasic)) return false;
-  const std::string encoded = header.substr(kBasic.size());
+  // The scheme's name is case-insensitive (RFC 7617); spaces may follow it.
+  constexpr std::string_view kBasic = "basic ";
+  if (header.size() < kBasic.size() ||
+      !std::equal(kBasic.begin(), kBasic.end(), header.begin(),
+                  [](char a, char b) { return a == std::tolower(static_cast<unsigned char>(b)); }))
+    return false;
+  const auto start = header.find_first_not_of(' ', kBasic.size());
+  if (start == std::string::npos) return false;
+  const std::string encoded = header.substr(start);
   std::vector<unsigned char> decoded(encoded.size() / 4 * 3 + 3);
   const int n =
       EVP_DecodeBlock(decoded.data(), reinterpret_cast<const unsigned char*>(encoded.data()),
