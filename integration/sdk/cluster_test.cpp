@@ -74,6 +74,7 @@ class ClusterTest : public ::testing::Test {
     httplib::Client client("127.0.0.1", port);
     const auto res = method == "POST"     ? client.Post(path, body, "application/json")
                      : method == "DELETE" ? client.Delete(path)
+                     : method == "PATCH"  ? client.Patch(path, body, "application/json")
                                           : client.Put(path, body, "application/json");
     return res ? res->status : -1;
   }
@@ -312,10 +313,12 @@ TEST_F(ClusterTest, AConnectorAConnectWorkerWroteIsTakenOver) {
        {"target-state-java-only", R"({"state":"PAUSED","state.v2":"STOPPED"})"},
        {"connector-java-only",
         R"({"properties":{"connector.class":"com.example.JavaOnlyConnector","name":"java-only"}})"},
+       {"connector-java-two",
+        R"({"properties":{"connector.class":"com.example.JavaOnlyConnector","name":"java-two"}})"},
        {"session-key", R"({"key":"a2V5","algorithm":"HmacSHA256","creation-timestamp":1})"}});
   const int port = test::freePort();
   auto ksink = start("takeover", port);
-  EXPECT_EQ(get(port, "/connectors"), R"(["connect-made","java-only"])") << ksink->log();
+  EXPECT_EQ(get(port, "/connectors"), R"(["connect-made","java-only","java-two"])") << ksink->log();
   // A class ksink does not serve: kept, FAILED, saying why, as Connect shows a missing plugin.
   const auto refused = get(port, "/connectors/java-only/status");
   EXPECT_NE(refused.find(R"("connector":{"state":"FAILED")"), std::string::npos) << refused;
@@ -329,6 +332,17 @@ TEST_F(ClusterTest, AConnectorAConnectWorkerWroteIsTakenOver) {
   EXPECT_TRUE(shows(port, "/connectors/java-only/status", R"("connector":{"state":"STOPPED")"))
       << get(port, "/connectors/java-only/status");
   EXPECT_EQ(send(port, "DELETE", "/connectors/java-only"), 204);
+  // Another: a restart cannot help it (409, saying why); patched with a class ksink serves, it
+  // runs.
+  EXPECT_EQ(send(port, "POST", "/connectors/java-two/restart"), 409);
+  std::ofstream(dir_ / "two.txt") << "";
+  EXPECT_EQ(send(port, "PATCH", "/connectors/java-two/config",
+                 fmt::format(R"({{"connector.class":"FileStreamSource","file":"{}","topic":"{}"}})",
+                             (dir_ / "two.txt").string(), topic_ + "-two")),
+            200);
+  EXPECT_TRUE(shows(port, "/connectors/java-two/status", R"("connector":{"state":"RUNNING")"))
+      << get(port, "/connectors/java-two/status");
+  EXPECT_EQ(send(port, "DELETE", "/connectors/java-two"), 204);
   EXPECT_EQ(get(port, "/connectors"), R"(["connect-made"])");
   EXPECT_TRUE(shows(port, "/connectors/connect-made/status", R"("connector":{"state":"PAUSED")"))
       << ksink->log();

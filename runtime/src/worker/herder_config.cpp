@@ -73,8 +73,10 @@ Herder::Info Herder::patchConfig(const std::string& name,
     requireJoined();
   else
     changes.lock();
-  const auto old = find(name);
-  auto config = old->file.submitted;
+  // A connector of the config topic ksink refuses is patched as it was submitted.
+  const auto refused_config = config_topic_ ? refused(name) : std::nullopt;
+  const auto old = refused_config ? nullptr : find(name);
+  auto config = refused_config ? refused_config->config : old->file.submitted;
   for (const auto& [key, value] : patch) {
     if (value)
       config[key] = *value;

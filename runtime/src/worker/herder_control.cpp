@@ -63,6 +63,8 @@ void Herder::stopHere(Connector& c) {
 }
 
 void Herder::restart(const std::string& name, bool include_tasks, bool only_failed) {
+  if (auto r = refused(name))
+    throw ConnectorConflict(fmt::format("Connector {} cannot be restarted: {}", name, r->reason));
   const auto found = find(name);
   if (config_topic_) {
     requireJoined();
@@ -103,6 +105,7 @@ void Herder::restartHere(const ConnectorPtr& found, bool include_tasks, bool onl
 }
 
 void Herder::restartTask(const std::string& name, int task) {
+  if (refused(name)) throw NotFound(fmt::format("Task {}-{} not found", name, task));
   const auto found = find(name);
   auto& c = *found;
   std::lock_guard operation(c.operation);
