@@ -25,6 +25,7 @@
 #include "ksink/config.h"
 #include "ksink/detail/config_parse.h"
 #include "ksink/worker.h"
+#include "log_format.h"
 #include "offsets_command.h"
 #include "rest_api.h"
 #include "signal_watch.h"
@@ -202,6 +203,7 @@ int validate(const std::string& worker_file, const std::vector<std::string>& con
 }  // namespace
 
 int runCli(int argc, char** argv) {
+  configureLogging({});  // stderr, tagged, until the worker file says more
   CLI::App app{"ksink: Kafka Connect's connectors without a JVM"};
   app.require_subcommand(1);
   std::string worker_file;

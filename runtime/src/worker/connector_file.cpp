@@ -8,6 +8,7 @@
 
 #include "config_providers.h"
 #include "ksink/detail/config_parse.h"
+#include "log_format.h"
 #include "plugin_loader.h"
 #include "sink_connector_config.h"
 #include "sink_record_conversion.h"
@@ -57,14 +58,7 @@ std::string urlScheme(std::string_view url) {
 std::map<std::string, std::string> readWorker(const std::string& file) {
   const auto raw = Config::readProperties(file);
   auto props = ConfigProviders::fromWorker(raw).resolve(raw);
-  if (auto it = props.find("log.level"); it != props.end()) {
-    const auto level = spdlog::level::from_str(it->second);
-    if (level == spdlog::level::off && it->second != "off")
-      throw ConfigException({{"log.level", fmt::format("unknown level '{}' (trace, debug, info, "
-                                                       "warn, error, critical, off)",
-                                                       it->second)}});
-    spdlog::set_level(level);
-  }
+  configureLogging(props);  // the level and format apply to what follows
   listenerSecurity(props);  // a listener or its TLS or users refused now, not once connectors ran
   static bool plugins_loaded = false;
   if (auto it = props.find("plugin.path"); it != props.end() && !plugins_loaded) {

@@ -3,13 +3,13 @@
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
-#include <algorithm>
 #include <utility>
 
 #include "cli_exit_codes.h"
 #include "config_topic.h"
 #include "herder_connector.h"
 #include "ksink/config_exception.h"
+#include "log_context.h"
 #include "published_status.h"
 
 namespace ksink {
@@ -101,6 +101,7 @@ void Herder::launch(const ConnectorPtr& c) {
   c->worker = worker;
   c->failure.clear();
   c->thread = std::thread([this, c, worker] {
+    const LogContext::Scope context({c->name, std::nullopt});
     std::exception_ptr failure;
     try {
       worker->run();
