@@ -28,6 +28,7 @@
 #include "log_format.h"
 #include "offsets_command.h"
 #include "rest_api.h"
+#include "service_notifier.h"
 #include "signal_watch.h"
 #include "status_server.h"
 #include "topic_admin.h"
@@ -157,7 +158,20 @@ int run(const std::string& worker_file, const std::vector<std::string>& connecto
     }
   }
 
-  const SignalWatch signals(connectors.graceful_timeout, [&herder] { herder.stopAll(); });
+  // Under systemd (Type=notify): READY once every connector started and the listener serves,
+  // WATCHDOG while the herder answers, STOPPING at the first signal.
+  ServiceNotifier notifier(
+      [&herder, &status_server] {
+        return (!status_server || status_server->serving()) && herder.connectorsStarted();
+      },
+      [&herder] {
+        (void)herder.statuses();  // answers only if the herder and every Worker do (their locks)
+        return herder.started();
+      });
+  const SignalWatch signals(connectors.graceful_timeout, [&herder, &notifier] {
+    notifier.stopping();
+    herder.stopAll();
+  });
   if (!connectors.config_topic) {
     herder.start();
   } else {

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <utility>
 
 #include "cli_exit_codes.h"
@@ -54,6 +55,25 @@ void Herder::start() {
 bool Herder::started() const {
   std::lock_guard lock(mutex_);
   return started_;
+}
+
+bool Herder::connectorsStarted() const {
+  if (!started()) return false;
+  for (const auto& c : all()) {
+    std::shared_ptr<Worker> worker;
+    {
+      std::lock_guard lock(mutex_);
+      worker = c->worker;
+    }
+    // No worker: stopped, or refused (FAILED) — nothing more will start. A source whose tasks
+    // are shared between processes (group.id) shows only those held here, maybe none.
+    if (!worker || (c->type == "source" && c->file.config.get("group.id"))) continue;
+    const auto tasks = worker->status().tasks;
+    if (tasks.empty() ||
+        std::ranges::any_of(tasks, [](const TaskStatus& t) { return t.state == "UNASSIGNED"; }))
+      return false;
+  }
+  return true;
 }
 
 void Herder::stopAll() {

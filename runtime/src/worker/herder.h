@@ -97,6 +97,9 @@ class Herder {
   // Starts every connector; started() is true from then on.
   void start();
   bool started() const;
+  // Started, and every connector's tasks have started (RUNNING, PAUSED, or FAILED at their
+  // start): what `ksink run` waits for before telling systemd it is ready.
+  bool connectorsStarted() const;
   // Stops every connector (any thread, any number of times): wait() then returns.
   void stopAll();
   // Until stopAll() — or, with exit_on_failure, a connector's failure — then stops every
