@@ -198,6 +198,7 @@ int validate(const std::string& worker_file, const std::vector<std::string>& con
     fmt::print("{}: {}\n", worker_file, e.what());
     return kExitBadConfig;
   }
+  if (connector_files.empty()) fmt::print("{}: ok (no connector files)\n", worker_file);
   std::set<std::string> names;
   for (const auto& file : connector_files) {
     try {
@@ -230,18 +231,21 @@ int runCli(int argc, char** argv) {
       ->check(CLI::ExistingFile);
   run_cmd
       ->add_option("connectors", connector_files,
-                   "connector .properties file(s); in a cluster (config.storage.topic), those "
-                   "the config topic does not hold yet are created in it")
-      ->check(CLI::ExistingFile);
+                   "connector .properties file(s), or directories of them; in a cluster "
+                   "(config.storage.topic), those the config topic does not hold yet are created "
+                   "in it")
+      ->check(CLI::ExistingPath);
 
   auto* validate_cmd = app.add_subcommand(
       "validate", "Check configurations against every declared key; print all problems");
   validate_cmd->add_option("worker", worker_file, "worker .properties file")
       ->required()
       ->check(CLI::ExistingFile);
-  validate_cmd->add_option("connectors", connector_files, "connector .properties file(s)")
-      ->required()
-      ->check(CLI::ExistingFile);
+  validate_cmd
+      ->add_option("connectors", connector_files,
+                   "connector .properties file(s), or directories of them (none: the worker file "
+                   "alone)")
+      ->check(CLI::ExistingPath);
 
   std::string offsets_connector;
   auto* offsets_cmd = app.add_subcommand(
@@ -275,8 +279,8 @@ int runCli(int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     return app.exit(e) == 0 ? 0 : kExitBadConfig;
   }
-  if (*run_cmd) return run(worker_file, connector_files);
-  if (*validate_cmd) return validate(worker_file, connector_files);
+  if (*run_cmd) return run(worker_file, connectorFiles(connector_files));
+  if (*validate_cmd) return validate(worker_file, connectorFiles(connector_files));
   if (*offsets_cmd)
     return offsetsCommand(worker_file, offsets_connector, offsets_reset, offsets_set);
   if (*version_cmd) {

@@ -5,6 +5,7 @@
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
+#include <filesystem>
 
 #include "config_providers.h"
 #include "ksink/detail/config_parse.h"
@@ -66,6 +67,25 @@ std::map<std::string, std::string> readWorker(const std::string& file) {
     plugins_loaded = true;
   }
   return props;
+}
+
+std::vector<std::string> connectorFiles(const std::vector<std::string>& paths) {
+  std::vector<std::string> out;
+  for (const auto& path : paths) {
+    if (!std::filesystem::is_directory(path)) {
+      out.push_back(path);
+      continue;
+    }
+    std::vector<std::string> found;
+    for (const auto& entry : std::filesystem::directory_iterator(path)) {
+      const auto name = entry.path().filename().string();
+      if (entry.is_regular_file() && !name.starts_with('.') && name.ends_with(".properties"))
+        found.push_back(entry.path().string());
+    }
+    std::ranges::sort(found);
+    out.insert(out.end(), found.begin(), found.end());
+  }
+  return out;
 }
 
 std::string listenerOf(const std::map<std::string, std::string>& worker) {
