@@ -7,6 +7,9 @@
 #include <spdlog/sinks/stdout_sinks.h>
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
+#include <array>
+#include <cctype>
 #include <chrono>
 
 #include "json_text.h"
@@ -29,26 +32,6 @@ class ContextFlag final : public spdlog::custom_flag_formatter {
   }
 };
 
-// Connect's level names, as /admin/loggers shows them.
-std::string_view levelName(spdlog::level::level_enum level) {
-  switch (level) {
-    case spdlog::level::trace:
-      return "TRACE";
-    case spdlog::level::debug:
-      return "DEBUG";
-    case spdlog::level::info:
-      return "INFO";
-    case spdlog::level::warn:
-      return "WARN";
-    case spdlog::level::err:
-      return "ERROR";
-    case spdlog::level::critical:
-      return "FATAL";
-    default:
-      return "OFF";
-  }
-}
-
 class JsonFormatter final : public spdlog::formatter {
  public:
   void format(const spdlog::details::log_msg& msg, spdlog::memory_buf_t& dest) override {
@@ -59,7 +42,7 @@ class JsonFormatter final : public spdlog::formatter {
     const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(since_epoch) % 1000;
     fmt::format_to(out, R"({{"time":"{:%Y-%m-%dT%H:%M:%S}.{:03}Z","level":"{}","logger":{},)",
                    fmt::gmtime(std::chrono::system_clock::to_time_t(msg.time)), ms.count(),
-                   levelName(msg.level),
+                   connectLevelName(msg.level),
                    jsonText(msg.logger_name.size()
                                 ? std::string_view(msg.logger_name.data(), msg.logger_name.size())
                                 : "root"));
@@ -95,7 +78,31 @@ spdlog::level::level_enum parseLevel(const std::map<std::string, std::string>& w
   return level;
 }
 
+constexpr std::array<std::pair<std::string_view, spdlog::level::level_enum>, 7> kLevels{{
+    {"TRACE", spdlog::level::trace},
+    {"DEBUG", spdlog::level::debug},
+    {"INFO", spdlog::level::info},
+    {"WARN", spdlog::level::warn},
+    {"ERROR", spdlog::level::err},
+    {"FATAL", spdlog::level::critical},
+    {"OFF", spdlog::level::off},
+}};
+
 }  // namespace
+
+std::string_view connectLevelName(spdlog::level::level_enum level) {
+  for (const auto& [name, value] : kLevels)
+    if (value == level) return name;
+  return "OFF";
+}
+
+std::optional<spdlog::level::level_enum> connectLevel(std::string_view name) {
+  for (const auto& [known, value] : kLevels)
+    if (std::equal(name.begin(), name.end(), known.begin(), known.end(),
+                   [](char a, char b) { return std::toupper(static_cast<unsigned char>(a)) == b; }))
+      return value;
+  return std::nullopt;
+}
 
 std::unique_ptr<spdlog::formatter> makeLogFormatter(LogFormat format) {
   if (format == LogFormat::kJson) return std::make_unique<JsonFormatter>();

@@ -16,7 +16,9 @@
 
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
+#include <string_view>
 
 namespace ksink {
 
@@ -25,6 +27,12 @@ enum class LogFormat { kText, kJson };
 // Applies the worker's log.level and log.format (absent: info, text). Throws ConfigException
 // naming the key when a value is not one of those listed in its definition.
 void configureLogging(const std::map<std::string, std::string>& worker);
+
+// Connect's (log4j's) name of a level, as JSON lines and /admin/loggers show it: TRACE, DEBUG,
+// INFO, WARN, ERROR, FATAL (spdlog's critical), OFF.
+std::string_view connectLevelName(spdlog::level::level_enum level);
+// The level of such a name, in any case; nullopt when it names none.
+std::optional<spdlog::level::level_enum> connectLevel(std::string_view name);
 
 // The formatter of `format`; for tests that render a line.
 std::unique_ptr<spdlog::formatter> makeLogFormatter(LogFormat format);
