@@ -21,7 +21,7 @@ using namespace std::chrono_literals;
 class RecordingTask final : public WorkerTask {
  public:
   RecordingTask(const Clock& clock, int turns, bool fail_at_end = false)
-      : WorkerTask(7, "test task t-7", clock, 3000ms, 60000ms),
+      : WorkerTask(7, "test task t-7", "t", clock, 3000ms, 60000ms),
         turns_(turns),
         fail_at_end_(fail_at_end) {}
 
@@ -107,6 +107,16 @@ TEST(WorkerTaskTest, PauseShowsPausedWhileRunningAndEveryRequestReachesItsHook) 
   task.resume();
   EXPECT_EQ(task.calls, (std::vector<std::string>{"onPause", "start", "onCancel", "iteration",
                                                   "onStop", "finish", "onResume"}));
+}
+
+TEST(WorkerTaskTest, ItsThreadLogsUnderItsConnectorAndTaskWhileItRunsAndOnlyThen) {
+  test::ManualClock clock;
+  RecordingTask task(clock, 1);
+  std::string during;
+  task.in_start = [&] { during = LogContext::current().tag(); };
+  task.run();
+  EXPECT_EQ(during, "[t|task-7] ");
+  EXPECT_EQ(LogContext::current().tag(), "");
 }
 
 }  // namespace

@@ -30,7 +30,7 @@ std::unique_ptr<WorkerErrantRecordReporter> reporterFor(const SinkConnectorConfi
 
 WorkerSinkTask::WorkerSinkTask(int id, SinkConnectorConfig settings, Config config,
                                std::unique_ptr<SinkTask> task, const Clock& clock)
-    : WorkerTask(id, fmt::format("task {}-{}", settings.name, id), clock,
+    : WorkerTask(id, fmt::format("task {}-{}", settings.name, id), settings.name, clock,
                  settings.shutdown_graceful_timeout, settings.stall_after),
       settings_(std::move(settings)),
       config_(std::move(config)),

@@ -77,7 +77,10 @@ void ExactlyOnceSourceTask::started() {
     last_commit_ = clock_.now();
   }
   if (settings_.transaction_boundary == SourceConnectorConfig::TransactionBoundary::kInterval)
-    committer_ = std::thread([this] { serveCommits(); });
+    committer_ = std::thread([this] {
+      const LogContext::Scope context(logContext());
+      serveCommits();
+    });
 }
 
 void ExactlyOnceSourceTask::checkFailure() {

@@ -10,8 +10,9 @@ namespace ksink {
 SourceTaskLoop::SourceTaskLoop(int id, SourceConnectorConfig settings, Config config,
                                std::unique_ptr<detail::SourceTaskDriver> task,
                                const detail::OffsetEntryReader& offsets, const Clock& clock)
-    : WorkerTask(id, fmt::format("source task {}-{}", settings.worker.name, id), clock,
-                 settings.worker.shutdown_graceful_timeout, settings.worker.stall_after),
+    : WorkerTask(id, fmt::format("source task {}-{}", settings.worker.name, id),
+                 settings.worker.name, clock, settings.worker.shutdown_graceful_timeout,
+                 settings.worker.stall_after),
       settings_(std::move(settings)),
       config_(std::move(config)),
       label_(fmt::format("{}-{}", settings_.worker.name, id)),

@@ -26,7 +26,8 @@ const TopicOffsetStore::Role kTasksTopic{"tasks topic", "group.id"};
 
 TaskGroup::TaskGroup(SharedTasks settings, MakeTask make, const Clock& clock)
     : WorkerTask(-1, fmt::format("{} {} (its shared tasks)", settings.kind, settings.worker.name),
-                 clock, settings.worker.shutdown_graceful_timeout, settings.worker.stall_after),
+                 settings.worker.name, clock, settings.worker.shutdown_graceful_timeout,
+                 settings.worker.stall_after),
       settings_(std::move(settings)),
       make_(std::move(make)) {}
 

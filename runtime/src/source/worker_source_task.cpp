@@ -28,7 +28,10 @@ bool WorkerSourceTask::prepare() {
 }
 
 void WorkerSourceTask::started() {
-  service_ = std::thread([this] { serve(); });
+  service_ = std::thread([this] {
+    const LogContext::Scope context(logContext());
+    serve();
+  });
 }
 
 void WorkerSourceTask::serve() {

@@ -149,7 +149,12 @@ ConfigDef makeWorkerDef() {
               "standalone worker forgets them). Empty: not kept.")
       .define("log.level", Type::kString, "info", Importance::kLow,
               "trace, debug, info, warn, error, critical or off.",
-              ConfigDef::oneOf({"trace", "debug", "info", "warn", "error", "critical", "off"}));
+              ConfigDef::oneOf({"trace", "debug", "info", "warn", "error", "critical", "off"}))
+      .define("log.format", Type::kString, "text", Importance::kLow,
+              "ksink's: text (spdlog's lines, tagged [connector|task-N] as Connect tags them) or "
+              "json (one object a line: time, level, logger, message, connector, task); both to "
+              "stderr.",
+              ConfigDef::oneOf({"text", "json"}));
   // The REST listener's TLS (read by the listener: worker/listener_security.h), named as Connect
   // names them; without any of them, the worker's own ssl.* apply to the listener.
   for (const char* key : {"ssl.keystore.location", "ssl.keystore.type", "ssl.keystore.password",

@@ -5,16 +5,18 @@
 
 namespace ksink {
 
-WorkerTask::WorkerTask(int id, std::string name, const Clock& clock,
+WorkerTask::WorkerTask(int id, std::string name, std::string connector, const Clock& clock,
                        std::chrono::milliseconds graceful_timeout,
                        std::chrono::milliseconds stall_after)
     : clock_(clock),
       progress_(clock, stall_after),
       id_(id),
       name_(std::move(name)),
+      log_context_{std::move(connector), id >= 0 ? std::optional<int>(id) : std::nullopt},
       graceful_timeout_(graceful_timeout) {}
 
 void WorkerTask::run() {
+  const LogContext::Scope context(log_context_);
   std::exception_ptr failure;
   try {
     start();

@@ -25,6 +25,7 @@
 #include "active_topics.h"
 #include "clock.h"
 #include "ksink/connector_status.h"
+#include "log_context.h"
 #include "published_status.h"
 #include "task_pause.h"
 #include "task_progress.h"
@@ -64,10 +65,12 @@ class WorkerTask {
   virtual bool restartOwnTask(int /*id*/) { return false; }
 
  protected:
-  // `name`: how logs name it ("source task <connector>-<id>"); `graceful_timeout`: the teardown's
-  // time when the task ends by itself; `stall_after`: no progress for this long with work to do is
+  // `name`: how logs name it ("source task <connector>-<id>"); `connector`: the connector it
+  // works for, which every log line of its thread names (log_context.h; a negative id: the
+  // connector's own, not a task's); `graceful_timeout`: the teardown's time when the task ends by
+  // itself; `stall_after`: no progress for this long with work to do is
   // shown as a stall (TaskProgress).
-  WorkerTask(int id, std::string name, const Clock& clock,
+  WorkerTask(int id, std::string name, std::string connector, const Clock& clock,
              std::chrono::milliseconds graceful_timeout, std::chrono::milliseconds stall_after);
 
   // The kind's steps, on the task's thread. start(): up to the task running (it may return early
@@ -85,6 +88,8 @@ class WorkerTask {
   virtual void onPause(bool /*paused*/) {}
 
   const std::string& name() const { return name_; }
+  // What this task's log lines name: for a thread the task starts for itself (log_context.h).
+  const LogContext& logContext() const { return log_context_; }
   // The counters /status shows; the state and the error are the base's.
   void publishCounters(const TaskCounters& counters) { published_.publish(counters); }
 
@@ -99,6 +104,7 @@ class WorkerTask {
  private:
   const int id_;
   const std::string name_;
+  const LogContext log_context_;
   const std::chrono::milliseconds graceful_timeout_;
 };
 

@@ -26,8 +26,10 @@
 #include "ksink/config.h"
 #include "ksink/detail/config_parse.h"
 #include "ksink/worker.h"
+#include "log_format.h"
 #include "offsets_command.h"
 #include "rest_api.h"
+#include "service_notifier.h"
 #include "signal_watch.h"
 #include "status_server.h"
 #include "status_topic.h"
@@ -178,7 +180,20 @@ int run(const std::string& worker_file, const std::vector<std::string>& connecto
     }
   }
 
-  const SignalWatch signals(connectors.graceful_timeout, [&herder] { herder.stopAll(); });
+  // Under systemd (Type=notify): READY once every connector started and the listener serves,
+  // WATCHDOG while the herder answers, STOPPING at the first signal.
+  ServiceNotifier notifier(
+      [&herder, &status_server] {
+        return (!status_server || status_server->serving()) && herder.connectorsStarted();
+      },
+      [&herder] {
+        (void)herder.statuses();  // answers only if the herder and every Worker do (their locks)
+        return herder.started();
+      });
+  const SignalWatch signals(connectors.graceful_timeout, [&herder, &notifier] {
+    notifier.stopping();
+    herder.stopAll();
+  });
   if (!connectors.config_topic) {
     herder.start();
   } else {
@@ -207,6 +222,7 @@ int validate(const std::string& worker_file, const std::vector<std::string>& con
     fmt::print("{}: {}\n", worker_file, e.what());
     return kExitBadConfig;
   }
+  if (connector_files.empty()) fmt::print("{}: ok (no connector files)\n", worker_file);
   std::set<std::string> names;
   for (const auto& file : connector_files) {
     try {
@@ -226,6 +242,7 @@ int validate(const std::string& worker_file, const std::vector<std::string>& con
 }  // namespace
 
 int runCli(int argc, char** argv) {
+  configureLogging({});  // stderr, tagged, until the worker file says more
   CLI::App app{"ksink: Kafka Connect's connectors without a JVM"};
   app.require_subcommand(1);
   std::string worker_file;
@@ -238,18 +255,21 @@ int runCli(int argc, char** argv) {
       ->check(CLI::ExistingFile);
   run_cmd
       ->add_option("connectors", connector_files,
-                   "connector .properties file(s); in a cluster (config.storage.topic), those "
-                   "the config topic does not hold yet are created in it")
-      ->check(CLI::ExistingFile);
+                   "connector .properties file(s), or directories of them; in a cluster "
+                   "(config.storage.topic), those the config topic does not hold yet are created "
+                   "in it")
+      ->check(CLI::ExistingPath);
 
   auto* validate_cmd = app.add_subcommand(
       "validate", "Check configurations against every declared key; print all problems");
   validate_cmd->add_option("worker", worker_file, "worker .properties file")
       ->required()
       ->check(CLI::ExistingFile);
-  validate_cmd->add_option("connectors", connector_files, "connector .properties file(s)")
-      ->required()
-      ->check(CLI::ExistingFile);
+  validate_cmd
+      ->add_option("connectors", connector_files,
+                   "connector .properties file(s), or directories of them (none: the worker file "
+                   "alone)")
+      ->check(CLI::ExistingPath);
 
   std::string offsets_connector;
   auto* offsets_cmd = app.add_subcommand(
@@ -283,8 +303,8 @@ int runCli(int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     return app.exit(e) == 0 ? 0 : kExitBadConfig;
   }
-  if (*run_cmd) return run(worker_file, connector_files);
-  if (*validate_cmd) return validate(worker_file, connector_files);
+  if (*run_cmd) return run(worker_file, connectorFiles(connector_files));
+  if (*validate_cmd) return validate(worker_file, connectorFiles(connector_files));
   if (*offsets_cmd)
     return offsetsCommand(worker_file, offsets_connector, offsets_reset, offsets_set);
   if (*version_cmd) {

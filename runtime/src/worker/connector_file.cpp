@@ -5,9 +5,11 @@
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
+#include <filesystem>
 
 #include "config_providers.h"
 #include "ksink/detail/config_parse.h"
+#include "log_format.h"
 #include "plugin_loader.h"
 #include "sink_connector_config.h"
 #include "sink_record_conversion.h"
@@ -57,14 +59,7 @@ std::string urlScheme(std::string_view url) {
 std::map<std::string, std::string> readWorker(const std::string& file) {
   const auto raw = Config::readProperties(file);
   auto props = ConfigProviders::fromWorker(raw).resolve(raw);
-  if (auto it = props.find("log.level"); it != props.end()) {
-    const auto level = spdlog::level::from_str(it->second);
-    if (level == spdlog::level::off && it->second != "off")
-      throw ConfigException({{"log.level", fmt::format("unknown level '{}' (trace, debug, info, "
-                                                       "warn, error, critical, off)",
-                                                       it->second)}});
-    spdlog::set_level(level);
-  }
+  configureLogging(props);  // the level and format apply to what follows
   listenerSecurity(props);  // a listener or its TLS or users refused now, not once connectors ran
   static bool plugins_loaded = false;
   if (auto it = props.find("plugin.path"); it != props.end() && !plugins_loaded) {
@@ -72,6 +67,25 @@ std::map<std::string, std::string> readWorker(const std::string& file) {
     plugins_loaded = true;
   }
   return props;
+}
+
+std::vector<std::string> connectorFiles(const std::vector<std::string>& paths) {
+  std::vector<std::string> out;
+  for (const auto& path : paths) {
+    if (!std::filesystem::is_directory(path)) {
+      out.push_back(path);
+      continue;
+    }
+    std::vector<std::string> found;
+    for (const auto& entry : std::filesystem::directory_iterator(path)) {
+      const auto name = entry.path().filename().string();
+      if (entry.is_regular_file() && !name.starts_with('.') && name.ends_with(".properties"))
+        found.push_back(entry.path().string());
+    }
+    std::ranges::sort(found);
+    out.insert(out.end(), found.begin(), found.end());
+  }
+  return out;
 }
 
 std::string listenerOf(const std::map<std::string, std::string>& worker) {

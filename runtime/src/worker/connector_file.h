@@ -58,6 +58,11 @@ ConnectorFile checkConnector(const std::map<std::string, std::string>& worker,
                              const std::map<std::string, std::string>& own,
                              const std::string& origin);
 
+// The connector files named on the command line: a file as given, a directory's *.properties
+// files in name order (a unit's `ksink run /etc/ksink/worker.properties /etc/ksink/connectors.d`:
+// systemd expands no globs). Files whose name starts with a dot are left out.
+std::vector<std::string> connectorFiles(const std::vector<std::string>& paths);
+
 // Two connectors of one name would share a consumer group (and a sink's stored offsets), each
 // taking the other's partitions: Connect refuses the second, and so does ksink.
 void requireUniqueName(std::set<std::string>& names, const ConnectorFile& connector);

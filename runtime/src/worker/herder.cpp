@@ -10,7 +10,9 @@
 #include "config_topic.h"
 #include "herder_connector.h"
 #include "ksink/config_exception.h"
+#include "log_context.h"
 #include "published_status.h"
+#include "shared_tasks.h"
 
 namespace ksink {
 namespace {
@@ -61,6 +63,25 @@ bool Herder::responsive(std::chrono::milliseconds timeout) {
   return changes.try_lock_for(timeout);
 }
 
+bool Herder::connectorsStarted() const {
+  if (!started()) return false;
+  for (const auto& c : all()) {
+    std::shared_ptr<Worker> worker;
+    {
+      std::lock_guard lock(mutex_);
+      worker = c->worker;
+    }
+    // No worker: stopped, or refused (FAILED) — nothing more will start. A connector whose tasks
+    // are shared between processes shows only those held here, maybe none.
+    if (!worker || tasksShared(c->file.config, c->file.sink != nullptr)) continue;
+    const auto tasks = worker->status().tasks;
+    if (tasks.empty() ||
+        std::ranges::any_of(tasks, [](const TaskStatus& t) { return t.state == "UNASSIGNED"; }))
+      return false;
+  }
+  return true;
+}
+
 void Herder::stopAll() {
   std::lock_guard lock(mutex_);
   stop_requested_ = true;
@@ -106,6 +127,7 @@ void Herder::launch(const ConnectorPtr& c) {
   c->worker = worker;
   c->failure.clear();
   c->thread = std::thread([this, c, worker] {
+    const LogContext::Scope context({c->name, std::nullopt});
     std::exception_ptr failure;
     try {
       worker->run();

@@ -106,6 +106,9 @@ class Herder {
   // configuration, a deletion, the start or the stop) held the connectors for longer than
   // `timeout`, so the process answers and its herder would not.
   bool responsive(std::chrono::milliseconds timeout);
+  // Started, and every connector's tasks have started (RUNNING, PAUSED, or FAILED at their
+  // start): what `ksink run` waits for before telling systemd it is ready.
+  bool connectorsStarted() const;
   // Stops every connector (any thread, any number of times): wait() then returns.
   void stopAll();
   // Until stopAll() — or, with exit_on_failure, a connector's failure — then stops every

@@ -5,8 +5,6 @@
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
-#include <array>
-#include <cctype>
 #include <mutex>
 
 #include "config_infos.h"
@@ -17,6 +15,7 @@
 #include "ksink/connector_registry.h"
 #include "ksink/detail/config_parse.h"
 #include "ksink/value.h"
+#include "log_format.h"
 #include "rest_entities.h"
 #include "rest_exchange.h"
 #include "rest_forward.h"
@@ -261,21 +260,9 @@ void addPluginRoutes(httplib::Server& server, const RestIdentity& identity) {
       }));
 }
 
-// ksink logs through one logger, spdlog's default: Connect's root logger.
-constexpr std::array<std::pair<std::string_view, spdlog::level::level_enum>, 7> kLevels{{
-    {"TRACE", spdlog::level::trace},
-    {"DEBUG", spdlog::level::debug},
-    {"INFO", spdlog::level::info},
-    {"WARN", spdlog::level::warn},
-    {"ERROR", spdlog::level::err},
-    {"FATAL", spdlog::level::critical},
-    {"OFF", spdlog::level::off},
-}};
-
+// ksink logs through one logger, spdlog's default: Connect's root logger (log_format.h).
 std::string rootLevel() {
-  for (const auto& [name, level] : kLevels)
-    if (spdlog::get_level() == level) return fmt::format(R"({{"level":"{}"}})", name);
-  return R"({"level":null})";
+  return fmt::format(R"({{"level":"{}"}})", connectLevelName(spdlog::get_level()));
 }
 
 void requireRoot(const std::string& logger) {
@@ -299,15 +286,11 @@ void addAdminRoutes(httplib::Server& server) {
         const auto* level = body.find("level");
         const auto text =
             level && level->kind() == Value::Kind::kString ? level->asString() : std::string();
-        for (const auto& [name, value] : kLevels) {
-          if (!std::equal(text.begin(), text.end(), name.begin(), name.end(),
-                          [](char a, char b) { return std::toupper(a) == b; }))
-            continue;
-          spdlog::set_level(value);
-          spdlog::info("log level set to {} over the REST API", name);
-          return reply(res, 200, R"(["root"])");
-        }
-        throw BadRequest(fmt::format("Invalid log level '{}'", text));
+        const auto value = connectLevel(text);
+        if (!value) throw BadRequest(fmt::format("Invalid log level '{}'", text));
+        spdlog::set_level(*value);
+        spdlog::info("log level set to {} over the REST API", connectLevelName(*value));
+        reply(res, 200, R"(["root"])");
       }));
 }
 

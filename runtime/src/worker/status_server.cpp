@@ -277,6 +277,10 @@ StatusServer::StatusServer(const std::string& listener, Snapshot snapshot, Route
                security.users.empty() ? "" : "; HTTP basic authentication");
 }
 
+bool StatusServer::serving() const {
+  return impl_->server->is_running();
+}
+
 StatusServer::~StatusServer() {
   impl_->server->stop();
   if (thread_.joinable()) thread_.join();

@@ -48,6 +48,8 @@ class StatusServer {
   StatusServer& operator=(const StatusServer&) = delete;
 
   int port() const { return port_; }
+  // The listener's thread accepts and answers requests (from a little after construction).
+  bool serving() const;
 
  private:
   struct Impl;

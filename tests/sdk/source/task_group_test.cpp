@@ -58,7 +58,7 @@ enum class Obeys { kStop, kCancel, kNothing };
 class ScriptedTask final : public WorkerTask {
  public:
   ScriptedTask(int id, const Clock& clock, Obeys obeys, std::shared_ptr<Journal> journal)
-      : WorkerTask(id, "scripted task " + std::to_string(id), clock, 5000ms, 60000ms),
+      : WorkerTask(id, "scripted task " + std::to_string(id), "scripted", clock, 5000ms, 60000ms),
         obeys_(obeys),
         journal_(std::move(journal)) {}
   ~ScriptedTask() override { journal_->add(std::to_string(id()) + " ended"); }
