@@ -280,13 +280,15 @@ TEST_F(ClusterTest, EitherProcessShowsTheTasksOfBoth) {
       for (const auto& r :
            test::readCommitted(RealKafka::shared().bootstrap(), name_ + "-status", p, 30s))
         if (r.key && r.value) last[*r.key] = *r.value;
-    return last["status-connector-tables"].starts_with(
-        fmt::format(R"({{"state":"RUNNING","trace":null,"worker_id":"{}","generation":0,)", id_a));
+    // b's task too: a's record, over what b wrote as it stopped.
+    const auto moved = fmt::format("status-task-tables-{}", of_b);
+    return last["status-connector-tables"].starts_with(fmt::format(
+               R"({{"state":"RUNNING","trace":null,"worker_id":"{}","generation":0,)", id_a)) &&
+           last[moved].starts_with(
+               fmt::format(R"({{"state":"RUNNING","trace":null,"worker_id":"{}")", id_a));
   };
-  EXPECT_TRUE(waitUntil(read, 10s)) << last["status-connector-tables"];
-  EXPECT_TRUE(last["status-task-tables-1"].starts_with(
-      fmt::format(R"({{"state":"RUNNING","trace":null,"worker_id":"{}")", id_a)))
-      << last["status-task-tables-1"];
+  EXPECT_TRUE(waitUntil(read, 10s)) << last["status-connector-tables"] << "\n"
+                                    << last[fmt::format("status-task-tables-{}", of_b)];
   a->signal(SIGTERM);
   EXPECT_EQ(a->wait(30s), 0) << a->log();
 }

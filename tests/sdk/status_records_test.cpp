@@ -41,6 +41,8 @@ TEST(StatusRecordsTest, ConnectsRecordsAreRead) {
                                   R"("task":0,"discoverTimestamp":1}})"));
   EXPECT_THROW(StatusRecord::read("status-task-orders", R"({"state":"RUNNING"})"),
                std::invalid_argument);
+  EXPECT_THROW(StatusRecord::read("status-task-orders-1z", R"({"state":"RUNNING"})"),
+               std::invalid_argument);
   EXPECT_THROW(StatusRecord::read("status-connector-orders", R"({"trace":null})"),
                std::invalid_argument);
 }

@@ -59,15 +59,27 @@ TEST(StatusTopicTest, AProcessWritesOverOnlyWhatIsStillItsOwn) {
   };
   EXPECT_TRUE(it::waitUntil([&] { return holds(b, 0, "RUNNING", "a:1"); }, 10s));
 
-  // The task moves: b runs it, and once a stopped it, a leaves b's record alone.
+  // The task moves: b runs it while a still does (a rebalance's overlap), then a stops it. Both
+  // end up showing b's record: a writes nothing over it, or b writes its own again over a's
+  // (UNASSIGNED written before a read b's).
   shown_b.set({connector("RUNNING"), task(0, "RUNNING")});
   ASSERT_TRUE(it::waitUntil([&] { return holds(a, 0, "RUNNING", "b:1"); }, 10s));
   shown_a.set({connector("RUNNING"), task(1, "FAILED")});
   ASSERT_TRUE(it::waitUntil([&] { return holds(b, 1, "FAILED", "a:1"); }, 10s));
   shown_a.set({connector("RUNNING"), task(1, "RUNNING")});  // a publishing round after that one
   ASSERT_TRUE(it::waitUntil([&] { return holds(b, 1, "RUNNING", "a:1"); }, 10s));
-  EXPECT_TRUE(holds(a, 0, "RUNNING", "b:1"));
-  EXPECT_TRUE(holds(b, 0, "RUNNING", "b:1"));
+  EXPECT_TRUE(it::waitUntil(
+      [&] { return holds(a, 0, "RUNNING", "b:1") && holds(b, 0, "RUNNING", "b:1"); }, 10s));
+  // The former owner's UNASSIGNED landing after the new owner's record: the owner writes its own
+  // again.
+  // (A marker after it in its partition says when it was read.)
+  StatusRecord stale = task(0, "UNASSIGNED"), marker = task(9, "RUNNING");
+  stale.worker_id = "a:1";
+  marker.worker_id = "x:1";
+  cluster.produce("status", 0, {{stale.key(), stale.value()}, {marker.key(), marker.value()}});
+  ASSERT_TRUE(it::waitUntil([&] { return holds(a, 9, "RUNNING", "x:1"); }, 10s));
+  EXPECT_TRUE(it::waitUntil(
+      [&] { return holds(a, 0, "RUNNING", "b:1") && holds(b, 0, "RUNNING", "b:1"); }, 10s));
 
   // b stops: its task runs nowhere, under b's id; a's task 1, stopped in a, too.
   b.stop();

@@ -172,6 +172,10 @@ bool TaskGroup::restartOwnTask(int id) {
   if (!running_.contains(id))
     throw std::out_of_range(fmt::format("task {} of {} {} does not run here", id, settings_.kind,
                                         settings_.worker.name));
+  // Asked while the group stops: iteration() will not run again to do it.
+  if (stop_.requested())
+    throw std::logic_error(fmt::format("{} {} is stopping: its tasks are not restarted",
+                                       settings_.kind, settings_.worker.name));
   restarts_.insert(id);
   return true;
 }
@@ -183,12 +187,16 @@ void TaskGroup::restartAsked() {
     asked.swap(restarts_);
   }
   for (int id : asked) {
+    bool ended = false;
     {
       std::lock_guard lock(mutex_);
-      if (!running_.contains(id)) continue;  // moved meanwhile
+      auto it = running_.find(id);
+      if (it == running_.end()) continue;  // moved meanwhile
+      ended = it->second->done;
     }
     spdlog::info("{} {}: restarting task {} here", settings_.kind, settings_.worker.name, id);
-    stopTasks({id}, clock_.now() + settings_.worker.shutdown_graceful_timeout);
+    // A task that ended (FAILED) is replaced by startTask(); one that runs is stopped first.
+    if (!ended) stopTasks({id}, clock_.now() + settings_.worker.shutdown_graceful_timeout);
     if (!stop_.requested()) startTask(id);
   }
 }
@@ -203,6 +211,9 @@ std::exception_ptr TaskGroup::finish(std::exception_ptr failure, Clock::time_poi
 void TaskGroup::rethrowFailure() {
   std::lock_guard lock(mutex_);
   if (failure_) std::rethrow_exception(failure_);
+  // exit.on.task.failure=false (ksink run's default): a failed task stays FAILED, shown and
+  // restartable, while the others run, as a Worker's own tasks do.
+  if (!settings_.worker.exit_on_task_failure) return;
   for (auto& [id, running] : running_)
     if (running->done && running->failure) std::rethrow_exception(running->failure);
 }
@@ -293,7 +304,8 @@ void TaskGroup::stopTasks(std::vector<int> ids, Clock::time_point deadline, bool
     if (running->done) {
       running->thread.join();
       std::lock_guard lock(mutex_);
-      if (running->failure && !lost && !failure_) failure_ = running->failure;  // run() reports
+      if (running->failure && !lost && !failure_ && settings_.worker.exit_on_task_failure)
+        failure_ = running->failure;  // run() reports
       continue;
     }
     spdlog::error(

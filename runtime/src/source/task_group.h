@@ -28,9 +28,11 @@
 // then) starts none, and stops with why, instead of starting a task of the old split with a
 // producer epoch no one fences.
 //
-// Its lifecycle is WorkerTask's. A task that fails fails the group (run() rethrows, after stopping
-// the others), as a task of a connector run without a group fails its Worker; so does the member
-// itself failing for good (fenced by another process under the same group.instance.id).
+// Its lifecycle is WorkerTask's. Under exit.on.task.failure=true a task that fails fails the group
+// (run() rethrows, after stopping the others), as it fails a Worker run without a group; under
+// false (ksink run's default) it stays FAILED, shown, until restarted (restartOwnTask()), while the
+// others run. The member itself failing for good (fenced by another process under the same
+// group.instance.id) fails the group either way.
 #pragma once
 
 #include <atomic>

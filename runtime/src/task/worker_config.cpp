@@ -29,8 +29,6 @@ constexpr ConfigDef::IgnoredKey kDistributedIgnored[] = {
     {"rebalance.timeout.ms", kGroupProtocol},
     {"worker.sync.timeout.ms", kNoLeader},
     {"worker.unsync.backoff.ms", kNoLeader},
-    {"rest.advertised.host.name", kNoLeader},
-    {"rest.advertised.port", kNoLeader},
     {"rest.advertised.listener", kNoLeader},
     {"inter.worker.key.generation.algorithm", kNoLeader},
     {"inter.worker.key.size", kNoLeader},
@@ -130,6 +128,16 @@ ConfigDef makeWorkerDef() {
               "Connect distributed's: the config topic's replication factor when ksink creates "
               "it (-1: the broker's default).",
               replicationFactor)
+      .define("rest.advertised.host.name", Type::kString, "", Importance::kLow,
+              "Connect distributed's: the host this process names itself by to the others (the "
+              "status topic's worker_id, where a task restart is forwarded). Empty: the "
+              "listener's host, or the machine's host name for a wildcard address.")
+      .define("rest.advertised.port", Type::kString, "", Importance::kLow,
+              "Connect distributed's: the port it names itself by. Empty: the listener's.",
+              [](std::string_view v) -> std::optional<std::string> {
+                if (v.empty() || detail::parseLong(v).value_or(0) > 0) return std::nullopt;
+                return "a port number";
+              })
       .define("status.storage.topic", Type::kString, "", Importance::kHigh,
               "Connect distributed's, with config.storage.topic: the status topic (compacted; "
               "created if missing), where each process writes the states of the connectors and "

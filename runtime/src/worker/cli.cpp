@@ -2,7 +2,6 @@
 
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
-#include <unistd.h>
 
 #include <CLI/CLI.hpp>
 #include <algorithm>
@@ -35,6 +34,7 @@
 #include "status_topic.h"
 #include "topic_admin.h"
 #include "worker_config.h"
+#include "worker_identity.h"
 
 namespace ksink {
 namespace {
@@ -126,13 +126,6 @@ void startInCluster(Connectors& connectors, const std::string& worker_id) {
   }
 }
 
-// What names this process in the status topic when it has no REST listener.
-std::string hostName() {
-  char name[256] = {};
-  if (gethostname(name, sizeof name - 1) != 0) return "ksink";
-  return name;
-}
-
 // The Kafka cluster's id for GET /, asked with the worker's client settings.
 std::function<std::optional<std::string>()> clusterIdOf(
     const std::map<std::string, std::string>& worker_properties) {
@@ -161,7 +154,8 @@ int run(const std::string& worker_file, const std::vector<std::string>& connecto
   // second ksink on this machine with the default port) fails the start, as Connect's REST server
   // does: a process running without the listener it was given is one nobody can see.
   std::unique_ptr<StatusServer> status_server;
-  std::string worker_id = hostName();  // host:port of the listener, once bound
+  // How the cluster's processes name this one (worker_identity.h), once the listener is bound.
+  std::string worker_id = workerIdentity(connectors.worker_properties, "");
   const auto listener = listenerOf(connectors.worker_properties);
   if (!listener.empty()) {
     try {
@@ -170,8 +164,8 @@ int run(const std::string& worker_file, const std::vector<std::string>& connecto
           [&herder, &worker = connectors.worker_properties, &worker_id,
            cluster_id = clusterIdOf(connectors.worker_properties)](httplib::Server& server,
                                                                    const std::string& bound) {
-            worker_id = bound;
-            addConnectRoutes(server, herder, {bound, cluster_id, worker});
+            worker_id = workerIdentity(worker, bound);
+            addConnectRoutes(server, herder, {worker_id, cluster_id, worker});
           },
           listenerSecurity(connectors.worker_properties));
     } catch (const std::exception& e) {

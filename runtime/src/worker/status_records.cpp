@@ -30,10 +30,11 @@ std::optional<StatusRecord> StatusRecord::read(std::string_view key,
     const auto rest = key.substr(kTask.size());
     const auto dash = rest.rfind('-');
     int task = -1;
-    if (dash == std::string_view::npos ||
-        std::from_chars(rest.data() + dash + 1, rest.data() + rest.size(), task).ec !=
-            std::errc() ||
-        task < 0)
+    const char* end = rest.data() + rest.size();
+    const auto parsed = dash == std::string_view::npos
+                            ? std::from_chars_result{end, std::errc::invalid_argument}
+                            : std::from_chars(rest.data() + dash + 1, end, task);
+    if (parsed.ec != std::errc() || parsed.ptr != end || task < 0)
       throw std::invalid_argument(fmt::format("a task status key without a task number: {}", key));
     out.name = rest.substr(0, dash);
     out.task = task;

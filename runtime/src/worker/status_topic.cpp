@@ -32,6 +32,8 @@ StatusTopic::~StatusTopic() {
 void StatusTopic::start() {
   auto properties = client_properties_;
   properties["linger.ms"] = "0";
+  // Java's partitioner: a key lands in the partition where Connect's workers write it.
+  properties["partitioner"] = "murmur2_random";
   producer_ = std::make_unique<KafkaProducer>(
       properties, [this](uint64_t, const std::optional<std::string>& error, const RecordMetadata&) {
         if (error)
@@ -62,7 +64,7 @@ void StatusTopic::publish(Current current, std::string worker_id) {
   worker_id_ = std::move(worker_id);
   publisher_ = std::thread([this] {
     for (;;) {
-      publishOnce(current_(), false);
+      publishOnce(false);
       std::unique_lock lock(mutex_);
       if (changed_.wait_for(lock, interval_, [this] { return stopping_; })) return;
     }
@@ -78,7 +80,7 @@ void StatusTopic::stop() {
   }
   if (publisher_.joinable()) publisher_.join();
   if (producer_) {
-    if (current_) publishOnce({}, true);
+    if (current_) publishOnce(true);
     const auto until = std::chrono::steady_clock::now() + kStopWrites;
     while (producer_->inFlight() > 0 && std::chrono::steady_clock::now() < until)
       producer_->poll(std::chrono::milliseconds(50));
@@ -94,6 +96,15 @@ std::optional<StatusRecord> StatusTopic::task(const std::string& connector, int 
   auto it = latest_.find(wanted.key());
   if (it == latest_.end()) return std::nullopt;
   return it->second;
+}
+
+void StatusTopic::publishOnce(bool final) {
+  // A status not written now is written at the next round: nothing here may end the process.
+  try {
+    publishOnce(final ? std::vector<StatusRecord>() : current_(), final);
+  } catch (const std::exception& e) {
+    spdlog::warn("the status topic {}: statuses not published: {}", follower_.topic(), e.what());
+  }
 }
 
 void StatusTopic::publishOnce(std::vector<StatusRecord> current, bool final) {
@@ -112,11 +123,15 @@ void StatusTopic::publishOnce(std::vector<StatusRecord> current, bool final) {
 }
 
 bool StatusTopic::overwritten(const StatusRecord& record) const {
-  // Every process runs every connector: one that stopped wrote it UNASSIGNED.
-  if (record.task || record.state == "UNASSIGNED") return false;
   std::lock_guard lock(mutex_);
   auto latest = latest_.find(record.key());
-  return latest != latest_.end() && latest->second.state == "UNASSIGNED";
+  if (latest == latest_.end()) return false;  // not read back yet
+  // A task runs in one process: another's record over this one's is stale (the former owner's
+  // UNASSIGNED, written before it read the new owner's record).
+  if (record.task)
+    return latest->second.worker_id != record.worker_id || latest->second.state != record.state;
+  // Every process runs every connector: one that stopped wrote it UNASSIGNED.
+  return record.state != "UNASSIGNED" && latest->second.state == "UNASSIGNED";
 }
 
 void StatusTopic::retract(const std::set<std::string>& shown, bool final) {

@@ -4,11 +4,12 @@
 // is shown as that process last wrote it, with its worker_id.
 //
 // Every process reads the whole topic (the last record of each key wins, whoever wrote it) and
-// publishes its own statuses: what the herder shows now, every `interval`, writing only what
-// changed. A key it published that it no longer shows is written over, as Connect's workers do,
-// only while the topic's last record for it is still this process's (the task may run elsewhere
-// now): UNASSIGNED for a task it stopped, a tombstone once the connector was deleted. At stop,
-// every key still this process's is written UNASSIGNED (its tasks run nowhere until another
+// publishes its own statuses: what the herder shows now, every `interval`, writing what changed
+// and what another process wrote over it (a task's record written UNASSIGNED by its former owner
+// after the new one's). A key it published that it no longer shows is written over, as Connect's
+// workers do, only while the topic's last record for it is still this process's (the task may run
+// elsewhere now): UNASSIGNED for a task it stopped, a tombstone once the connector was deleted. At
+// stop, every key still this process's is written UNASSIGNED (its tasks run nowhere until another
 // process takes them); the processes still running the connector then write its state again. A
 // process killed leaves its records until the task's new owner writes.
 //
@@ -63,9 +64,13 @@ class StatusTopic {
   std::optional<StatusRecord> task(const std::string& connector, int task) const;
 
  private:
-  // Writes what changed between `current` and what this process published last.
+  // Publishes what the herder shows (nothing, when `final`); logs what fails.
+  void publishOnce(bool final);
+  // Writes what changed between `current` and what this process published last, and what the
+  // topic holds over it (overwritten()).
   void publishOnce(std::vector<StatusRecord> current, bool final);
-  // A connector's state this process shows, written UNASSIGNED since by a process that stopped.
+  // A record this process shows that the topic holds otherwise: a task's written over by another
+  // process (its former owner), a connector's written UNASSIGNED by a process that stopped.
   bool overwritten(const StatusRecord& record) const;
   // The keys this process published and no longer shows: written over while still its own.
   void retract(const std::set<std::string>& shown, bool final);

@@ -31,6 +31,7 @@ struct Journal {
   std::vector<std::string> events;  // "<id> stop", "<id> cancel", "<id> pause", "<id> ended"
   std::map<int, Clock::time_point> cancelled_at;
   bool release = false;  // lets a task that ignores everything end
+  std::set<int> failed;  // the ids whose kFailOnce instance failed
   // Run by a task as it is asked to stop, as a connector's wakeup() runs (not under mutex).
   std::function<void()> on_stop;
 
@@ -52,8 +53,9 @@ struct Journal {
   }
 };
 
-// How a task takes a stop: it ends, it ends only once cancelled, or it ends only when released.
-enum class Obeys { kStop, kCancel, kNothing };
+// How a task takes a stop: it ends, it ends only once cancelled, or it ends only when released;
+// kFailOnce: the task's first instance fails as it runs, the next ones end at a stop.
+enum class Obeys { kStop, kCancel, kNothing, kFailOnce };
 
 class ScriptedTask final : public WorkerTask {
  public:
@@ -71,10 +73,12 @@ class ScriptedTask final : public WorkerTask {
   }
   void iteration() override {
     std::unique_lock lock(journal_->mutex);
+    if (obeys_ == Obeys::kFailOnce && journal_->failed.insert(id()).second)
+      throw std::runtime_error("the task's write failed");
     journal_->changed.wait(lock, [&] {
       if (journal_->release) return true;
       if (obeys_ == Obeys::kCancel) return stop_.cancelled();
-      return obeys_ == Obeys::kStop && stop_.requested();
+      return (obeys_ == Obeys::kStop || obeys_ == Obeys::kFailOnce) && stop_.requested();
     });
   }
   std::exception_ptr finish(std::exception_ptr failure, Clock::time_point) override {
@@ -119,14 +123,15 @@ class TaskGroupTest : public ::testing::Test {
     run = std::make_unique<test::BackgroundRun>([&] { group->run(); });
   }
 
-  void makeGroup(std::map<int, Obeys> obeys) {
+  void makeGroup(std::map<int, Obeys> obeys, bool exit_on_task_failure = true) {
     cluster.createTopic("g-" + name + "-tasks", 2);  // the mock creates none on request
-    const auto settings =
-        SourceConnectorConfig::parse(Config({{"name", name},
-                                             {"bootstrap.servers", cluster.bootstrap()},
-                                             {"group.id", "g"},
-                                             {"tasks.max", "2"},
-                                             {"consumer.session.timeout.ms", "6000"}}));
+    const auto settings = SourceConnectorConfig::parse(
+        Config({{"name", name},
+                {"bootstrap.servers", cluster.bootstrap()},
+                {"group.id", "g"},
+                {"tasks.max", "2"},
+                {"consumer.session.timeout.ms", "6000"},
+                {"exit.on.task.failure", exit_on_task_failure ? "true" : "false"}}));
     transaction_timeout = settings.transaction_timeout;
     group = std::make_unique<TaskGroup>(
         settings.sharedTasks(),
@@ -155,6 +160,35 @@ class TaskGroupTest : public ::testing::Test {
   std::unique_ptr<TaskGroup> group;
   std::unique_ptr<test::BackgroundRun> run;
 };
+
+// exit.on.task.failure=false (ksink run's default): a task that fails stays FAILED, shown, while
+// the other runs, and a restart replaces it.
+TEST_F(TaskGroupTest, AFailedTaskStaysFailedWhileTheOtherRunsAndARestartReplacesIt) {
+  makeGroup({{0, Obeys::kFailOnce}, {1, Obeys::kStop}}, /*exit_on_task_failure=*/false);
+  start();
+  const auto states = [&] {
+    std::vector<TaskStatus> tasks;
+    group->appendStatus(tasks);
+    std::map<int, std::string> out;
+    for (const auto& t : tasks) out[t.id] = t.state;
+    return out;
+  };
+  ASSERT_TRUE(it::waitUntil(
+      [&] {
+        auto s = states();
+        return s[0] == "FAILED" && s[1] == "RUNNING";
+      },
+      20s));
+  EXPECT_FALSE(run->waitFinished(200ms));  // the group runs on
+  EXPECT_THROW(group->restartOwnTask(5), std::out_of_range);
+  EXPECT_TRUE(group->restartOwnTask(0));
+  EXPECT_TRUE(it::waitUntil(
+      [&] {
+        auto s = states();
+        return s[0] == "RUNNING" && s[1] == "RUNNING";
+      },
+      20s));
+}
 
 TEST_F(TaskGroupTest, RunsATaskPerPartitionForwardsAPauseAndAStopAndShowsThem) {
   makeGroup({{0, Obeys::kStop}, {1, Obeys::kStop}});
