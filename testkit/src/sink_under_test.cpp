@@ -59,6 +59,12 @@ TestRecord SinkUnderTest::record(const TopicPartition& tp, int64_t offset) const
           .value = fmt::format(R"({{"kit_partition":{},"kit_offset":{}}})", tp.partition, offset)};
 }
 
+TestRecord recordWithUnknownColumn(const TopicPartition& tp, int64_t offset) {
+  return {.key = "bad",
+          .value = fmt::format(R"({{"kit_partition":{},"kit_offset":{},"unknown_column":1}})",
+                               tp.partition, offset)};
+}
+
 OffsetMap SinkUnderTest::storedOffsets(const ScenarioRun& run) const {
   return stored_offsets_ ? stored_offsets_(run) : OffsetMap{};
 }

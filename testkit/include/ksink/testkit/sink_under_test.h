@@ -90,4 +90,8 @@ class SinkUnderTest {
   StoredOffsetsFn stored_offsets_;
 };
 
+// The kit's default record at `offset` with one more field, "unknown_column": a bad record for a
+// table sink whose table was created from the default records (and does not evolve).
+TestRecord recordWithUnknownColumn(const TopicPartition& tp, int64_t offset);
+
 }  // namespace ksink::testkit
