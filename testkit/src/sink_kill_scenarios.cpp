@@ -88,8 +88,18 @@ bool stopped(const std::vector<ProbeEvent>& events, int task) {
 std::unique_ptr<WorkerRunner> killAndReplace(SinkHarness& h, Freezer& freezer, KillPoint point,
                                              std::unique_ptr<WorkerRunner>& worker,
                                              const Properties& props) {
-  freezer.arm(point);
+  // A put() kill takes the round's first batch; a preCommit() kill the first preCommit() after the
+  // round was put (not one of the task's first moments in the group, nor one with nothing new).
+  const bool in_put = point == KillPoint::kBeforePut || point == KillPoint::kAfterPut;
+  if (in_put) freezer.arm(point);
   for (int32_t p = 0; p < kPartitions; ++p) h.produce(p, kRound);
+  if (!in_put) {
+    const auto ends = h.producedEnds();
+    if (!h.waitJournal([&](const auto& events) { return deliveredAll(events, ends); },
+                       "delivery of the records before the kill"))
+      return nullptr;
+    freezer.arm(point);
+  }
   const auto frozen = freezer.waitFrozen(kScenarioWait);
   if (!frozen) {
     h.fail(fmt::format("no task reached the kill point {} within {} ms", describe(point),
