@@ -23,8 +23,6 @@ std::string_view nameOf(SinkScenario scenario) {
       return "StopWithinGracefulTimeout";
     case SinkScenario::kErrantRecordToDlq:
       return "ErrantRecordToDlq";
-    case SinkScenario::kKillPointsExactlyOnce:
-      return "KillPointsExactlyOnce";
   }
   return "?";
 }
@@ -32,8 +30,7 @@ std::string_view nameOf(SinkScenario scenario) {
 std::vector<SinkScenario> allSinkScenarios() {
   return {SinkScenario::kDeliveredIsDurable,        SinkScenario::kPreCommitWithinPut,
           SinkScenario::kRetriableRedelivery,       SinkScenario::kRebalanceAtLeastOnce,
-          SinkScenario::kStopWithinGracefulTimeout, SinkScenario::kErrantRecordToDlq,
-          SinkScenario::kKillPointsExactlyOnce};
+          SinkScenario::kStopWithinGracefulTimeout, SinkScenario::kErrantRecordToDlq};
 }
 
 ScenarioReport runSinkScenario(SinkScenario scenario, const SinkUnderTest& sink) {
@@ -57,9 +54,6 @@ ScenarioReport runSinkScenario(SinkScenario scenario, const SinkUnderTest& sink)
         break;
       case SinkScenario::kErrantRecordToDlq:
         runErrantRecordToDlq(harness);
-        break;
-      case SinkScenario::kKillPointsExactlyOnce:
-        runKillPointsExactlyOnce(harness);
         break;
     }
   } catch (const std::exception& e) {
