@@ -78,7 +78,7 @@ class MemorySource final : public SourceTask {
     if (!out.empty()) return out;
     if (breakage_ == SourceBreakage::kIgnoresWakeup) {
       lock.unlock();
-      std::this_thread::sleep_for(std::chrono::seconds(2));
+      std::this_thread::sleep_for(std::chrono::milliseconds(2500));
       return out;
     }
     upstream_->changed.wait_for(lock, std::chrono::seconds(1),

@@ -21,7 +21,7 @@ enum class SourceBreakage {
   kForgetsOffsets,   // reads its committed offsets, then starts over anyway
   kKeyOrderDiffers,  // reads offsets under {"v":1,"stream":…}, polls under {"stream":…,"v":1}
   kKeepsPositionOutside,  // keeps its position beside the source, never in the offsets
-  kIgnoresWakeup,         // with nothing to read, poll() sleeps 2 s whatever wakeup() says
+  kIgnoresWakeup,         // with nothing to read, poll() sleeps 2.5 s whatever wakeup() says
   kThrowsInCommitRecord,  // commitRecord() throws for every record
 };
 
