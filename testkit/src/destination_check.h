@@ -11,13 +11,11 @@
 #include <vector>
 
 #include "ksink/testkit/sink_under_test.h"
+#include "offset_ranges.h"
 #include "sink_harness.h"
 #include "sink_probe.h"
 
 namespace ksink::testkit {
-
-// "0..4, 7, 9..12" for sorted offsets; "none" for none.
-std::string offsetRanges(const std::vector<int64_t>& sorted_offsets);
 
 // How many copies of each record `held` names.
 std::map<RecordId, int> copiesOf(const std::vector<StoredRecord>& held);

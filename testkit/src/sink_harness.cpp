@@ -1,24 +1,12 @@
 #include "sink_harness.h"
 
 #include <fmt/format.h>
-#include <unistd.h>
 
 #include <atomic>
-#include <filesystem>
 #include <thread>
 
 namespace ksink::testkit {
 namespace {
-
-// A directory no other run (of this process or another) uses.
-std::filesystem::path freshDirectory(const std::string& connector) {
-  static std::atomic<int> runs{0};
-  auto dir = std::filesystem::temp_directory_path() /
-             fmt::format("ksink-testkit-{}-{}-{}", ::getpid(), runs.fetch_add(1), connector);
-  std::filesystem::remove_all(dir);
-  std::filesystem::create_directories(dir);
-  return dir;
-}
 
 std::string describeCommitted(const OffsetMap& target, const OffsetMap& committed) {
   std::string out;
@@ -33,21 +21,10 @@ std::string describeCommitted(const OffsetMap& target, const OffsetMap& committe
 
 }  // namespace
 
-SinkHarness::SinkHarness(const SinkUnderTest& sink, std::string_view scenario) : sink_(sink) {
-  run_.scenario = std::string(scenario);
-  run_.connector = fmt::format("{}_{}", sink.name(), scenario);
-  run_.topic = run_.connector;
-  run_.directory = freshDirectory(run_.connector);
-  group_ = "connect-" + run_.connector;
-  cluster_.emplace(1);
-  cluster_->createTopic(run_.topic, kPartitions);
-}
-
-SinkHarness::~SinkHarness() {
-  cluster_.reset();
-  std::error_code ignored;
-  std::filesystem::remove_all(run_.directory, ignored);
-}
+SinkHarness::SinkHarness(const SinkUnderTest& sink, std::string_view scenario)
+    : ScenarioHarness(sink.name(), scenario, kPartitions),
+      sink_(sink),
+      group_("connect-" + run().connector) {}
 
 std::vector<TopicPartition> SinkHarness::partitions() const {
   std::vector<TopicPartition> out;
@@ -56,8 +33,8 @@ std::vector<TopicPartition> SinkHarness::partitions() const {
 }
 
 Properties SinkHarness::properties() const {
-  Properties p = mockWorkerProperties(run_.connector, run_.topic, cluster_->bootstrap());
-  for (auto& [key, value] : sink_.properties(run_)) p.insert_or_assign(key, value);
+  Properties p = mockWorkerProperties(run().connector, run().topic, cluster().bootstrap());
+  for (auto& [key, value] : sink_.properties(run())) p.insert_or_assign(key, value);
   return p;
 }
 
@@ -72,14 +49,14 @@ void SinkHarness::produce(int32_t p, int count) {
   std::vector<TestRecord> records;
   const auto tp = partition(p);
   for (int i = 0; i < count; ++i) records.push_back(sink_.record(tp, produced(p) + i));
-  cluster_->produce(run_.topic, p, records);
+  cluster().produce(run().topic, p, records);
   produced_[static_cast<size_t>(p)] += count;
 }
 
 int64_t SinkHarness::produceBad(int32_t p) {
   const auto tp = partition(p);
   const int64_t offset = produced(p);
-  cluster_->produce(run_.topic, p, {sink_.bad()(tp, offset)});
+  cluster().produce(run().topic, p, {sink_.bad()(tp, offset)});
   ++produced_[static_cast<size_t>(p)];
   return offset;
 }
@@ -93,10 +70,7 @@ OffsetMap SinkHarness::producedEnds() const {
 bool SinkHarness::taskFailed() {
   const auto events = journal_->events();
   const ProbeEvent* failure = firstFailure(events);
-  if (!failure) return false;
-  if (!reported_task_failure_.exchange(true))
-    fail(fmt::format("the task failed: {}() threw: {}", nameOf(failure->call), failure->error));
-  return true;
+  return failure && reportTaskFailure(nameOf(failure->call), failure->error);
 }
 
 bool SinkHarness::waitCommitted(const OffsetMap& target, std::string_view what) {
@@ -105,7 +79,7 @@ bool SinkHarness::waitCommitted(const OffsetMap& target, std::string_view what) 
   const auto deadline = std::chrono::steady_clock::now() + kScenarioWait;
   OffsetMap committed;
   while (true) {
-    committed = cluster_->committed(group_, tps);
+    committed = cluster().committed(group_, tps);
     bool reached = true;
     for (const auto& [tp, end] : target) {
       const auto it = committed.find(tp);
@@ -131,32 +105,13 @@ bool SinkHarness::waitJournal(const std::function<bool(const std::vector<ProbeEv
   return false;
 }
 
-void SinkHarness::stopWorker(std::unique_ptr<WorkerRunner>& worker, bool may_throw) {
-  if (!worker) return;
-  worker->stop();
-  awaitEnd(worker->run(), "Worker::run()");
-  if (!may_throw && worker->run().error() && !taskFailed())
-    fail(fmt::format("the task failed: {}", worker->run().errorMessage()));
-  worker.reset();
-}
-
 std::vector<StoredRecord> SinkHarness::readBack() {
   try {
-    return sink_.read(run_);
+    return sink_.read(run());
   } catch (const std::exception& e) {
     fail(fmt::format("reading the destination back failed: {}", e.what()));
     return {};
   }
-}
-
-void SinkHarness::fail(const std::string& message) {
-  std::lock_guard lock(mutex_);
-  failures_.push_back(fmt::format("[{}] {}", run_.scenario, message));
-}
-
-ScenarioReport SinkHarness::report() const {
-  std::lock_guard lock(mutex_);
-  return {run_.scenario, failures_, skipped_};
 }
 
 }  // namespace ksink::testkit

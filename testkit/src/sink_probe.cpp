@@ -113,20 +113,10 @@ class ProbeSinkTask final : public SinkTask {
   template <typename Body>
   void journaled(ProbeEvent event, Body&& body, const OffsetMap* returned = nullptr) {
     event.task = id_;
-    const size_t i = journal_->begin(std::move(event));
-    try {
-      body();
-    } catch (const RetriableError& e) {
-      journal_->end(i, Outcome::kRetriable, e.what());
-      throw;
-    } catch (const std::exception& e) {
-      journal_->end(i, Outcome::kFailed, e.what());
-      throw;
-    } catch (...) {
-      journal_->end(i, Outcome::kFailed, "non-standard exception");
-      throw;
-    }
-    journal_->end(i, Outcome::kReturned, {}, returned ? *returned : OffsetMap{});
+    testkit::journaled(*journal_, std::move(event), std::forward<Body>(body),
+                       [returned](ProbeEvent& e) {
+                         if (returned) e.returned = *returned;
+                       });
   }
 
   std::unique_ptr<SinkTask> inner_;
@@ -156,35 +146,6 @@ void ProbeSinkTask::put(std::span<const SinkRecord> records) {
 }
 
 }  // namespace
-
-size_t SinkJournal::begin(ProbeEvent event) {
-  std::lock_guard lock(mutex_);
-  event.began = Clock::now();
-  events_.push_back(std::move(event));
-  changed_.notify_all();
-  return events_.size() - 1;
-}
-
-void SinkJournal::end(size_t index, Outcome outcome, std::string error, OffsetMap returned) {
-  std::lock_guard lock(mutex_);
-  auto& e = events_[index];
-  e.outcome = outcome;
-  e.ended = Clock::now();
-  if (!error.empty()) e.error = std::move(error);
-  e.returned = std::move(returned);
-  changed_.notify_all();
-}
-
-std::vector<ProbeEvent> SinkJournal::events() const {
-  std::lock_guard lock(mutex_);
-  return events_;
-}
-
-bool SinkJournal::waitUntil(const std::function<bool(const std::vector<ProbeEvent>&)>& condition,
-                            std::chrono::milliseconds timeout) const {
-  std::unique_lock lock(mutex_);
-  return changed_.wait_for(lock, timeout, [&] { return condition(events_); });
-}
 
 TaskFactory probeFactory(TaskFactory inner, std::shared_ptr<SinkJournal> journal,
                          std::shared_ptr<const ProbeHooks> hooks) {

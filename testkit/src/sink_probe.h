@@ -4,28 +4,23 @@
 // with its arguments and outcome. A scenario may also arm faults (a RetriableError before or
 // halfway through a put()) and hang a check after each preCommit().
 //
-// Thread-safety: a journal is shared by the tasks of every worker of a run and read by the test
-// thread: all under its mutex. A probe lives on its task's thread. Fault hooks run on task threads.
+// Thread-safety: the journal is shared (journal.h). A probe lives on its task's thread. Fault
+// hooks run on task threads.
 #pragma once
 
-#include <atomic>
 #include <chrono>
-#include <condition_variable>
 #include <cstdint>
 #include <functional>
 #include <memory>
-#include <mutex>
-#include <optional>
 #include <span>
 #include <string>
 #include <vector>
 
+#include "journal.h"
 #include "ksink/sink_task.h"
 #include "ksink/testkit/sink_under_test.h"
 
 namespace ksink::testkit {
-
-using Clock = std::chrono::steady_clock;
 
 struct RecordId {
   TopicPartition tp;
@@ -34,7 +29,6 @@ struct RecordId {
 };
 
 enum class ProbeCall { kStart, kOpen, kPut, kPreCommit, kClose, kStop, kReport };
-enum class Outcome { kRunning, kReturned, kRetriable, kFailed };
 
 struct ProbeEvent {
   ProbeCall call = ProbeCall::kStart;
@@ -50,23 +44,7 @@ struct ProbeEvent {
   Clock::time_point ended = {};
 };
 
-class SinkJournal {
- public:
-  // Numbers the tasks of every worker of a run, in the order made.
-  int nextTask() { return next_task_.fetch_add(1); }
-  size_t begin(ProbeEvent event);
-  void end(size_t index, Outcome outcome, std::string error = {}, OffsetMap returned = {});
-  std::vector<ProbeEvent> events() const;
-  // Waits until `condition(events())` holds; false when `timeout` passed first.
-  bool waitUntil(const std::function<bool(const std::vector<ProbeEvent>&)>& condition,
-                 std::chrono::milliseconds timeout) const;
-
- private:
-  mutable std::mutex mutex_;
-  mutable std::condition_variable changed_;
-  std::vector<ProbeEvent> events_;
-  std::atomic<int> next_task_{0};
-};
+using SinkJournal = Journal<ProbeEvent>;
 
 // Where the kit may break into a put(): throw RetriableError before the task sees the batch
 // (a destination that refused it), or after it wrote the first half (one that failed midway).

@@ -2,21 +2,13 @@
 
 #include <fmt/format.h>
 
-#include <algorithm>
-#include <cctype>
 #include <stdexcept>
 
 namespace ksink::testkit {
 
 SinkUnderTest::SinkUnderTest(std::string name, TaskFactory factory)
     : name_(std::move(name)), factory_(std::move(factory)) {
-  // The name becomes part of topics, groups and (in table sinks) table names.
-  const bool plain = !name_.empty() && std::all_of(name_.begin(), name_.end(), [](char c) {
-    return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
-  });
-  if (!plain)
-    throw std::invalid_argument(
-        fmt::format("SinkUnderTest name \"{}\": use letters, digits and '_' only", name_));
+  requirePlainName("SinkUnderTest", name_);
   if (!factory_) throw std::invalid_argument("SinkUnderTest " + name_ + ": no task factory");
 }
 
@@ -65,6 +57,12 @@ TestRecord SinkUnderTest::record(const TopicPartition& tp, int64_t offset) const
   if (make_) return make_(tp, offset);
   return {.key = fmt::format("{}-{}", tp.partition, offset),
           .value = fmt::format(R"({{"kit_partition":{},"kit_offset":{}}})", tp.partition, offset)};
+}
+
+TestRecord recordWithUnknownColumn(const TopicPartition& tp, int64_t offset) {
+  return {.key = "bad",
+          .value = fmt::format(R"({{"kit_partition":{},"kit_offset":{},"unknown_column":1}})",
+                               tp.partition, offset)};
 }
 
 OffsetMap SinkUnderTest::storedOffsets(const ScenarioRun& run) const {

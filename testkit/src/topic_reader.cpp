@@ -28,6 +28,7 @@ rd_kafka_t* openReader(const std::string& bootstrap, const std::string& topic, i
 
 ConsumedRecord recordOf(const rd_kafka_message_t* m) {
   ConsumedRecord r;
+  r.offset = m->offset;
   if (m->key) r.key = std::string(static_cast<const char*>(m->key), m->key_len);
   if (m->payload) r.value = std::string(static_cast<const char*>(m->payload), m->len);
   r.timestamp = rd_kafka_message_timestamp(m, nullptr);

@@ -5,12 +5,21 @@
 #include <cstdio>
 #include <cstdlib>
 
+#include "ksink/source_connector.h"
+
 namespace ksink::testkit {
 namespace {
 
 // A worker that has not ended this long after stop() is hung: abort with a message rather than
 // leave ctest waiting for its default 25-minute timeout (the Worker cannot outlive its run()).
 constexpr std::chrono::seconds kHungAfter{60};
+
+// What makeSourceWorker() validates a source connector's configuration against.
+ConfigDef sourceKeys(const Config& config) {
+  ConfigDef def = sourceConnectorKeys();
+  def.include(config.definitions());
+  return def;
+}
 
 }  // namespace
 
@@ -98,6 +107,10 @@ WorkerRunner::WorkerRunner(const Properties& properties, TaskFactory factory)
 
 WorkerRunner::WorkerRunner(const Config& config, TaskFactory factory)
     : worker_(config, std::move(factory)),
+      run_(std::make_unique<BackgroundRun>([this] { worker_.run(); })) {}
+
+WorkerRunner::WorkerRunner(const Config& config, SourceTaskFactory factory)
+    : worker_(Config(config.values(), sourceKeys(config)), std::move(factory)),
       run_(std::make_unique<BackgroundRun>([this] { worker_.run(); })) {}
 
 WorkerRunner::~WorkerRunner() {

@@ -53,12 +53,7 @@ testkit::SinkUnderTest sqliteSink() {
         return held;
       })
       // A field the table (created from the first records, auto.evolve=false) has no column for.
-      .badRecord([](const TopicPartition& tp, int64_t offset) {
-        return testkit::TestRecord{
-            .key = "bad",
-            .value = fmt::format(R"({{"kit_partition":{},"kit_offset":{},"unknown_column":1}})",
-                                 tp.partition, offset)};
-      })
+      .badRecord(testkit::recordWithUnknownColumn)
       .exactlyOnce([](const ScenarioRun& run) {
         OffsetMap stored;
         eachRow(run, "ksink_offsets",

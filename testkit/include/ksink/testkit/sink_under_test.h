@@ -31,18 +31,11 @@
 #include "ksink/config_def.h"
 #include "ksink/sink_task.h"
 #include "ksink/testkit/mock_cluster.h"
+#include "ksink/testkit/scenario_run.h"
 #include "ksink/testkit/worker_runner.h"
 #include "ksink/topic_partition.h"
 
 namespace ksink::testkit {
-
-// One scenario's run of the task, as the author's functions see it.
-struct ScenarioRun {
-  std::string scenario;             // the scenario's name, e.g. "DeliveredIsDurable"
-  std::string connector;            // the connector's name (consumer group connect-<connector>)
-  std::string topic;                // the topic the task consumes, new for this run
-  std::filesystem::path directory;  // empty at the start of the run, removed after it
-};
 
 // One copy of a record the destination holds, named by where it was read from.
 struct StoredRecord {
@@ -96,5 +89,9 @@ class SinkUnderTest {
   RecordFn bad_;
   StoredOffsetsFn stored_offsets_;
 };
+
+// The kit's default record at `offset` with one more field, "unknown_column": a bad record for a
+// table sink whose table was created from the default records (and does not evolve).
+TestRecord recordWithUnknownColumn(const TopicPartition& tp, int64_t offset);
 
 }  // namespace ksink::testkit

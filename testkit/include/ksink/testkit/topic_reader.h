@@ -12,6 +12,7 @@
 namespace ksink::testkit {
 
 struct ConsumedRecord {
+  int64_t offset = 0;  // where the record is in its partition
   std::optional<std::string> key;
   std::optional<std::string> value;
   int64_t timestamp = 0;

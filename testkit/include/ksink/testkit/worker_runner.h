@@ -23,6 +23,7 @@
 #include <thread>
 
 #include "ksink/sink_task.h"
+#include "ksink/source_task.h"
 #include "ksink/worker.h"
 
 namespace ksink::testkit {
@@ -74,6 +75,9 @@ class WorkerRunner {
   // A sink connector: `config` is validated by the Worker (its definitions: the task's keys).
   WorkerRunner(const Config& config, TaskFactory factory);
   WorkerRunner(const Properties& properties, TaskFactory factory);
+  // A source connector: `config` is validated by the Worker against the source connector's keys
+  // and its definitions (the task's keys).
+  WorkerRunner(const Config& config, SourceTaskFactory factory);
   ~WorkerRunner();
 
   void stop() { worker_.stop(); }

@@ -1,0 +1,57 @@
+#include "ksink/testkit/source_under_test.h"
+
+#include <stdexcept>
+
+namespace ksink::testkit {
+
+SourceUnderTest::SourceUnderTest(std::string name, SourceTaskFactory factory)
+    : name_(std::move(name)), factory_(std::move(factory)) {
+  requirePlainName("SourceUnderTest", name_);
+  if (!factory_) throw std::invalid_argument("SourceUnderTest " + name_ + ": no task factory");
+}
+
+SourceUnderTest& SourceUnderTest::configDef(const ConfigDef& def) {
+  definitions_ = def;
+  return *this;
+}
+
+SourceUnderTest& SourceUnderTest::config(ConfigFn config) {
+  config_ = std::move(config);
+  return *this;
+}
+
+SourceUnderTest& SourceUnderTest::streams(int count) {
+  if (count < 1) throw std::invalid_argument("SourceUnderTest " + name_ + ": streams() < 1");
+  streams_ = count;
+  return *this;
+}
+
+SourceUnderTest& SourceUnderTest::feed(FeedFn feed) {
+  feed_ = std::move(feed);
+  return *this;
+}
+
+SourceUnderTest& SourceUnderTest::identify(IdentifyFn identify) {
+  identify_ = std::move(identify);
+  return *this;
+}
+
+Properties SourceUnderTest::properties(const ScenarioRun& run) const {
+  return config_ ? config_(run) : Properties{};
+}
+
+void SourceUnderTest::feedItems(const ScenarioRun& run, int stream, int64_t first,
+                                int count) const {
+  if (!feed_)
+    throw std::logic_error("SourceUnderTest " + name_ + ": feed() is required (the source's data)");
+  feed_(run, stream, first, count);
+}
+
+std::optional<SourceItem> SourceUnderTest::itemOf(const SourceRecord& record) const {
+  if (!identify_)
+    throw std::logic_error("SourceUnderTest " + name_ +
+                           ": identify() is required (which item a record carries)");
+  return identify_(record);
+}
+
+}  // namespace ksink::testkit
