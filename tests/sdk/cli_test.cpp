@@ -156,7 +156,8 @@ TEST_F(CliTest, AHeaderConverterTheRuntimeDoesNotServeIsRefusedForASinkItConvert
 
 TEST_F(CliTest, AnUnknownKeyFarFromEveryKnownOneIsWarnedAndTheConfigAccepted) {
   std::ofstream(dir_ / "worker.properties")
-      << "bootstrap.servers=127.0.0.1:1\nmy.custom.worker.key=h\nrest.advertised.host.name=h\n";
+      << "bootstrap.servers=127.0.0.1:1\nmy.custom.worker.key=h\nrest.advertised.host.name=h\n"
+         "rest.advertised.listener=http\n";
   auto c = connector(
       "name=x\nconnector.class=sqlite\nconnection.url=sqlite:///tmp/x.db\ntopics=a\n"
       "consumer.override.session.timeout.ms=10000\nsecurity.protocol=PLAINTEXT\n"
@@ -170,11 +171,13 @@ TEST_F(CliTest, AnUnknownKeyFarFromEveryKnownOneIsWarnedAndTheConfigAccepted) {
             std::string::npos)
       << r.output;
   // A Connect distributed worker's key: accepted, saying what ksink does instead.
-  EXPECT_NE(r.output.find("warning: rest.advertised.host.name: no meaning in ksink, ignored "
+  EXPECT_NE(r.output.find("warning: rest.advertised.listener: no meaning in ksink, ignored "
                           "(there is no leader: every process applies the config topic's "
                           "changes itself)"),
             std::string::npos)
       << r.output;
+  // One ksink takes (how a process names itself to its cluster): no warning.
+  EXPECT_EQ(r.output.find("warning: rest.advertised.host.name"), std::string::npos) << r.output;
   EXPECT_EQ(r.output.find("warning: consumer."), std::string::npos) << r.output;
   EXPECT_EQ(r.output.find("warning: transforms."), std::string::npos) << r.output;
   EXPECT_EQ(r.output.find("warning: security."), std::string::npos) << r.output;
