@@ -230,15 +230,8 @@ Herder::Info Herder::info(const std::string& name) const {
   if (auto r = refused(name)) return {name, "unknown", r->config, 0};
   const auto found = find(name);
   const auto& c = *found;
-  Info out{c.name, c.type, c.file.submitted, 0};
-  std::shared_ptr<Worker> worker;
-  {
-    std::lock_guard lock(mutex_);
-    worker = c.worker;
-  }
-  if (worker) out.tasks = static_cast<int>(worker->status().tasks.size());
-  if (status_topic_) out.tasks = static_cast<int>(state(name).tasks.size());
-  return out;
+  // The tasks its status shows: those run here, and in a cluster the others'.
+  return {c.name, c.type, c.file.submitted, static_cast<int>(state(name).tasks.size())};
 }
 
 Herder::State Herder::state(const std::string& name) const {

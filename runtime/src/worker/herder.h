@@ -72,6 +72,11 @@ class Herder {
     Config config;     // as submitted: references not resolved
     int tasks = 0;     // the tasks it runs (none while stopped)
   };
+  // A task's state as Connect names it: one that ended without failing (STOPPED here) runs
+  // nowhere, UNASSIGNED (Connect's task states: UNASSIGNED, RUNNING, PAUSED, FAILED, RESTARTING).
+  static std::string connectState(const TaskStatus& task) {
+    return task.state == "STOPPED" ? "UNASSIGNED" : task.state;
+  }
   // What GET /connectors/{c}/status shows: the connector's state (UNASSIGNED before it starts,
   // RUNNING, PAUSED, STOPPED, FAILED with `trace`) and its tasks' (none while stopped).
   struct State {

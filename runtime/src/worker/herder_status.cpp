@@ -9,14 +9,7 @@
 #include "status_topic.h"
 
 namespace ksink {
-namespace {
-
-// Connect's task states: a task that ended without failing runs nowhere.
-std::string taskState(const TaskStatus& task) {
-  return task.state == "STOPPED" ? "UNASSIGNED" : task.state;
-}
-
-}  // namespace
+namespace {}  // namespace
 
 void Herder::addClusterTasks(const Connector& c, State& out) const {
   // The processes share tasks.max tasks (TaskGroup): a source's with a group.id, a sink's in a
@@ -54,7 +47,7 @@ std::vector<StatusRecord> Herder::statusRecords() const {
     out.push_back({name, std::nullopt, state.state, state.trace, "", 0});
     for (const auto& task : state.tasks) {
       if (state.elsewhere.contains(task.id)) continue;
-      out.push_back({name, task.id, taskState(task),
+      out.push_back({name, task.id, connectState(task),
                      task.state == "FAILED" ? task.last_error : std::string(), "", 0});
     }
   }

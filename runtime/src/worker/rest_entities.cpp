@@ -12,7 +12,7 @@ namespace ksink {
 std::string taskJson(const Herder::State& of, const TaskStatus& task, std::string_view worker_id) {
   if (auto it = of.elsewhere.find(task.id); it != of.elsewhere.end() && !it->second.empty())
     worker_id = it->second;
-  const std::string state = task.state == "STOPPED" ? "UNASSIGNED" : task.state;
+  const std::string state = Herder::connectState(task);
   auto out = fmt::format(R"({{"id":{},"state":{},"worker_id":{},"version":{})", task.id,
                          jsonText(state), jsonText(worker_id), jsonText(KSINK_VERSION));
   if (!task.last_error.empty() && task.state == "FAILED")
