@@ -756,11 +756,16 @@ TEST_F(PostgresSinkTest, ABackendThatStopsAnsweringIsDroppedWithinTheReadTimeout
     kafka.produce(topic_, messages);
   };
   batch(0);
-  RunningSink sink(props({{"connection.read.timeout.ms", "2000"}, {"retry.backoff.ms", "200"}}));
+  // Its own application_name: other tests' sinks may be connected to the same database.
+  const std::string application = uniqueName("ksink");
+  const std::string& url = schema_->url();
+  const char* separator = url.find("://") == std::string::npos ? " " : "&";
+  RunningSink sink(props({{"connection.url", url + separator + "application_name=" + application},
+                          {"connection.read.timeout.ms", "2000"},
+                          {"retry.backoff.ms", "200"}}));
   ASSERT_TRUE(waitUntil([&] { return storedOffsets() == std::map<int, int64_t>{{0, 50}}; }, 60s));
-  const auto found = schema_->scalar(
-      "SELECT pid::text FROM pg_stat_activity WHERE application_name = 'ksink' AND datname = "
-      "current_database() AND pid <> pg_backend_pid()");
+  const auto found = schema_->scalar(fmt::format(
+      "SELECT pid::text FROM pg_stat_activity WHERE application_name = '{}'", application));
   ASSERT_TRUE(found) << "no ksink backend";
   const std::string pid = *found;
   ASSERT_EQ(::kill(std::stoi(pid), SIGSTOP), 0) << "cannot stop backend " << pid;
