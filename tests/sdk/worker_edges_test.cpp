@@ -275,6 +275,26 @@ TEST(KafkaConsumerSeek, TheTimeoutArgumentIsScaledForLibrdkafkaBefore210) {
   EXPECT_EQ(KafkaConsumer::seekTimeoutArgument(0ms, 0x020002ff), 0);
 }
 
+// rd_kafka_rebalance_protocol() answers NULL once its group is gone: so it did when a consumer
+// that had left for max.poll.interval.ms (a hung task let go as a zombie) closed, and the
+// revocation it handed the closing thread read the NULL as a string (SIGSEGV; UBSan's "null
+// pointer passed as argument 1" in the test kit's kill points). The configured protocol decides
+// then.
+TEST(KafkaConsumerProtocol, ANullProtocolFromAGroupThatIsGoneIsTheConfiguredOne) {
+  char errstr[512];
+  std::unique_ptr<rd_kafka_t, decltype(&rd_kafka_destroy)> no_group(
+      rd_kafka_new(RD_KAFKA_PRODUCER, rd_kafka_conf_new(), errstr, sizeof errstr),
+      &rd_kafka_destroy);
+  ASSERT_TRUE(no_group) << errstr;
+  const char* answer = rd_kafka_rebalance_protocol(no_group.get());
+  ASSERT_EQ(answer, nullptr) << "librdkafka answered " << answer;
+  EXPECT_TRUE(KafkaConsumer::cooperativeProtocol(answer, true));
+  EXPECT_FALSE(KafkaConsumer::cooperativeProtocol(answer, false));
+  EXPECT_TRUE(KafkaConsumer::cooperativeProtocol("COOPERATIVE", false));
+  EXPECT_FALSE(KafkaConsumer::cooperativeProtocol("EAGER", true));
+  EXPECT_FALSE(KafkaConsumer::cooperativeProtocol("NONE", true));
+}
+
 // A sink that hands values starting with "bad" to the errant record reporter and records close().
 class ReportingSink : public SinkTask {
  public:

@@ -35,6 +35,17 @@ int64_t confNumber(rd_kafka_conf_t* conf, const char* key) {
   return detail::parseLong(buf).value_or(0);
 }
 
+// Whether every assignor partition.assignment.strategy lists is cooperative (librdkafka refuses a
+// mix of protocols, and cooperative-sticky is its only cooperative one).
+bool cooperativeStrategy(rd_kafka_conf_t* conf) {
+  char buf[256];
+  size_t size = sizeof buf;
+  if (rd_kafka_conf_get(conf, "partition.assignment.strategy", buf, &size) != RD_KAFKA_CONF_OK)
+    return false;
+  const std::string_view strategy(buf);
+  return strategy.find("cooperative-sticky") != std::string_view::npos;
+}
+
 }  // namespace
 
 std::shared_ptr<KafkaConsumer> KafkaConsumer::create(
@@ -55,6 +66,7 @@ std::shared_ptr<KafkaConsumer> KafkaConsumer::create(
   rd_kafka_conf_set_error_cb(conf.get(), errorCallback);
   rd_kafka_conf_set_rebalance_cb(conf.get(), &KafkaConsumer::rebalanceCallback);
   rd_kafka_conf_set_opaque(conf.get(), consumer.get());
+  consumer->configured_cooperative_ = cooperativeStrategy(conf.get());
   consumer->prefetch_.emplace(confNumber(conf.get(), "queued.min.messages"),
                               confNumber(conf.get(), "queued.max.messages.kbytes") * 1024);
   rd_kafka_t* rk = rd_kafka_new(RD_KAFKA_CONSUMER, conf.get(), errstr, sizeof errstr);
@@ -115,7 +127,7 @@ void KafkaConsumer::rebalanceCallback(rd_kafka_t* rk, rd_kafka_resp_err_t err,
 // `rk` rather than rk_: during close() this runs on the teardown thread after rk_ was released.
 void KafkaConsumer::onRebalance(rd_kafka_t* rk, rd_kafka_resp_err_t err,
                                 rd_kafka_topic_partition_list_t* partitions) {
-  const bool coop = std::string_view(rd_kafka_rebalance_protocol(rk)) == "COOPERATIVE";
+  const bool coop = cooperativeProtocol(rd_kafka_rebalance_protocol(rk), configured_cooperative_);
   const auto tps = toPartitions(partitions);
   if (err == RD_KAFKA_RESP_ERR__ASSIGN_PARTITIONS) {
     // Start offsets are set in a copy of the list before assigning, so the first fetch of each
@@ -166,7 +178,11 @@ void KafkaConsumer::onRebalance(rd_kafka_t* rk, rd_kafka_resp_err_t err,
 }
 
 bool KafkaConsumer::cooperative() const {
-  return std::string_view(rd_kafka_rebalance_protocol(rk_)) == "COOPERATIVE";
+  return cooperativeProtocol(rd_kafka_rebalance_protocol(rk_), configured_cooperative_);
+}
+
+bool KafkaConsumer::cooperativeProtocol(const char* protocol, bool configured) {
+  return protocol ? std::string_view(protocol) == "COOPERATIVE" : configured;
 }
 
 std::vector<TopicPartition> KafkaConsumer::assignment() const {
