@@ -69,7 +69,7 @@ OffsetMap SinkHarness::producedEnds() const {
 
 bool SinkHarness::taskFailed() {
   const auto events = journal_->events();
-  const ProbeEvent* failure = firstFailure(events);
+  const ProbeEvent* failure = firstFailure(events, zombies_);
   return failure && reportTaskFailure(nameOf(failure->call), failure->error);
 }
 
@@ -98,7 +98,8 @@ bool SinkHarness::waitCommitted(const OffsetMap& target, std::string_view what) 
 bool SinkHarness::waitJournal(const std::function<bool(const std::vector<ProbeEvent>&)>& condition,
                               std::string_view what) {
   const bool held = journal_->waitUntil(
-      [&](const auto& events) { return condition(events) || firstFailure(events); }, kScenarioWait);
+      [&](const auto& events) { return condition(events) || firstFailure(events, zombies_); },
+      kScenarioWait);
   if (taskFailed()) return false;
   if (held) return true;
   fail(fmt::format("{} did not happen within {} ms", what, kScenarioWait.count()));

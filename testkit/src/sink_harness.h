@@ -8,6 +8,7 @@
 #pragma once
 
 #include <memory>
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -57,6 +58,8 @@ class SinkHarness : public ScenarioHarness {
   std::vector<StoredRecord> readBack();
 
   bool taskFailed() override;
+  // Task `task` is a zombie the scenario made: its failures (a fenced write) are expected.
+  void markZombie(int task) { zombies_.insert(task); }
 
  private:
   const SinkUnderTest& sink_;
@@ -64,6 +67,7 @@ class SinkHarness : public ScenarioHarness {
   std::shared_ptr<SinkJournal> journal_ = std::make_shared<SinkJournal>();
   std::shared_ptr<ProbeHooks> hooks_ = std::make_shared<ProbeHooks>();
   std::vector<int64_t> produced_ = std::vector<int64_t>(kPartitions, 0);
+  std::set<int> zombies_;  // the test thread's
 };
 
 }  // namespace ksink::testkit

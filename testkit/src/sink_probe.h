@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <set>
 #include <span>
 #include <string>
 #include <vector>
@@ -50,12 +51,19 @@ using SinkJournal = Journal<ProbeEvent>;
 // (a destination that refused it), or after it wrote the first half (one that failed midway).
 enum class PutFault { kNone, kRetriableBefore, kRetriableAfterHalf };
 
+// Where the kit may freeze a task (exactly-once kill points): the task's thread blocks in the hook
+// until the scenario lets it go on, as a zombie, after another worker took its partitions.
+enum class KillPoint { kBeforePut, kAfterPut, kBeforePreCommit, kAfterPreCommit };
+
 struct ProbeHooks {
   // Asked before each non-empty put(); runs on the task's thread.
   std::function<PutFault(int task, std::span<const SinkRecord>)> put_fault;
   // Called after each preCommit() returned, with its argument and result; on the task's thread.
   std::function<void(int task, const OffsetMap& current, const OffsetMap& returned)>
       after_pre_commit;
+  // Called at each kill point of a non-empty put() and of each preCommit(); on the task's thread,
+  // which it may block.
+  std::function<void(int task, KillPoint point)> at_kill_point;
 };
 
 // A TaskFactory whose tasks wrap `inner`'s, numbered by the journal.
@@ -68,8 +76,10 @@ std::vector<RecordId> delivered(const std::vector<ProbeEvent>& events);
 bool deliveredAll(const std::vector<ProbeEvent>& events, const TopicPartition& tp, int64_t end);
 // Whether every partition of `ends` was delivered up to its end.
 bool deliveredAll(const std::vector<ProbeEvent>& events, const OffsetMap& ends);
-// The first call that threw something other than RetriableError (the task failed), if any.
-const ProbeEvent* firstFailure(const std::vector<ProbeEvent>& events);
+// The first call that threw something other than RetriableError (the task failed), if any, of a
+// task not in `except` (zombies, whose failures are expected).
+const ProbeEvent* firstFailure(const std::vector<ProbeEvent>& events,
+                               const std::set<int>& except = {});
 // How many preCommit() calls returned.
 size_t preCommits(const std::vector<ProbeEvent>& events);
 // "open", "put", … for messages.

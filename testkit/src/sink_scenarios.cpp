@@ -23,6 +23,8 @@ std::string_view nameOf(SinkScenario scenario) {
       return "StopWithinGracefulTimeout";
     case SinkScenario::kErrantRecordToDlq:
       return "ErrantRecordToDlq";
+    case SinkScenario::kKillPointsExactlyOnce:
+      return "KillPointsExactlyOnce";
   }
   return "?";
 }
@@ -30,7 +32,8 @@ std::string_view nameOf(SinkScenario scenario) {
 std::vector<SinkScenario> allSinkScenarios() {
   return {SinkScenario::kDeliveredIsDurable,        SinkScenario::kPreCommitWithinPut,
           SinkScenario::kRetriableRedelivery,       SinkScenario::kRebalanceAtLeastOnce,
-          SinkScenario::kStopWithinGracefulTimeout, SinkScenario::kErrantRecordToDlq};
+          SinkScenario::kStopWithinGracefulTimeout, SinkScenario::kErrantRecordToDlq,
+          SinkScenario::kKillPointsExactlyOnce};
 }
 
 ScenarioReport runSinkScenario(SinkScenario scenario, const SinkUnderTest& sink) {
@@ -54,6 +57,9 @@ ScenarioReport runSinkScenario(SinkScenario scenario, const SinkUnderTest& sink)
         break;
       case SinkScenario::kErrantRecordToDlq:
         runErrantRecordToDlq(harness);
+        break;
+      case SinkScenario::kKillPointsExactlyOnce:
+        runKillPointsExactlyOnce(harness);
         break;
     }
   } catch (const std::exception& e) {

@@ -85,6 +85,27 @@ class WritesErrantRecords final : public MemorySink {
   }
 };
 
+class UnfencedOffsets final : public MemorySink {
+ public:
+  using MemorySink::MemorySink;
+  void open(const std::vector<TopicPartition>& partitions) override {
+    const OffsetMap stored = destination().storedOffsets();
+    for (const auto& tp : partitions)
+      if (const auto it = stored.find(tp); it != stored.end()) context().offset(tp, it->second);
+  }
+  void put(std::span<const SinkRecord> records) override {
+    destination().writeWithOffsets(records);  // whatever the stored offsets say now
+  }
+  OffsetMap preCommit(const OffsetMap& current) override {
+    OffsetMap out;
+    const OffsetMap stored = destination().storedOffsets();
+    for (const auto& [tp, offset] : current)
+      if (const auto it = stored.find(tp); it != stored.end())
+        out[tp] = std::min(offset, it->second);
+    return out;
+  }
+};
+
 std::unique_ptr<SinkTask> make(Breakage breakage, std::shared_ptr<MemoryDestination> d) {
   switch (breakage) {
     case Breakage::kNone:
@@ -101,6 +122,8 @@ std::unique_ptr<SinkTask> make(Breakage breakage, std::shared_ptr<MemoryDestinat
       return std::make_unique<SlowStop>(d);
     case Breakage::kWritesErrantRecords:
       return std::make_unique<WritesErrantRecords>(d);
+    case Breakage::kUnfencedOffsets:
+      return std::make_unique<UnfencedOffsets>(d);
   }
   return nullptr;
 }
@@ -136,6 +159,19 @@ void MemoryDestination::write(std::span<const SinkRecord> records) {
   for (const auto& r : records) held_.push_back({r.topicPartition(), r.offset()});
 }
 
+void MemoryDestination::writeWithOffsets(std::span<const SinkRecord> records) {
+  std::lock_guard lock(mutex_);
+  for (const auto& r : records) {
+    held_.push_back({r.topicPartition(), r.offset()});
+    stored_[r.topicPartition()] = r.offset() + 1;
+  }
+}
+
+OffsetMap MemoryDestination::storedOffsets() const {
+  std::lock_guard lock(mutex_);
+  return stored_;
+}
+
 void MemoryDestination::erase(const std::vector<TopicPartition>& partitions) {
   std::lock_guard lock(mutex_);
   std::erase_if(held_, [&](const StoredRecord& r) {
@@ -162,16 +198,22 @@ void MemorySink::put(std::span<const SinkRecord> records) {
 
 SinkUnderTest memorySink(const std::string& name, Breakage breakage) {
   auto destinations = std::make_shared<Destinations>();
-  return SinkUnderTest(name,
-                       [destinations, breakage] { return make(breakage, destinations->current()); })
-      .config([destinations](const ScenarioRun& run) {
-        destinations->forRun(run.connector);  // a new run: a new, empty destination
-        return Properties{};
-      })
-      .readBack([destinations](const ScenarioRun& run) {
-        return destinations->forRun(run.connector)->held();
-      })
-      .badRecord([](const TopicPartition&, int64_t) { return TestRecord{.value = "bad"}; });
+  auto sink =
+      SinkUnderTest(name,
+                    [destinations, breakage] { return make(breakage, destinations->current()); })
+          .config([destinations](const ScenarioRun& run) {
+            destinations->forRun(run.connector);  // a new run: a new, empty destination
+            return Properties{};
+          })
+          .readBack([destinations](const ScenarioRun& run) {
+            return destinations->forRun(run.connector)->held();
+          })
+          .badRecord([](const TopicPartition&, int64_t) { return TestRecord{.value = "bad"}; });
+  if (breakage == Breakage::kUnfencedOffsets)
+    sink.exactlyOnce([destinations](const ScenarioRun& run) {
+      return destinations->forRun(run.connector)->storedOffsets();
+    });
+  return sink;
 }
 
 }  // namespace ksink::testkit::selftest

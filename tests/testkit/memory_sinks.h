@@ -24,6 +24,10 @@ namespace ksink::testkit::selftest {
 class MemoryDestination {
  public:
   void write(std::span<const SinkRecord> records);
+  // Writes `records` and, in the same step, stores the next offset of each of their partitions
+  // (an exactly-once sink's transaction).
+  void writeWithOffsets(std::span<const SinkRecord> records);
+  OffsetMap storedOffsets() const;
   // Forgets every record of `partitions` (what a sink that truncates its partitions' files does).
   void erase(const std::vector<TopicPartition>& partitions);
   std::vector<StoredRecord> held() const;
@@ -31,6 +35,7 @@ class MemoryDestination {
  private:
   mutable std::mutex mutex_;
   std::vector<StoredRecord> held_;
+  OffsetMap stored_;
 };
 
 // Writes every good record in put() and reports the bad ones; the default preCommit().
@@ -57,10 +62,12 @@ enum class Breakage {
   kForgetsOnOpen,          // open() erases what the destination holds for the partitions
   kSlowStop,               // stop() takes longer than the graceful timeout
   kWritesErrantRecords,    // reports bad records and writes them anyway
+  kUnfencedOffsets,        // exactly once by offsets stored with the data, but never checks them
+                           // when it writes: a zombie's batch lands again
 };
 
 // A SinkUnderTest named `name` whose tasks are MemorySinks broken as `breakage` says, with a fresh
-// MemoryDestination per run and "bad" as its bad record.
+// MemoryDestination per run and "bad" as its bad record (kUnfencedOffsets declares exactlyOnce()).
 SinkUnderTest memorySink(const std::string& name, Breakage breakage = Breakage::kNone);
 
 }  // namespace ksink::testkit::selftest

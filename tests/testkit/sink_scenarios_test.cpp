@@ -67,5 +67,13 @@ TEST(SinkScenarioSelfTest, ErrantRecordToDlqCatchesABadRecordNeverReported) {
                R"(unreported_ErrantRecordToDlq-0: the bad record at offset 5 was never reported)");
 }
 
+TEST(SinkScenarioSelfTest, KillPointsExactlyOnceCatchesAZombieThatIsNotFenced) {
+  expectCaught(
+      SinkScenario::kKillPointsExactlyOnce, Breakage::kUnfencedOffsets, "unfenced",
+      R"(unfenced_KillPointsExactlyOnce-[01]: with exactly-once declared, after the task )"
+      R"(killed before put\(\) was replaced and let go as a zombie, the destination holds )"
+      R"(offsets 0(\.\.\d+)? more than once)");
+}
+
 }  // namespace
 }  // namespace ksink::testkit::selftest

@@ -25,6 +25,9 @@
 //   ErrantRecordToDlq          a bad record (SinkUnderTest::badRecord) the task reports to the
 //                              errant record reporter reaches the dead-letter queue and is not in
 //                              the destination; the records around it are.
+//   KillPointsExactlyOnce      (exactlyOnce() only) a task killed before or after put(), before or
+//                              after preCommit() is replaced by another worker's and then let go
+//                              as a zombie: every record is held exactly once all the same.
 // With exactlyOnce() declared, every scenario also checks that the destination holds each record
 // exactly once and that the offsets the task stores match what it holds.
 //
@@ -50,6 +53,7 @@ enum class SinkScenario {
   kRebalanceAtLeastOnce,
   kStopWithinGracefulTimeout,
   kErrantRecordToDlq,
+  kKillPointsExactlyOnce,
 };
 
 std::string_view nameOf(SinkScenario scenario);
