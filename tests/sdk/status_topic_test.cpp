@@ -44,8 +44,9 @@ TEST(StatusTopicTest, AProcessWritesOverOnlyWhatIsStillItsOwn) {
   test::MockCluster cluster;
   cluster.createTopic("status", 5);
   const std::map<std::string, std::string> client{{"bootstrap.servers", cluster.bootstrap()}};
-  StatusTopic a(client, "status", 5, 1, 20ms), b(client, "status", 5, 1, 20ms);
+  // Before the topics: a topic's publisher reads its Shown until the topic is destroyed.
   Shown shown_a, shown_b;
+  StatusTopic a(client, "status", 5, 1, 20ms), b(client, "status", 5, 1, 20ms);
   shown_a.set({connector("RUNNING"), task(0, "RUNNING")});
   shown_b.set({connector("RUNNING")});
   a.start();
