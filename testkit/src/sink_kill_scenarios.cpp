@@ -130,7 +130,6 @@ std::unique_ptr<WorkerRunner> killAndReplace(SinkHarness& h, Freezer& freezer, K
 }  // namespace
 
 void runKillPointsExactlyOnce(SinkHarness& h) {
-  if (!h.sink().isExactlyOnce()) return h.skip("no exactlyOnce() declared for this sink");
   auto freezer = std::make_shared<Freezer>();
   h.hooks().at_kill_point = [freezer](int task, KillPoint point) { freezer->at(task, point); };
   auto props = h.properties();

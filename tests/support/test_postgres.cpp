@@ -135,12 +135,24 @@ TestPostgres& TestPostgres::shared() {
   return *instance;
 }
 
+namespace {
+bool isUri(const std::string& url) {
+  return url.starts_with("postgresql://") || url.starts_with("postgres://");
+}
+}  // namespace
+
 std::string TestPostgres::withSearchPath(const std::string& url, const std::string& schema) {
   // The schema names freshSchema() makes need no quoting inside options.
-  if (url.starts_with("postgresql://") || url.starts_with("postgres://"))
-    return fmt::format("{}{}options=-csearch_path%3D{}", url,
-                       url.find('?') == std::string::npos ? "?" : "&", schema);
-  return fmt::format("{} options='-csearch_path={}'", url, schema);
+  return withParameter(url, "options",
+                       isUri(url) ? "-csearch_path%3D" + schema : "'-csearch_path=" + schema + "'");
+}
+
+std::string TestPostgres::withParameter(const std::string& url, const std::string& keyword,
+                                        const std::string& value) {
+  if (isUri(url))
+    return fmt::format("{}{}{}={}", url, url.find('?') == std::string::npos ? "?" : "&", keyword,
+                       value);
+  return fmt::format("{} {}={}", url, keyword, value);
 }
 
 std::unique_ptr<PgTestSchema> TestPostgres::freshSchema(const std::string& prefix) {

@@ -86,6 +86,10 @@ class TestPostgres {
   std::unique_ptr<PgTestSchema> freshSchema(const std::string& prefix);
   // `url` with search_path set to `schema` (URI or conninfo form).
   static std::string withSearchPath(const std::string& url, const std::string& schema);
+  // `url` with one more connection parameter (URI or conninfo form); `value` as each form writes
+  // it.
+  static std::string withParameter(const std::string& url, const std::string& keyword,
+                                   const std::string& value);
 
  private:
   std::string url_;

@@ -6,7 +6,9 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <string>
+#include <vector>
 
 #include "expect_caught.h"
 #include "memory_sinks.h"
@@ -73,6 +75,18 @@ TEST(SinkScenarioSelfTest, KillPointsExactlyOnceCatchesAZombieThatIsNotFenced) {
       R"(unfenced_KillPointsExactlyOnce-[01]: with exactly-once declared, after the task )"
       R"(killed before put\(\) was replaced and let go as a zombie, the destination holds )"
       R"(offsets 0(\.\.\d+)? more than once)");
+}
+
+// A scenario the sink declares nothing for is left out of its tests, and run directly says why.
+TEST(SinkScenarioSelfTest, KillPointsNeedExactlyOnceDeclared) {
+  std::vector<std::string> instantiated;
+  for (const auto& c : sinkScenarios(memorySink("plain")))
+    instantiated.emplace_back(nameOf(c.scenario));
+  EXPECT_EQ(instantiated.size(), allSinkScenarios().size() - 1);
+  EXPECT_EQ(std::count(instantiated.begin(), instantiated.end(), "KillPointsExactlyOnce"), 0);
+  const auto report = runSinkScenario(SinkScenario::kKillPointsExactlyOnce, memorySink("plain"));
+  EXPECT_EQ(report.skipped, "no exactlyOnce() declared for this sink");
+  EXPECT_TRUE(report.passed());
 }
 
 }  // namespace

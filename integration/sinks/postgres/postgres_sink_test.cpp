@@ -758,9 +758,8 @@ TEST_F(PostgresSinkTest, ABackendThatStopsAnsweringIsDroppedWithinTheReadTimeout
   batch(0);
   // Its own application_name: other tests' sinks may be connected to the same database.
   const std::string application = uniqueName("ksink");
-  const std::string& url = schema_->url();
-  const char* separator = url.find("://") == std::string::npos ? " " : "&";
-  RunningSink sink(props({{"connection.url", url + separator + "application_name=" + application},
+  RunningSink sink(props({{"connection.url", TestPostgres::withParameter(
+                                                 schema_->url(), "application_name", application)},
                           {"connection.read.timeout.ms", "2000"},
                           {"retry.backoff.ms", "200"}}));
   ASSERT_TRUE(waitUntil([&] { return storedOffsets() == std::map<int, int64_t>{{0, 50}}; }, 60s));

@@ -35,8 +35,12 @@ int64_t confNumber(rd_kafka_conf_t* conf, const char* key) {
   return detail::parseLong(buf).value_or(0);
 }
 
-// Whether every assignor partition.assignment.strategy lists is cooperative (librdkafka refuses a
-// mix of protocols, and cooperative-sticky is its only cooperative one).
+// Whether the assignors partition.assignment.strategy lists are cooperative. librdkafka refuses a
+// mix of protocols (rd_kafka_new fails) and cooperative-sticky is its only cooperative one, so
+// this decides every rebalance's protocol. Asking rd_kafka_rebalance_protocol() instead costs a
+// round trip to the group's thread and answers NULL once the group is gone: a consumer closed in
+// the background after leaving for max.poll.interval.ms (an abandoned task let go) got its
+// revocation then, and reading the NULL as a string crashed the process.
 bool cooperativeStrategy(rd_kafka_conf_t* conf) {
   char buf[256];
   size_t size = sizeof buf;
@@ -66,7 +70,7 @@ std::shared_ptr<KafkaConsumer> KafkaConsumer::create(
   rd_kafka_conf_set_error_cb(conf.get(), errorCallback);
   rd_kafka_conf_set_rebalance_cb(conf.get(), &KafkaConsumer::rebalanceCallback);
   rd_kafka_conf_set_opaque(conf.get(), consumer.get());
-  consumer->configured_cooperative_ = cooperativeStrategy(conf.get());
+  consumer->cooperative_ = cooperativeStrategy(conf.get());
   consumer->prefetch_.emplace(confNumber(conf.get(), "queued.min.messages"),
                               confNumber(conf.get(), "queued.max.messages.kbytes") * 1024);
   rd_kafka_t* rk = rd_kafka_new(RD_KAFKA_CONSUMER, conf.get(), errstr, sizeof errstr);
@@ -127,7 +131,6 @@ void KafkaConsumer::rebalanceCallback(rd_kafka_t* rk, rd_kafka_resp_err_t err,
 // `rk` rather than rk_: during close() this runs on the teardown thread after rk_ was released.
 void KafkaConsumer::onRebalance(rd_kafka_t* rk, rd_kafka_resp_err_t err,
                                 rd_kafka_topic_partition_list_t* partitions) {
-  const bool coop = cooperativeProtocol(rd_kafka_rebalance_protocol(rk), configured_cooperative_);
   const auto tps = toPartitions(partitions);
   if (err == RD_KAFKA_RESP_ERR__ASSIGN_PARTITIONS) {
     // Start offsets are set in a copy of the list before assigning, so the first fetch of each
@@ -144,7 +147,7 @@ void KafkaConsumer::onRebalance(rd_kafka_t* rk, rd_kafka_resp_err_t err,
         if (!listener_error_) listener_error_ = std::current_exception();
       }
     }
-    if (coop) {
+    if (cooperative_) {
       ErrorHandle error(rd_kafka_incremental_assign(rk, list.get()));
       if (error) spdlog::error("incremental assign failed: {}", rd_kafka_error_string(error.get()));
     } else if (auto e = rd_kafka_assign(rk, list.get())) {
@@ -169,20 +172,12 @@ void KafkaConsumer::onRebalance(rd_kafka_t* rk, rd_kafka_resp_err_t err,
       if (!listener_error_) listener_error_ = std::current_exception();
     }
   }
-  if (coop && err == RD_KAFKA_RESP_ERR__REVOKE_PARTITIONS) {
+  if (cooperative_ && err == RD_KAFKA_RESP_ERR__REVOKE_PARTITIONS) {
     ErrorHandle error(rd_kafka_incremental_unassign(rk, partitions));
     if (error) spdlog::error("incremental unassign failed: {}", rd_kafka_error_string(error.get()));
   } else {
     rd_kafka_assign(rk, nullptr);
   }
-}
-
-bool KafkaConsumer::cooperative() const {
-  return cooperativeProtocol(rd_kafka_rebalance_protocol(rk_), configured_cooperative_);
-}
-
-bool KafkaConsumer::cooperativeProtocol(const char* protocol, bool configured) {
-  return protocol ? std::string_view(protocol) == "COOPERATIVE" : configured;
 }
 
 std::vector<TopicPartition> KafkaConsumer::assignment() const {

@@ -68,7 +68,9 @@ class KafkaConsumer : public std::enable_shared_from_this<KafkaConsumer> {
   // exception raised by the listener is rethrown here after librdkafka returned.
   MessagePtr poll(std::chrono::milliseconds timeout);
 
-  bool cooperative() const;
+  // Whether its rebalances follow the cooperative protocol (partition.assignment.strategy is
+  // cooperative-sticky).
+  bool cooperative() const { return cooperative_; }
   std::vector<TopicPartition> assignment() const;
 
   // Sends an asynchronous commit; its result arrives through pollCommitResult() with `seqno`.
@@ -96,11 +98,6 @@ class KafkaConsumer : public std::enable_shared_from_this<KafkaConsumer> {
   // timeout given in milliseconds lasted 1000 times too short (5 ms instead of 5 s) and a seek on
   // a busy machine failed as timed out.
   static int seekTimeoutArgument(std::chrono::milliseconds timeout, int version);
-  // Whether a rebalance follows the cooperative protocol: what rd_kafka_rebalance_protocol()
-  // answered (`protocol`), or, when it answered NULL (its group already torn down, as when a
-  // consumer that left for max.poll.interval.ms closes), what partition.assignment.strategy
-  // configured (`configured`).
-  static bool cooperativeProtocol(const char* protocol, bool configured);
   void pause(const std::vector<TopicPartition>& partitions);
   void resume(const std::vector<TopicPartition>& partitions);
 
@@ -123,7 +120,7 @@ class KafkaConsumer : public std::enable_shared_from_this<KafkaConsumer> {
   QueueHandle consumer_queue_;  // where every partition's fetched messages wait for poll()
   std::optional<PrefetchWatch> prefetch_;
   std::unique_ptr<FetchWaker> waker_;
-  bool configured_cooperative_ = false;  // partition.assignment.strategy is cooperative-sticky
+  bool cooperative_ = false;  // see cooperative()
   RebalanceListener* listener_ = nullptr;
   std::exception_ptr listener_error_;
 };

@@ -9,7 +9,6 @@
 #include "status_topic.h"
 
 namespace ksink {
-namespace {}  // namespace
 
 void Herder::addClusterTasks(const Connector& c, State& out) const {
   // The processes share tasks.max tasks (TaskGroup): a source's with a group.id, a sink's in a
