@@ -110,7 +110,8 @@ TEST_F(ServiceNotifyTest, ReadyOnceEveryTaskRunsAndTheListenerAnswersThenWatchdo
     const auto status = client.Get(fmt::format("/connectors/{}/status", name));
     ASSERT_TRUE(status);
     EXPECT_NE(status->body.find(R"("tasks":[{"id":0,"state":"RUNNING")"), std::string::npos)
-        << status->body;
+        << status->body << '\n'
+        << ksink->log();
   }
   // Pings every 300 ms (half of WATCHDOG_USEC), while it runs.
   const auto started = std::chrono::steady_clock::now();

@@ -38,8 +38,8 @@ struct SharedTasks {
   bool splits_overlap = true;
 };
 
-// Whether the processes running the connector share its tasks (a source: the worker's group.id;
-// a sink: group.id and config.storage.topic).
+// Whether the processes running the connector share its tasks (a source: a group.id set, the
+// worker's or its own; a sink: group.id and config.storage.topic).
 bool tasksShared(const Config& config, bool sink);
 
 // The group member's properties for `task_group` (see SharedTasks); appends what librdkafka

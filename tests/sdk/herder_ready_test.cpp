@@ -1,0 +1,89 @@
+// Herder::connectorsStarted(), what `ksink run` waits for before it tells systemd READY=1: every
+// connector's tasks run here. A source of a standalone worker (no group.id) runs its own tasks, so
+// it counts only once they run — not as a connector whose tasks other processes may hold.
+#include <gtest/gtest.h>
+
+#include <condition_variable>
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <mutex>
+#include <thread>
+
+#include "connector_file.h"
+#include "herder.h"
+#include "ksink/connector_registry.h"
+#include "ksink/source_connector.h"
+#include "support/mock_cluster.h"
+#include "support/polling.h"
+#include "support/worker_runner.h"
+
+namespace ksink::test {
+namespace {
+
+using namespace std::chrono_literals;
+
+// Held in start() until the test opens it.
+struct Gate {
+  std::mutex mutex;
+  std::condition_variable changed;
+  bool entered = false;
+  bool open = false;
+};
+
+class GatedSource final : public SourceTask {
+ public:
+  explicit GatedSource(std::shared_ptr<Gate> gate) : gate_(std::move(gate)) {}
+  void start(const Config&) override {
+    std::unique_lock lock(gate_->mutex);
+    gate_->entered = true;
+    gate_->changed.notify_all();
+    gate_->changed.wait_for(lock, 30s, [&] { return gate_->open; });
+  }
+  std::vector<SourceRecord> poll() override {
+    std::this_thread::sleep_for(10ms);
+    return {};
+  }
+  void stop() override {}
+
+ private:
+  std::shared_ptr<Gate> gate_;
+};
+
+TEST(HerderReadyTest, AStandaloneSourceCountsAsStartedOnlyOnceItsTaskRuns) {
+  MockCluster mock;
+  auto gate = std::make_shared<Gate>();
+  addSourceConnector(ConnectorRegistry::global(),
+                     {"herder-ready-gated-source",
+                      [gate] { return std::make_unique<GatedSource>(gate); }, ConfigDef(), "test"});
+  const auto dir = std::filesystem::temp_directory_path() / ("ksink-" + currentTestName());
+  std::filesystem::create_directories(dir);
+  const std::map<std::string, std::string> worker{
+      {"bootstrap.servers", mock.bootstrap()},
+      {"offset.storage.file.filename", (dir / "offsets").string()}};
+  std::ofstream(dir / "gated.properties")
+      << "name=gated\nconnector.class=herder-ready-gated-source\n";
+  Herder herder(false, [&](const std::map<std::string, std::string>& submitted) {
+    return loadConnector(worker, submitted, "the REST API");
+  });
+  herder.add(loadConnector(worker, (dir / "gated.properties").string()));
+  EXPECT_FALSE(herder.connectorsStarted()) << "before start()";
+  herder.start();
+  {
+    std::unique_lock lock(gate->mutex);
+    ASSERT_TRUE(gate->changed.wait_for(lock, 30s, [&] { return gate->entered; }));
+  }
+  EXPECT_FALSE(herder.connectorsStarted()) << "its task's start() has not returned";
+  {
+    std::lock_guard lock(gate->mutex);
+    gate->open = true;
+  }
+  gate->changed.notify_all();
+  EXPECT_TRUE(it::waitUntil([&] { return herder.connectorsStarted(); }, 30s));
+  herder.stopAll();
+  EXPECT_EQ(herder.wait(), 0);
+  std::filesystem::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace ksink::test
