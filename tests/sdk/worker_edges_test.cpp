@@ -264,42 +264,6 @@ TEST_F(WorkerScenarios, ASeekTheConsumerRefusesThrowsNamingThePartition) {
   consumer->close(5s);
 }
 
-// librdkafka before 2.1.0 read rd_kafka_seek_partitions()' timeout as microseconds: the worker's
-// 5 s rewind seek lasted 5 ms, and on a busy machine a rewind failed the task as "Timed out
-// waiting for 1 remaining partition seek(s)". The argument is scaled for those versions only.
-TEST(KafkaConsumerSeek, TheTimeoutArgumentIsScaledForLibrdkafkaBefore210) {
-  EXPECT_EQ(KafkaConsumer::seekTimeoutArgument(5000ms, 0x020002ff), 5'000'000);  // 2.0.2
-  EXPECT_EQ(KafkaConsumer::seekTimeoutArgument(5000ms, 0x020100ff), 5000);       // 2.1.0
-  EXPECT_EQ(KafkaConsumer::seekTimeoutArgument(5000ms, 0x020a00ff), 5000);
-  // Never past what the int argument holds.
-  EXPECT_EQ(KafkaConsumer::seekTimeoutArgument(std::chrono::hours(24 * 30), 0x020002ff),
-            INT32_MAX / 1000 * 1000);
-  EXPECT_EQ(KafkaConsumer::seekTimeoutArgument(0ms, 0x020002ff), 0);
-}
-
-// A rebalance's protocol is the configured one. It was asked of rd_kafka_rebalance_protocol(),
-// which answers NULL once the group is gone: a consumer closed in the background after leaving
-// for max.poll.interval.ms (a hung task let go as a zombie) read that NULL as a string (SIGSEGV;
-// UBSan's "null pointer passed as argument 1" in the test kit's kill points). The configuration
-// decides alone because librdkafka refuses assignors of both protocols.
-TEST(KafkaConsumerProtocol, TheConfiguredStrategyDecidesAndAMixIsRefused) {
-  class Ignore : public RebalanceListener {
-    OffsetMap onPartitionsAssigned(const std::vector<TopicPartition>&) override { return {}; }
-    void afterAssigned(const std::vector<TopicPartition>&) override {}
-    void onPartitionsRevoked(const std::vector<TopicPartition>&, bool) override {}
-  } listener;
-  auto consumer = [&](std::optional<std::string> strategy) {
-    std::map<std::string, std::string> props{{"bootstrap.servers", "127.0.0.1:1"},
-                                             {"group.id", "protocol"}};
-    if (strategy) props["partition.assignment.strategy"] = *strategy;
-    return KafkaConsumer::create(props, listener);
-  };
-  EXPECT_TRUE(consumer("cooperative-sticky")->cooperative());
-  EXPECT_FALSE(consumer("range")->cooperative());
-  EXPECT_FALSE(consumer(std::nullopt)->cooperative());  // librdkafka's range,roundrobin
-  EXPECT_THROW(consumer("range,cooperative-sticky"), std::runtime_error);
-}
-
 // A sink that hands values starting with "bad" to the errant record reporter and records close().
 class ReportingSink : public SinkTask {
  public:

@@ -50,6 +50,9 @@ bool cooperativeStrategy(rd_kafka_conf_t* conf) {
   return strategy.find("cooperative-sticky") != std::string_view::npos;
 }
 
+// How long a consumer destroyed without close() may wait for its first assignment (destroy()).
+constexpr auto kAssignorStateWait = std::chrono::seconds(10);
+
 }  // namespace
 
 std::shared_ptr<KafkaConsumer> KafkaConsumer::create(
@@ -90,11 +93,42 @@ KafkaConsumer::~KafkaConsumer() {
     waker_->stop();
     commit_queue_.reset();
     consumer_queue_.reset();
-    rd_kafka_destroy_flags(rk_, RD_KAFKA_DESTROY_F_NO_CONSUMER_CLOSE);
+    destroy(rk_, std::chrono::steady_clock::now() + kAssignorStateWait,
+            RD_KAFKA_DESTROY_F_NO_CONSUMER_CLOSE);
   }
 }
 
+// librdkafka 2.0.2 makes a cooperative-sticky consumer's assignor state with its first SyncGroup
+// answer, and destroying a handle that had its JoinGroup answer but not that one asserts on the
+// missing state and aborts the process (rd_kafka_sticky_assignor_state_destroy; librdkafka #4312,
+// fixed in 2.2.0). A subscribed cooperative consumer with no assignment yet may be there: it
+// serves its group (dropping what it fetches; nothing is committed) until the first assignment
+// comes, or `deadline`. False when it did not come.
+bool KafkaConsumer::awaitAssignorState(rd_kafka_t* rk,
+                                       std::chrono::steady_clock::time_point deadline) {
+  if (!cooperative_ || !subscribed_) return true;
+  while (!assigned_once_ && std::chrono::steady_clock::now() < deadline)
+    if (rd_kafka_message_t* message = rd_kafka_consumer_poll(rk, 50))
+      rd_kafka_message_destroy(message);
+  return assigned_once_;
+}
+
+void KafkaConsumer::destroy(rd_kafka_t* rk, std::chrono::steady_clock::time_point deadline,
+                            int flags) {
+  const bool settled = awaitAssignorState(rk, deadline);
+  if (!(flags & RD_KAFKA_DESTROY_F_NO_CONSUMER_CLOSE)) rd_kafka_consumer_close(rk);
+  if (settled) {
+    rd_kafka_destroy_flags(rk, flags);
+    return;
+  }
+  // Left as it is (its threads and memory), out of the group once closed: better than an abort.
+  spdlog::warn(
+      "a cooperative-sticky consumer got no assignment to close after; its handle is left "
+      "undestroyed (librdkafka 2.0.2 aborts destroying it then: librdkafka issue #4312)");
+}
+
 void KafkaConsumer::subscribe(const std::vector<std::string>& topics) {
+  subscribed_ = true;
   PartitionList list(rd_kafka_topic_partition_list_new(static_cast<int>(topics.size())));
   for (const auto& t : topics)
     rd_kafka_topic_partition_list_add(list.get(), t.c_str(), RD_KAFKA_PARTITION_UA);
@@ -133,6 +167,7 @@ void KafkaConsumer::onRebalance(rd_kafka_t* rk, rd_kafka_resp_err_t err,
                                 rd_kafka_topic_partition_list_t* partitions) {
   const auto tps = toPartitions(partitions);
   if (err == RD_KAFKA_RESP_ERR__ASSIGN_PARTITIONS) {
+    assigned_once_ = true;
     // Start offsets are set in a copy of the list before assigning, so the first fetch of each
     // partition already starts where the task (or its stored offsets) wants.
     PartitionList list(rd_kafka_topic_partition_list_copy(partitions));
@@ -289,8 +324,15 @@ uint64_t KafkaConsumer::fetchWakeups() const {
   return waker_->requestsSent();
 }
 
-void KafkaConsumer::close(std::chrono::milliseconds timeout) {
-  if (!rk_) return;
+std::string KafkaConsumer::memberId() const {
+  char* id = rd_kafka_memberid(rk_);
+  std::string out = id ? id : "";
+  rd_kafka_mem_free(rk_, id);
+  return out;
+}
+
+bool KafkaConsumer::close(std::chrono::milliseconds timeout) {
+  if (!rk_) return true;
   listener_ = nullptr;
   rd_kafka_t* rk = std::exchange(rk_, nullptr);
   auto queue = std::move(commit_queue_);
@@ -300,17 +342,19 @@ void KafkaConsumer::close(std::chrono::milliseconds timeout) {
   auto finished = done.get_future();
   // The waker's request in flight is bounded by its own timeout; stopped on the teardown thread
   // so that this one is bounded by `timeout` alone.
-  std::thread([rk, queue = std::move(queue), self, done = std::move(done)]() mutable {
+  // Up to half of the time may go to waiting for a first assignment (destroy()), the rest to
+  // leaving the group.
+  const auto settle_by = std::chrono::steady_clock::now() + timeout / 2;
+  std::thread([rk, queue = std::move(queue), self, settle_by, done = std::move(done)]() mutable {
     self->waker_->stop();
     queue.reset();
-    rd_kafka_consumer_close(rk);
-    rd_kafka_destroy(rk);
+    self->destroy(rk, settle_by, 0);
     done.set_value();
   }).detach();
-  if (finished.wait_for(timeout) != std::future_status::ready)
-    spdlog::warn(
-        "consumer close did not finish within {} ms; leaving it to finish in the background",
-        timeout.count());
+  if (finished.wait_for(timeout) == std::future_status::ready) return true;
+  spdlog::warn("consumer close did not finish within {} ms; leaving it to finish in the background",
+               timeout.count());
+  return false;
 }
 
 }  // namespace ksink

@@ -8,7 +8,8 @@
 //   (librdkafka 2.0.2's synchronous commit has no timeout).
 // - close() is bounded: librdkafka's consumer close (and destroy) wait for an in-flight commit even
 //   when the coordinator never answers, so teardown runs on a helper thread that is abandoned at
-//   the deadline.
+//   the deadline. A cooperative-sticky consumer closed before its first assignment first waits
+//   for it (bounded), as librdkafka 2.0.2 aborts destroying it then (its issue #4312).
 // - A small prefetch does not stall: librdkafka 2.0.2 does not wake its fetcher when the
 //   application drains the queue, so the consumer watches the queue (PrefetchWatch) and wakes the
 //   fetcher (FetchWaker) when it has drained far enough, and after every resume().
@@ -16,6 +17,7 @@
 // Thread-safety: one thread (the task's) calls everything; the listener is called on that thread.
 #pragma once
 
+#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <exception>
@@ -102,8 +104,12 @@ class KafkaConsumer : public std::enable_shared_from_this<KafkaConsumer> {
   void resume(const std::vector<TopicPartition>& partitions);
 
   // Leaves the group and destroys the handle, giving up after `timeout` (the handle is then left
-  // to a detached thread). The listener is not called any more once close() has started.
-  void close(std::chrono::milliseconds timeout);
+  // to a detached thread). The listener is not called any more once close() has started. True
+  // when the handle was destroyed within `timeout`.
+  bool close(std::chrono::milliseconds timeout);
+
+  // The member id the group coordinator gave it (empty before its first JoinGroup answer).
+  std::string memberId() const;
 
   // Wake-up requests sent to the fetcher so far (see FetchWaker).
   uint64_t fetchWakeups() const;
@@ -114,6 +120,11 @@ class KafkaConsumer : public std::enable_shared_from_this<KafkaConsumer> {
                                 rd_kafka_topic_partition_list_t* partitions, void* opaque);
   void onRebalance(rd_kafka_t* rk, rd_kafka_resp_err_t err,
                    rd_kafka_topic_partition_list_t* partitions);
+  // Whether `rk` may be destroyed; see kafka_consumer.cpp (librdkafka #4312).
+  bool awaitAssignorState(rd_kafka_t* rk, std::chrono::steady_clock::time_point deadline);
+  // Closes (unless `flags` say not to) and destroys `rk` once it may be destroyed; otherwise leaves
+  // it undestroyed rather than abort the process.
+  void destroy(rd_kafka_t* rk, std::chrono::steady_clock::time_point deadline, int flags);
 
   rd_kafka_t* rk_ = nullptr;  // destroyed by close() or the destructor
   QueueHandle commit_queue_;
@@ -121,6 +132,8 @@ class KafkaConsumer : public std::enable_shared_from_this<KafkaConsumer> {
   std::optional<PrefetchWatch> prefetch_;
   std::unique_ptr<FetchWaker> waker_;
   bool cooperative_ = false;  // see cooperative()
+  bool subscribed_ = false;
+  std::atomic<bool> assigned_once_{false};  // a first assignment came (set by onRebalance)
   RebalanceListener* listener_ = nullptr;
   std::exception_ptr listener_error_;
 };
