@@ -78,5 +78,24 @@ TEST(KafkaConsumerClose, ACooperativeConsumerClosedBeforeItsFirstAssignmentNeith
   EXPECT_TRUE(consumer->close(30s)) << "the handle was left behind";
 }
 
+// Without a JoinGroup answer (here its coordinator is down) a consumer has no assignor state to
+// assert on: close() destroys it rather than wait for an assignment and leave the handle behind.
+TEST(KafkaConsumerClose, ACooperativeConsumerThatNeverJoinedIsDestroyedNotLeftBehind) {
+  MockCluster mock;
+  mock.createTopic("close-unjoined", 1);
+  mock.setBrokerDown(1);
+  Ignore listener;
+  auto consumer = KafkaConsumer::create({{"bootstrap.servers", mock.bootstrap()},
+                                         {"group.id", "close-unjoined"},
+                                         {"partition.assignment.strategy", "cooperative-sticky"},
+                                         {"enable.auto.commit", "false"}},
+                                        listener);
+  consumer->subscribe({"close-unjoined"});
+  for (int i = 0; i < 5; ++i) consumer->poll(20ms);
+  EXPECT_TRUE(consumer->memberId().empty());
+  EXPECT_TRUE(consumer->close(10s)) << "the handle was left behind";
+  mock.setBrokerUp(1);
+}
+
 }  // namespace
 }  // namespace ksink::test

@@ -103,37 +103,44 @@ KafkaConsumer::~KafkaConsumer() {
 // missing state and aborts the process (rd_kafka_sticky_assignor_state_destroy; librdkafka #4312,
 // fixed in 2.2.0). A subscribed cooperative consumer with no assignment yet may be there: it
 // serves its group (dropping what it fetches; nothing is committed) until the first assignment
-// comes, or `deadline`. False when it did not come.
+// comes, or `deadline`. One with no JoinGroup answer yet has no assignor (its protocol is NONE)
+// and nothing to assert on. False when it may not be destroyed.
 bool KafkaConsumer::awaitAssignorState(rd_kafka_t* rk,
                                        std::chrono::steady_clock::time_point deadline) {
   if (!cooperative_ || !subscribed_) return true;
-  while (!assigned_once_ && std::chrono::steady_clock::now() < deadline)
+  while (!assigned_once_) {
+    // NULL once the group is gone: not known, so not safe.
+    const char* protocol = rd_kafka_rebalance_protocol(rk);
+    if (protocol && std::string_view(protocol) == "NONE") return true;
+    if (std::chrono::steady_clock::now() >= deadline) return false;
     if (rd_kafka_message_t* message = rd_kafka_consumer_poll(rk, 50))
       rd_kafka_message_destroy(message);
-  return assigned_once_;
+  }
+  return true;
 }
 
-void KafkaConsumer::destroy(rd_kafka_t* rk, std::chrono::steady_clock::time_point deadline,
+bool KafkaConsumer::destroy(rd_kafka_t* rk, std::chrono::steady_clock::time_point deadline,
                             int flags) {
   const bool settled = awaitAssignorState(rk, deadline);
   if (!(flags & RD_KAFKA_DESTROY_F_NO_CONSUMER_CLOSE)) rd_kafka_consumer_close(rk);
   if (settled) {
     rd_kafka_destroy_flags(rk, flags);
-    return;
+    return true;
   }
   // Left as it is (its threads and memory), out of the group once closed: better than an abort.
   spdlog::warn(
       "a cooperative-sticky consumer got no assignment to close after; its handle is left "
       "undestroyed (librdkafka 2.0.2 aborts destroying it then: librdkafka issue #4312)");
+  return false;
 }
 
 void KafkaConsumer::subscribe(const std::vector<std::string>& topics) {
-  subscribed_ = true;
   PartitionList list(rd_kafka_topic_partition_list_new(static_cast<int>(topics.size())));
   for (const auto& t : topics)
     rd_kafka_topic_partition_list_add(list.get(), t.c_str(), RD_KAFKA_PARTITION_UA);
   if (auto err = rd_kafka_subscribe(rk_, list.get()))
     throw std::runtime_error(fmt::format("subscribe failed: {}", rd_kafka_err2str(err)));
+  subscribed_ = true;
 }
 
 void KafkaConsumer::subscribeRegex(const std::string& regex) {
@@ -325,6 +332,7 @@ uint64_t KafkaConsumer::fetchWakeups() const {
 }
 
 std::string KafkaConsumer::memberId() const {
+  if (!rk_) return "";
   char* id = rd_kafka_memberid(rk_);
   std::string out = id ? id : "";
   rd_kafka_mem_free(rk_, id);
@@ -338,7 +346,7 @@ bool KafkaConsumer::close(std::chrono::milliseconds timeout) {
   auto queue = std::move(commit_queue_);
   consumer_queue_.reset();
   auto self = shared_from_this();  // the rebalance callback's opaque must outlive the teardown
-  std::promise<void> done;
+  std::promise<bool> done;         // true: the handle was destroyed
   auto finished = done.get_future();
   // The waker's request in flight is bounded by its own timeout; stopped on the teardown thread
   // so that this one is bounded by `timeout` alone.
@@ -348,10 +356,9 @@ bool KafkaConsumer::close(std::chrono::milliseconds timeout) {
   std::thread([rk, queue = std::move(queue), self, settle_by, done = std::move(done)]() mutable {
     self->waker_->stop();
     queue.reset();
-    self->destroy(rk, settle_by, 0);
-    done.set_value();
+    done.set_value(self->destroy(rk, settle_by, 0));
   }).detach();
-  if (finished.wait_for(timeout) == std::future_status::ready) return true;
+  if (finished.wait_for(timeout) == std::future_status::ready) return finished.get();
   spdlog::warn("consumer close did not finish within {} ms; leaving it to finish in the background",
                timeout.count());
   return false;

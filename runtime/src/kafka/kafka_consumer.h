@@ -105,7 +105,7 @@ class KafkaConsumer : public std::enable_shared_from_this<KafkaConsumer> {
 
   // Leaves the group and destroys the handle, giving up after `timeout` (the handle is then left
   // to a detached thread). The listener is not called any more once close() has started. True
-  // when the handle was destroyed within `timeout`.
+  // when the handle was destroyed within `timeout` (not when it had to be left: see destroy()).
   bool close(std::chrono::milliseconds timeout);
 
   // The member id the group coordinator gave it (empty before its first JoinGroup answer).
@@ -123,8 +123,8 @@ class KafkaConsumer : public std::enable_shared_from_this<KafkaConsumer> {
   // Whether `rk` may be destroyed; see kafka_consumer.cpp (librdkafka #4312).
   bool awaitAssignorState(rd_kafka_t* rk, std::chrono::steady_clock::time_point deadline);
   // Closes (unless `flags` say not to) and destroys `rk` once it may be destroyed; otherwise leaves
-  // it undestroyed rather than abort the process.
-  void destroy(rd_kafka_t* rk, std::chrono::steady_clock::time_point deadline, int flags);
+  // it undestroyed rather than abort the process (false).
+  bool destroy(rd_kafka_t* rk, std::chrono::steady_clock::time_point deadline, int flags);
 
   rd_kafka_t* rk_ = nullptr;  // destroyed by close() or the destructor
   QueueHandle commit_queue_;
