@@ -18,6 +18,20 @@ class Ignore : public RebalanceListener {
   void onPartitionsRevoked(const std::vector<TopicPartition>&, bool) override {}
 };
 
+// A cooperative-sticky consumer of `group` on `mock`, subscribed to `topic`.
+std::shared_ptr<KafkaConsumer> cooperativeConsumer(const MockCluster& mock,
+                                                   const std::string& group,
+                                                   const std::string& topic,
+                                                   RebalanceListener& listener) {
+  auto consumer = KafkaConsumer::create({{"bootstrap.servers", mock.bootstrap()},
+                                         {"group.id", group},
+                                         {"partition.assignment.strategy", "cooperative-sticky"},
+                                         {"enable.auto.commit", "false"}},
+                                        listener);
+  consumer->subscribe({topic});
+  return consumer;
+}
+
 // A rebalance's protocol is the configured one. It was asked of rd_kafka_rebalance_protocol(),
 // which answers NULL once the group is gone: a consumer closed in the background after leaving
 // for max.poll.interval.ms (a hung task let go as a zombie) read that NULL as a string (SIGSEGV;
@@ -61,12 +75,8 @@ TEST(KafkaConsumerClose, ACooperativeConsumerClosedBeforeItsFirstAssignmentNeith
   mock.createTopic("close-before-assignment", 1);
   mock.pushBrokerRequestRtts(1, kSyncGroup, {{RD_KAFKA_RESP_ERR_NO_ERROR, 1500}});
   Ignore listener;
-  auto consumer = KafkaConsumer::create({{"bootstrap.servers", mock.bootstrap()},
-                                         {"group.id", "close-before-assignment"},
-                                         {"partition.assignment.strategy", "cooperative-sticky"},
-                                         {"enable.auto.commit", "false"}},
-                                        listener);
-  consumer->subscribe({"close-before-assignment"});
+  auto consumer =
+      cooperativeConsumer(mock, "close-before-assignment", "close-before-assignment", listener);
   // Joined: the JoinGroup answer gave it a member id; its SyncGroup is on its way.
   ASSERT_TRUE(it::waitUntil(
       [&] {
@@ -85,12 +95,7 @@ TEST(KafkaConsumerClose, ACooperativeConsumerThatNeverJoinedIsDestroyedNotLeftBe
   mock.createTopic("close-unjoined", 1);
   mock.setBrokerDown(1);
   Ignore listener;
-  auto consumer = KafkaConsumer::create({{"bootstrap.servers", mock.bootstrap()},
-                                         {"group.id", "close-unjoined"},
-                                         {"partition.assignment.strategy", "cooperative-sticky"},
-                                         {"enable.auto.commit", "false"}},
-                                        listener);
-  consumer->subscribe({"close-unjoined"});
+  auto consumer = cooperativeConsumer(mock, "close-unjoined", "close-unjoined", listener);
   for (int i = 0; i < 5; ++i) consumer->poll(20ms);
   EXPECT_TRUE(consumer->memberId().empty());
   EXPECT_TRUE(consumer->close(10s)) << "the handle was left behind";
