@@ -69,6 +69,14 @@ ConfigDef& ConfigDef::defineIgnored(std::string name, std::string_view origin,
                     std::move(instead)});
 }
 
+ConfigDef& ConfigDef::defineSupportedOnly(std::span<const SupportedOnlyKey> keys,
+                                          std::string_view origin) {
+  for (const auto& k : keys)
+    define(k.key, k.type, k.supported.empty() ? "" : k.supported.front(), Importance::kLow,
+           fmt::format("{} key: {}", origin, k.why), supportedOnly(k.supported, k.why));
+  return *this;
+}
+
 std::vector<std::string> ConfigDef::ignoredIn(
     const std::map<std::string, std::string>& values) const {
   std::vector<std::string> out;

@@ -173,6 +173,27 @@ TEST(ConfigDefTest, SupportedOnlyRefusesEveryOtherItemWithTheReason) {
   EXPECT_EQ(ConfigDef::supportedOnly({}, "never")(""), std::nullopt);
 }
 
+TEST(ConfigDefTest, SupportedOnlyKeysDefaultToTheirFirstValueAndRefuseTheOthers) {
+  const ConfigDef::SupportedOnlyKey keys[] = {
+      {"table.types", ConfigDef::Type::kList, {"TABLE", "VIEW"}, "only tables and views"},
+      {"by.name", ConfigDef::Type::kList, {}, "not implemented"},
+  };
+  ConfigDef def;
+  def.defineSupportedOnly(keys, "Someone's");
+  const auto* types = def.find("table.types");
+  ASSERT_NE(types, nullptr);
+  EXPECT_EQ(types->default_value, "TABLE");
+  EXPECT_EQ(types->importance, ConfigDef::Importance::kLow);
+  EXPECT_EQ(types->doc, "Someone's key: only tables and views");
+  EXPECT_EQ(def.find("by.name")->default_value, "");
+  EXPECT_TRUE(def.validate({{"table.types", "view"}, {"by.name", ""}}).empty());
+  const auto problems = def.validate({{"table.types", "TABLE,SYNONYM"}, {"by.name", "a"}});
+  ASSERT_EQ(problems.size(), 2u);
+  EXPECT_EQ(problems[0].key, "by.name");
+  EXPECT_EQ(problems[0].reason, "'a' is not supported: not implemented");
+  EXPECT_EQ(problems[1].reason, "'SYNONYM' is not supported: only tables and views");
+}
+
 TEST(ConfigDefTest, IgnoredKeysAreKnownAndNamedWhenSet) {
   ConfigDef def;
   def.define("real", ConfigDef::Type::kString, "", ConfigDef::Importance::kLow, "")

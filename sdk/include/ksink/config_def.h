@@ -58,6 +58,16 @@ class ConfigDef {
     for (const auto& k : keys) defineIgnored(k.key, origin, k.instead);
     return *this;
   }
+  // A key carried over from another connector that ksink serves at some of its values only: every
+  // item of a value must be one of `supported` (any case), else it is refused with `why` (see
+  // supportedOnly()). Its default is its first supported value, its doc "<origin> key: <why>".
+  struct SupportedOnlyKey {
+    const char* key;
+    Type type;
+    std::vector<std::string> supported;  // empty: the key may only be left unset (or empty)
+    const char* why;
+  };
+  ConfigDef& defineSupportedOnly(std::span<const SupportedOnlyKey> keys, std::string_view origin);
   // One line per ignored key `values` sets: "<key>: no meaning in ksink, ignored (<instead>)".
   std::vector<std::string> ignoredIn(const std::map<std::string, std::string>& values) const;
   // Adds a rule over the whole configuration, run by validate() after the keys' own checks.

@@ -2,6 +2,7 @@
 
 #include <stdexcept>
 
+#include "ksink/db/connection_keys.h"
 #include "ksink/pg/pg_connection_url.h"
 
 namespace ksink::postgres {
@@ -25,10 +26,6 @@ const ConfigDef& ownKeys() {
                  return e.what();
                }
              })
-        .define("connection.user", Type::kString, "", Importance::kHigh,
-                "Database user; overrides the one in connection.url")
-        .define("connection.password", Type::kPassword, "", Importance::kHigh,
-                "Database password; overrides the one in connection.url")
         .define("db.timezone", Type::kString, "UTC", Importance::kMedium,
                 "Time zone (IANA name) in which instants are written to `timestamp` columns "
                 "without time zone; `timestamptz` columns hold the instant itself")
@@ -37,16 +34,11 @@ const ConfigDef& ownKeys() {
                 "dropped and the batch retried (a server that stops answering cannot hold the "
                 "task). 0 waits for ever.",
                 ConfigDef::atLeast(0))
-        .define("connection.attempts", Type::kInt, "3", Importance::kLow,
-                "Failed connection attempts in a row at start before the task fails (a server "
-                "away while running is retried as any retriable error)",
-                ConfigDef::atLeast(1))
-        .define("connection.backoff.ms", Type::kLong, "10000", Importance::kLow,
-                "Wait after a failed connection attempt at start", ConfigDef::atLeast(0))
         .define("retry.backoff.ms", Type::kLong, "3000", Importance::kLow,
                 "Wait before retrying a batch after a retriable database error (lost connection, "
                 "serialization failure, deadlock, server shutdown)",
-                ConfigDef::atLeast(0));
+                ConfigDef::atLeast(0))
+        .include(db::connectionKeys());
     return d;
   }();
   return def;

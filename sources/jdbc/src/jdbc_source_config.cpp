@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "ksink/db/connection_keys.h"
 #include "ksink/detail/config_parse.h"
 #include "ksink/source_task.h"
 
@@ -15,19 +16,40 @@ using Importance = ConfigDef::Importance;
 
 constexpr const char* kModes[] = {"bulk", "incrementing", "timestamp", "timestamp+incrementing"};
 
-struct Ignored {
-  const char* key;
-  const char* instead;
-};
-
 // Tuning keys: what ksink does in their place.
-constexpr Ignored kIgnored[] = {
+constexpr ConfigDef::IgnoredKey kIgnored[] = {
     {"query.retry.attempts",
      "a lost connection or a query the database asks to retry is retried until the task stops; "
      "any other failure fails the task"},
     {"table.monitoring.startup.polling.limit.ms",
      "the tables are listed once before the first poll, then every table.poll.interval.ms"},
     {"numeric.precision.mapping", "deprecated by the JDBC source itself; numeric.mapping applies"},
+};
+
+// Keys that would change what is read: accepted where they ask for what ksink does.
+const ConfigDef::SupportedOnlyKey kSupportedOnly[] = {
+    {"catalog.pattern", Type::kString, {}, "ksink reads the database connection.url opens"},
+    {"table.types",
+     Type::kList,
+     {"TABLE", "VIEW"},
+     "ksink reads tables and views (PostgreSQL's partitioned tables count as tables)"},
+    {"numeric.mapping",
+     Type::kString,
+     {"none"},
+     "ksink maps numeric to Decimal (with the column's scale) as the JDBC source's default does"},
+    {"dialect.name",
+     Type::kString,
+     {"", "PostgreSqlDatabaseDialect", "SqliteDatabaseDialect"},
+     "ksink's table sources are PostgreSQL and SQLite, chosen by connection.url"},
+    {"quote.sql.identifiers", Type::kString, {"always"}, "ksink always quotes identifiers"},
+    {"transaction.isolation.mode",
+     Type::kString,
+     {"DEFAULT", "READ_COMMITTED"},
+     "ksink reads at the database's default isolation (read committed for PostgreSQL)"},
+    {"timestamp.granularity",
+     Type::kString,
+     {"connect_logical"},
+     "ksink writes timestamps as Connect's Timestamp (milliseconds)"},
 };
 
 std::optional<std::string> topicPrefixProblem(std::string_view prefix) {
@@ -47,9 +69,6 @@ ConfigDef makeDef() {
            "The database: a PostgreSQL URL (jdbc:postgresql://, postgresql://, key=value) or a "
            "SQLite file (jdbc:sqlite:, sqlite:)",
            ConfigDef::nonEmpty())
-      .define("connection.user", Type::kString, "", Importance::kHigh, "The database user")
-      .define("connection.password", Type::kPassword, "", Importance::kHigh,
-              "The database password")
       .define("mode", Type::kString, std::nullopt, Importance::kHigh,
               "How tables are read: bulk (every row, every poll), incrementing (rows with a larger "
               "incrementing.column.name), timestamp (rows with a later timestamp.column.name), "
@@ -89,9 +108,6 @@ ConfigDef makeDef() {
       .define("schema.pattern", Type::kString, "", Importance::kMedium,
               "Only tables of the schemas this LIKE pattern matches (PostgreSQL); empty: every "
               "schema but the system's")
-      .define("catalog.pattern", Type::kString, "", Importance::kLow,
-              "The database the connection opens is the only catalog read",
-              ConfigDef::supportedOnly({}, "ksink reads the database connection.url opens"))
       .define("query", Type::kString, "", Importance::kMedium,
               "Query mode: this SELECT instead of tables (mode's conditions are appended)")
       .define("query.suffix", Type::kString, "", Importance::kLow,
@@ -101,13 +117,6 @@ ConfigDef makeDef() {
               topicPrefixProblem)
       .define("poll.interval.ms", Type::kLong, "5000", Importance::kHigh,
               "How often each table is queried for new rows", ConfigDef::atLeast(1))
-      .define("connection.attempts", Type::kInt, "3", Importance::kLow,
-              "How many times in a row connecting to the database may fail (unreachable, or "
-              "refused: a wrong password) before the task fails",
-              ConfigDef::atLeast(1))
-      .define("connection.backoff.ms", Type::kLong, "10000", Importance::kLow,
-              "How long to wait after a failed connection attempt before the next",
-              ConfigDef::atLeast(0))
       .define("batch.max.rows", Type::kInt, "100", Importance::kLow,
               "The most rows one poll returns (rows are fetched from the database this many at "
               "a time)",
@@ -122,31 +131,6 @@ ConfigDef makeDef() {
       .define("db.timezone", Type::kString, "UTC", Importance::kMedium,
               "The zone of timestamp columns without one (PostgreSQL's `timestamp`)",
               ConfigDef::nonEmpty())
-      .define("table.types", Type::kList, "TABLE", Importance::kLow,
-              "What is read: TABLE and VIEW (PostgreSQL's partitioned tables count as tables)",
-              ConfigDef::supportedOnly({"TABLE", "VIEW"}, "ksink reads tables and views"))
-      .define("numeric.mapping", Type::kString, "none", Importance::kLow,
-              "numeric columns become Connect Decimals (none), as the JDBC source's default",
-              ConfigDef::supportedOnly({"none"},
-                                       "ksink maps numeric to Decimal (with the column's scale) "
-                                       "as the JDBC source's default does"))
-      .define("dialect.name", Type::kString, "", Importance::kLow,
-              "The dialect follows connection.url",
-              ConfigDef::supportedOnly({"", "PostgreSqlDatabaseDialect", "SqliteDatabaseDialect"},
-                                       "ksink's table sources are PostgreSQL and SQLite, chosen "
-                                       "by connection.url"))
-      .define("quote.sql.identifiers", Type::kString, "always", Importance::kLow,
-              "ksink always quotes identifiers",
-              ConfigDef::supportedOnly({"always"}, "ksink always quotes identifiers"))
-      .define("transaction.isolation.mode", Type::kString, "DEFAULT", Importance::kLow,
-              "Queries run at the database's default isolation",
-              ConfigDef::supportedOnly({"DEFAULT", "READ_COMMITTED"},
-                                       "ksink reads at the database's default isolation (read "
-                                       "committed for PostgreSQL)"))
-      .define("timestamp.granularity", Type::kString, "connect_logical", Importance::kLow,
-              "Timestamp columns become Connect Timestamps (milliseconds)",
-              ConfigDef::supportedOnly({"connect_logical"},
-                                       "ksink writes timestamps as Connect's Timestamp"))
       .check([](const std::map<std::string, std::string>& v) {
         std::vector<ConfigProblem> out;
         auto get = [&](const char* key) {
@@ -174,7 +158,9 @@ ConfigDef makeDef() {
           out.push_back({"topic.prefix", "query mode writes to the topic topic.prefix names"});
         return out;
       });
-  for (const auto& i : kIgnored) d.defineIgnored(i.key, "JDBC source tuning", i.instead);
+  d.include(db::connectionKeys())
+      .defineSupportedOnly(kSupportedOnly, "JDBC source")
+      .defineIgnored(kIgnored, "JDBC source tuning");
   return d;
 }
 
