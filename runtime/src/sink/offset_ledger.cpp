@@ -1,8 +1,8 @@
 #include "offset_ledger.h"
 
-#include <algorithm>
-
 #include <fmt/format.h>
+
+#include <algorithm>
 
 namespace ksink {
 namespace {
@@ -17,6 +17,14 @@ bool lessEq(const std::optional<int64_t>& a, const std::optional<int64_t>& b) {
 std::optional<int64_t> lowerTo(const std::optional<int64_t>& value, int64_t bound) {
   if (!value) return value;
   return std::min(*value, bound);
+}
+
+// Consumption of a partition stands at `offset`: what lies past it is neither confirmed nor
+// committed.
+void consumeFrom(PartitionOffsets& p, int64_t offset) {
+  p.delivered = offset;
+  p.confirmed = lowerTo(p.confirmed, offset);
+  p.committed = lowerTo(p.committed, offset);
 }
 
 }  // namespace
@@ -46,21 +54,16 @@ std::optional<int64_t> OffsetLedger::floor(const TopicPartition& tp,
 void OffsetLedger::markDelivered(const TopicPartition& tp, int64_t next_offset) {
   auto it = partitions_.find(tp);
   if (it == partitions_.end()) return;
-  auto& p = it->second;
-  p.delivered = next_offset;
   // Records can only be delivered from where consumption stands, so this never goes below
   // confirmed except after an external seek; keep the invariant regardless.
-  p.confirmed = lowerTo(p.confirmed, next_offset);
-  p.committed = lowerTo(p.committed, next_offset);
+  consumeFrom(it->second, next_offset);
 }
 
 void OffsetLedger::rewind(const TopicPartition& tp, int64_t offset) {
   auto it = partitions_.find(tp);
   if (it == partitions_.end()) return;
   auto& p = it->second;
-  p.delivered = offset;
-  p.confirmed = lowerTo(p.confirmed, offset);
-  p.committed = lowerTo(p.committed, offset);
+  consumeFrom(p, offset);
   if (auto s = sent_.find(tp); s != sent_.end()) s->second = std::min(s->second, offset);
   // A partition whose start was unknown gets a known baseline from the rewind.
   if (!p.confirmed) p.confirmed = offset;
@@ -136,7 +139,8 @@ void OffsetLedger::markCommitted(const OffsetMap& offsets) {
     auto it = partitions_.find(tp);
     if (it == partitions_.end()) continue;
     auto& p = it->second;
-    if (!p.confirmed) continue;  // nothing was confirmed for it: the ack is from an older assignment
+    if (!p.confirmed)
+      continue;  // nothing was confirmed for it: the ack is from an older assignment
     p.committed = std::min(offset, *p.confirmed);
   }
 }
