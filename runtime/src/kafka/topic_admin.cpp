@@ -2,12 +2,34 @@
 
 #include <fmt/format.h>
 
+#include <memory>
 #include <stdexcept>
+#include <string_view>
 
 #include "rdkafka_handles.h"
 #include "rdkafka_timeout.h"
 
 namespace ksink {
+namespace {
+
+// One admin request about `topic`: `issue(options, queue)` sends it; returns the answer's event,
+// throwing when none came within `timeout` (`what` names the request).
+template <typename Issue>
+EventHandle adminRequest(rd_kafka_t* rk, rd_kafka_admin_op_t op, const std::string& topic,
+                         std::string_view what, std::chrono::milliseconds timeout, Issue&& issue) {
+  QueueHandle queue(rd_kafka_queue_new(rk));
+  std::unique_ptr<rd_kafka_AdminOptions_t, decltype(&rd_kafka_AdminOptions_destroy)> options(
+      rd_kafka_AdminOptions_new(rk, op), &rd_kafka_AdminOptions_destroy);
+  char err[512];
+  rd_kafka_AdminOptions_set_request_timeout(options.get(), rdkafkaTimeoutMs(timeout), err,
+                                            sizeof err);
+  issue(options.get(), queue.get());
+  EventHandle event(rd_kafka_queue_poll(queue.get(), rdkafkaTimeoutMs(timeout) + 5000));
+  if (!event) throw std::runtime_error(fmt::format("topic {}: no answer to {}", topic, what));
+  return event;
+}
+
+}  // namespace
 
 bool ensureTopic(rd_kafka_t* rk, const std::string& topic, int partitions, int replication_factor,
                  const std::map<std::string, std::string>& configs,
@@ -27,14 +49,11 @@ bool ensureTopic(rd_kafka_t* rk, const std::string& topic, int partitions, int r
   if (!nt) throw std::runtime_error(fmt::format("topic {}: {}", topic, err));
   for (const auto& [name, value] : configs)
     rd_kafka_NewTopic_set_config(nt, name.c_str(), value.c_str());
-  QueueHandle queue(rd_kafka_queue_new(rk));
-  rd_kafka_AdminOptions_t* options = rd_kafka_AdminOptions_new(rk, RD_KAFKA_ADMIN_OP_CREATETOPICS);
-  rd_kafka_AdminOptions_set_request_timeout(options, rdkafkaTimeoutMs(timeout), err, sizeof err);
-  rd_kafka_CreateTopics(rk, &nt, 1, options, queue.get());
-  EventHandle event(rd_kafka_queue_poll(queue.get(), rdkafkaTimeoutMs(timeout) + 5000));
-  rd_kafka_AdminOptions_destroy(options);
-  rd_kafka_NewTopic_destroy(nt);
-  if (!event) throw std::runtime_error(fmt::format("topic {}: no answer to CreateTopics", topic));
+  std::unique_ptr<rd_kafka_NewTopic_t, decltype(&rd_kafka_NewTopic_destroy)> owned(
+      nt, &rd_kafka_NewTopic_destroy);
+  const EventHandle event = adminRequest(
+      rk, RD_KAFKA_ADMIN_OP_CREATETOPICS, topic, "CreateTopics", timeout,
+      [&](auto* options, auto* queue) { rd_kafka_CreateTopics(rk, &nt, 1, options, queue); });
   if (rd_kafka_event_error(event.get()))
     throw std::runtime_error(
         fmt::format("topic {}: {}", topic, rd_kafka_event_error_string(event.get())));
@@ -72,16 +91,11 @@ int ensurePartitions(rd_kafka_t* rk, const std::string& topic, int at_least,
   rd_kafka_NewPartitions_t* np =
       rd_kafka_NewPartitions_new(topic.c_str(), static_cast<size_t>(at_least), err, sizeof err);
   if (!np) throw std::runtime_error(fmt::format("topic {}: {}", topic, err));
-  QueueHandle queue(rd_kafka_queue_new(rk));
-  rd_kafka_AdminOptions_t* options =
-      rd_kafka_AdminOptions_new(rk, RD_KAFKA_ADMIN_OP_CREATEPARTITIONS);
-  rd_kafka_AdminOptions_set_request_timeout(options, rdkafkaTimeoutMs(timeout), err, sizeof err);
-  rd_kafka_CreatePartitions(rk, &np, 1, options, queue.get());
-  EventHandle event(rd_kafka_queue_poll(queue.get(), rdkafkaTimeoutMs(timeout) + 5000));
-  rd_kafka_AdminOptions_destroy(options);
-  rd_kafka_NewPartitions_destroy(np);
-  if (!event)
-    throw std::runtime_error(fmt::format("topic {}: no answer to CreatePartitions", topic));
+  std::unique_ptr<rd_kafka_NewPartitions_t, decltype(&rd_kafka_NewPartitions_destroy)> owned(
+      np, &rd_kafka_NewPartitions_destroy);
+  const EventHandle event = adminRequest(
+      rk, RD_KAFKA_ADMIN_OP_CREATEPARTITIONS, topic, "CreatePartitions", timeout,
+      [&](auto* options, auto* queue) { rd_kafka_CreatePartitions(rk, &np, 1, options, queue); });
   if (rd_kafka_event_error(event.get()))
     throw std::runtime_error(
         fmt::format("topic {}: {}", topic, rd_kafka_event_error_string(event.get())));
@@ -113,17 +127,13 @@ std::optional<std::string> topicConfig(rd_kafka_t* rk, const std::string& topic,
   if (!reachable) return std::nullopt;
   rd_kafka_ConfigResource_t* resource =
       rd_kafka_ConfigResource_new(RD_KAFKA_RESOURCE_TOPIC, topic.c_str());
-  QueueHandle queue(rd_kafka_queue_new(rk));
-  char err[512];
-  rd_kafka_AdminOptions_t* options =
-      rd_kafka_AdminOptions_new(rk, RD_KAFKA_ADMIN_OP_DESCRIBECONFIGS);
-  rd_kafka_AdminOptions_set_request_timeout(options, rdkafkaTimeoutMs(timeout), err, sizeof err);
-  rd_kafka_DescribeConfigs(rk, &resource, 1, options, queue.get());
-  EventHandle event(rd_kafka_queue_poll(queue.get(), rdkafkaTimeoutMs(timeout) + 5000));
-  rd_kafka_AdminOptions_destroy(options);
-  rd_kafka_ConfigResource_destroy(resource);
-  if (!event)
-    throw std::runtime_error(fmt::format("topic {}: no answer to DescribeConfigs", topic));
+  std::unique_ptr<rd_kafka_ConfigResource_t, decltype(&rd_kafka_ConfigResource_destroy)> owned(
+      resource, &rd_kafka_ConfigResource_destroy);
+  const EventHandle event =
+      adminRequest(rk, RD_KAFKA_ADMIN_OP_DESCRIBECONFIGS, topic, "DescribeConfigs", timeout,
+                   [&](auto* options, auto* queue) {
+                     rd_kafka_DescribeConfigs(rk, &resource, 1, options, queue);
+                   });
   if (rd_kafka_event_error(event.get())) return std::nullopt;
   size_t n = 0;
   const auto** resources = rd_kafka_DescribeConfigs_result_resources(
