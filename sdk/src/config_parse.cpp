@@ -17,22 +17,27 @@ bool isClientSecurityKey(std::string_view key) {
   return key == "security.protocol" || key.starts_with("ssl.") || key.starts_with("sasl.");
 }
 
-std::optional<int64_t> parseLong(std::string_view text) {
+namespace {
+
+// The whole of `text` (trimmed) as a number, or nullopt.
+template <typename Number>
+std::optional<Number> parseNumber(std::string_view text) {
   text = trim(text);
-  int64_t value = 0;
+  Number value = 0;
   const auto* end = text.data() + text.size();
   auto [ptr, ec] = std::from_chars(text.data(), end, value);
   if (text.empty() || ec != std::errc{} || ptr != end) return std::nullopt;
   return value;
 }
 
+}  // namespace
+
+std::optional<int64_t> parseLong(std::string_view text) {
+  return parseNumber<int64_t>(text);
+}
+
 std::optional<double> parseDouble(std::string_view text) {
-  text = trim(text);
-  double value = 0;
-  const auto* end = text.data() + text.size();
-  auto [ptr, ec] = std::from_chars(text.data(), end, value);
-  if (text.empty() || ec != std::errc{} || ptr != end) return std::nullopt;
-  return value;
+  return parseNumber<double>(text);
 }
 
 std::optional<bool> parseBoolean(std::string_view text) {
