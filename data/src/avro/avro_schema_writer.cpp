@@ -19,6 +19,31 @@ void appendString(std::string& out, std::string_view text) {
   detail::appendJsonString(out, text, false);
 }
 
+// The Avro primitive a Connect primitive is written as (int8 and int16 as int, their Connect type
+// named beside it); empty for what is not a primitive.
+std::string_view avroPrimitive(T type) {
+  switch (type) {
+    case T::kInt8:
+    case T::kInt16:
+    case T::kInt32:
+      return "int";
+    case T::kInt64:
+      return "long";
+    case T::kFloat32:
+      return "float";
+    case T::kFloat64:
+      return "double";
+    case T::kBoolean:
+      return "boolean";
+    case T::kString:
+      return "string";
+    case T::kBytes:
+      return "bytes";
+    default:
+      return {};
+  }
+}
+
 // A primitive value as Avro's JSON for a default ("null" and nullopt for what has none here).
 std::optional<std::string> defaultJson(const Value& v) {
   switch (v.kind()) {
@@ -161,37 +186,11 @@ class SchemaWriter {
     const bool bare = s.name.empty() && !s.version && s.doc.empty() && s.parameters.empty() &&
                       s.type != T::kInt8 && s.type != T::kInt16;
     if (!bare) out += R"({"type":)";
-    switch (s.type) {
-      case T::kInt8:
-        out += R"("int","connect.type":"int8")";
-        break;
-      case T::kInt16:
-        out += R"("int","connect.type":"int16")";
-        break;
-      case T::kInt32:
-        out += R"("int")";
-        break;
-      case T::kInt64:
-        out += R"("long")";
-        break;
-      case T::kFloat32:
-        out += R"("float")";
-        break;
-      case T::kFloat64:
-        out += R"("double")";
-        break;
-      case T::kBoolean:
-        out += R"("boolean")";
-        break;
-      case T::kString:
-        out += R"("string")";
-        break;
-      case T::kBytes:
-        out += R"("bytes")";
-        break;
-      default:
-        fail(fmt::format("{} is not a primitive", s));
-    }
+    const auto primitive = avroPrimitive(s.type);
+    if (primitive.empty()) fail(fmt::format("{} is not a primitive", s));
+    out += fmt::format(R"("{}")", primitive);
+    if (s.type == T::kInt8 || s.type == T::kInt16)
+      out += fmt::format(R"(,"connect.type":"{}")", s.type == T::kInt8 ? "int8" : "int16");
     if (bare) return;
     switch (logical) {
       case Schema::Logical::kDecimal: {
