@@ -29,6 +29,27 @@ EventHandle adminRequest(rd_kafka_t* rk, rd_kafka_admin_op_t op, const std::stri
   return event;
 }
 
+// The error code of `topic`'s result in a CreateTopics or CreatePartitions answer that
+// `results(event, &n)` lists: `tolerated` (another process did it first) or NO_ERROR; the
+// request's own error and any other code are thrown.
+template <typename Results>
+rd_kafka_resp_err_t topicResult(const EventHandle& event, const std::string& topic,
+                                rd_kafka_resp_err_t tolerated, Results&& results) {
+  if (rd_kafka_event_error(event.get()))
+    throw std::runtime_error(
+        fmt::format("topic {}: {}", topic, rd_kafka_event_error_string(event.get())));
+  size_t n = 0;
+  const rd_kafka_topic_result_t** topics = results(event.get(), &n);
+  for (size_t i = 0; i < n; ++i) {
+    const auto code = rd_kafka_topic_result_error(topics[i]);
+    if (code == tolerated) return code;
+    if (code != RD_KAFKA_RESP_ERR_NO_ERROR)
+      throw std::runtime_error(
+          fmt::format("topic {}: {}", topic, rd_kafka_topic_result_error_string(topics[i])));
+  }
+  return RD_KAFKA_RESP_ERR_NO_ERROR;
+}
+
 }  // namespace
 
 bool ensureTopic(rd_kafka_t* rk, const std::string& topic, int partitions, int replication_factor,
@@ -54,20 +75,11 @@ bool ensureTopic(rd_kafka_t* rk, const std::string& topic, int partitions, int r
   const EventHandle event = adminRequest(
       rk, RD_KAFKA_ADMIN_OP_CREATETOPICS, topic, "CreateTopics", timeout,
       [&](auto* options, auto* queue) { rd_kafka_CreateTopics(rk, &nt, 1, options, queue); });
-  if (rd_kafka_event_error(event.get()))
-    throw std::runtime_error(
-        fmt::format("topic {}: {}", topic, rd_kafka_event_error_string(event.get())));
-  size_t n = 0;
-  const auto** results =
-      rd_kafka_CreateTopics_result_topics(rd_kafka_event_CreateTopics_result(event.get()), &n);
-  for (size_t i = 0; i < n; ++i) {
-    const auto code = rd_kafka_topic_result_error(results[i]);
-    if (code == RD_KAFKA_RESP_ERR_TOPIC_ALREADY_EXISTS) return false;
-    if (code != RD_KAFKA_RESP_ERR_NO_ERROR)
-      throw std::runtime_error(
-          fmt::format("topic {}: {}", topic, rd_kafka_topic_result_error_string(results[i])));
-  }
-  return true;
+  return topicResult(event, topic, RD_KAFKA_RESP_ERR_TOPIC_ALREADY_EXISTS,
+                     [](rd_kafka_event_t* e, size_t* n) {
+                       return rd_kafka_CreateTopics_result_topics(
+                           rd_kafka_event_CreateTopics_result(e), n);
+                     }) == RD_KAFKA_RESP_ERR_NO_ERROR;
 }
 
 int ensurePartitions(rd_kafka_t* rk, const std::string& topic, int at_least,
@@ -96,19 +108,12 @@ int ensurePartitions(rd_kafka_t* rk, const std::string& topic, int at_least,
   const EventHandle event = adminRequest(
       rk, RD_KAFKA_ADMIN_OP_CREATEPARTITIONS, topic, "CreatePartitions", timeout,
       [&](auto* options, auto* queue) { rd_kafka_CreatePartitions(rk, &np, 1, options, queue); });
-  if (rd_kafka_event_error(event.get()))
-    throw std::runtime_error(
-        fmt::format("topic {}: {}", topic, rd_kafka_event_error_string(event.get())));
-  size_t n = 0;
-  const auto** results = rd_kafka_CreatePartitions_result_topics(
-      rd_kafka_event_CreatePartitions_result(event.get()), &n);
-  for (size_t i = 0; i < n; ++i) {
-    const auto code = rd_kafka_topic_result_error(results[i]);
-    // Another process grew it meanwhile: INVALID_PARTITIONS (it has that many already).
-    if (code != RD_KAFKA_RESP_ERR_NO_ERROR && code != RD_KAFKA_RESP_ERR_INVALID_PARTITIONS)
-      throw std::runtime_error(
-          fmt::format("topic {}: {}", topic, rd_kafka_topic_result_error_string(results[i])));
-  }
+  // Another process grew it meanwhile: INVALID_PARTITIONS (it has that many already).
+  topicResult(event, topic, RD_KAFKA_RESP_ERR_INVALID_PARTITIONS,
+              [](rd_kafka_event_t* e, size_t* n) {
+                return rd_kafka_CreatePartitions_result_topics(
+                    rd_kafka_event_CreatePartitions_result(e), n);
+              });
   return at_least;
 }
 
