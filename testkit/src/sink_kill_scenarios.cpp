@@ -14,6 +14,7 @@
 #include <optional>
 
 #include "destination_check.h"
+#include "enum_table.h"
 #include "sink_scenario_runs.h"
 
 namespace ksink::testkit {
@@ -23,19 +24,18 @@ constexpr int kRound = 10;
 // How long a frozen task's consumer stays in the group (librdkafka's least: the session timeout).
 constexpr const char* kMaxPollInterval = "4000";
 
-std::string_view describe(KillPoint point) {
-  switch (point) {
-    case KillPoint::kBeforePut:
-      return "before put()";
-    case KillPoint::kAfterPut:
-      return "after put()";
-    case KillPoint::kBeforePreCommit:
-      return "before preCommit()";
-    case KillPoint::kAfterPreCommit:
-      return "after preCommit()";
-  }
-  return "?";
-}
+// The kill points, in the order the scenario tries them, and how messages name each.
+struct KillPointRow {
+  KillPoint key;
+  std::string_view description;
+};
+constexpr KillPointRow kKillPoints[] = {
+    {KillPoint::kBeforePut, "before put()"},
+    {KillPoint::kAfterPut, "after put()"},
+    {KillPoint::kBeforePreCommit, "before preCommit()"},
+    {KillPoint::kAfterPreCommit, "after preCommit()"},
+};
+static_assert(listsEnum(kKillPoints, KillPoint::kAfterPreCommit));
 
 // Freezes the next task that reaches the armed kill point until release(); every task frozen is
 // released at the latest when the Freezer is told to let all go.
@@ -83,11 +83,13 @@ bool stopped(const std::vector<ProbeEvent>& events, int task) {
   return false;
 }
 
-// One kill at `point` of `worker`'s task, its replacement (returned) and its zombie's end; nullptr
-// after a failure.
-std::unique_ptr<WorkerRunner> killAndReplace(SinkHarness& h, Freezer& freezer, KillPoint point,
+// One kill at `kill`'s point of `worker`'s task, its replacement (returned) and its zombie's end;
+// nullptr after a failure.
+std::unique_ptr<WorkerRunner> killAndReplace(SinkHarness& h, Freezer& freezer,
+                                             const KillPointRow& kill,
                                              std::unique_ptr<WorkerRunner>& worker,
                                              const Properties& props) {
+  const KillPoint point = kill.key;
   // A put() kill takes the round's first batch; a preCommit() kill the first preCommit() after the
   // round was put (not one of the task's first moments in the group, nor one with nothing new).
   const bool in_put = point == KillPoint::kBeforePut || point == KillPoint::kAfterPut;
@@ -102,7 +104,7 @@ std::unique_ptr<WorkerRunner> killAndReplace(SinkHarness& h, Freezer& freezer, K
   }
   const auto frozen = freezer.waitFrozen(kScenarioWait);
   if (!frozen) {
-    h.fail(fmt::format("no task reached the kill point {} within {} ms", describe(point),
+    h.fail(fmt::format("no task reached the kill point {} within {} ms", kill.description,
                        kScenarioWait.count()));
     return nullptr;
   }
@@ -112,17 +114,17 @@ std::unique_ptr<WorkerRunner> killAndReplace(SinkHarness& h, Freezer& freezer, K
   const bool replaced =
       h.waitCommitted(h.producedEnds(), fmt::format("after the task frozen {} was replaced "
                                                     "(every record up to there)",
-                                                    describe(point)));
+                                                    kill.description));
   freezer.releaseAll();
   h.waitJournal([&](const auto& events) { return stopped(events, *frozen); },
-                fmt::format("the end of the zombie let go {}", describe(point)));
+                fmt::format("the end of the zombie let go {}", kill.description));
   h.stopWorker(worker, /*may_throw=*/true);
   // A failure ends the scenario: the kill points after it would find the same.
   if (!replaced ||
       !checkHeld(h, h.readBack(), h.producedEnds(), Delivery::kExactlyOnce,
                  fmt::format("with exactly-once declared, after the task killed {} was replaced "
                              "and let go as a zombie",
-                             describe(point))))
+                             kill.description)))
     return nullptr;
   return next;
 }
@@ -135,9 +137,8 @@ void runKillPointsExactlyOnce(SinkHarness& h) {
   auto props = h.properties();
   props.insert_or_assign("consumer.max.poll.interval.ms", kMaxPollInterval);
   auto worker = h.startWorker(props);
-  for (const auto point : {KillPoint::kBeforePut, KillPoint::kAfterPut, KillPoint::kBeforePreCommit,
-                           KillPoint::kAfterPreCommit}) {
-    auto next = killAndReplace(h, *freezer, point, worker, props);
+  for (const auto& kill : kKillPoints) {
+    auto next = killAndReplace(h, *freezer, kill, worker, props);
     if (!next) {
       freezer->releaseAll();
       return;  // both workers stopped in killAndReplace()

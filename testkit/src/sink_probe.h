@@ -52,7 +52,8 @@ using SinkJournal = Journal<ProbeEvent>;
 enum class PutFault { kNone, kRetriableBefore, kRetriableAfterHalf };
 
 // Where the kit may freeze a task (exactly-once kill points): the task's thread blocks in the hook
-// until the scenario lets it go on, as a zombie, after another worker took its partitions.
+// until the scenario lets it go on, as a zombie, after another worker took its partitions. A new
+// one needs a row in sink_kill_scenarios.cpp's kKillPoints.
 enum class KillPoint { kBeforePut, kAfterPut, kBeforePreCommit, kAfterPreCommit };
 
 struct ProbeHooks {

@@ -2,44 +2,33 @@
 // file that sinkScenarios() pulls into a test binary from the static library).
 #include "ksink/testkit/sink_scenarios.h"
 
-#include <fmt/format.h>
-
 #include <optional>
 #include <string>
 
+#include "scenario_table.h"
 #include "sink_harness.h"
 #include "sink_scenario_runs.h"
 
 namespace ksink::testkit {
-
-std::string_view nameOf(SinkScenario scenario) {
-  switch (scenario) {
-    case SinkScenario::kDeliveredIsDurable:
-      return "DeliveredIsDurable";
-    case SinkScenario::kPreCommitWithinPut:
-      return "PreCommitWithinPut";
-    case SinkScenario::kRetriableRedelivery:
-      return "RetriableRedelivery";
-    case SinkScenario::kRebalanceAtLeastOnce:
-      return "RebalanceAtLeastOnce";
-    case SinkScenario::kStopWithinGracefulTimeout:
-      return "StopWithinGracefulTimeout";
-    case SinkScenario::kErrantRecordToDlq:
-      return "ErrantRecordToDlq";
-    case SinkScenario::kKillPointsExactlyOnce:
-      return "KillPointsExactlyOnce";
-  }
-  return "?";
-}
-
-std::vector<SinkScenario> allSinkScenarios() {
-  return {SinkScenario::kDeliveredIsDurable,        SinkScenario::kPreCommitWithinPut,
-          SinkScenario::kRetriableRedelivery,       SinkScenario::kRebalanceAtLeastOnce,
-          SinkScenario::kStopWithinGracefulTimeout, SinkScenario::kErrantRecordToDlq,
-          SinkScenario::kKillPointsExactlyOnce};
-}
-
 namespace {
+
+using Row = ScenarioRow<SinkScenario, SinkHarness>;
+
+constexpr Row kScenarios[] = {
+    {SinkScenario::kDeliveredIsDurable, "DeliveredIsDurable", runDeliveredIsDurable},
+    {SinkScenario::kPreCommitWithinPut, "PreCommitWithinPut", runPreCommitWithinPut},
+    {SinkScenario::kRetriableRedelivery, "RetriableRedelivery", runRetriableRedelivery},
+    {SinkScenario::kRebalanceAtLeastOnce, "RebalanceAtLeastOnce", runRebalanceAtLeastOnce},
+    {SinkScenario::kStopWithinGracefulTimeout, "StopWithinGracefulTimeout",
+     runStopWithinGracefulTimeout},
+    {SinkScenario::kErrantRecordToDlq, "ErrantRecordToDlq", runErrantRecordToDlq},
+    {SinkScenario::kKillPointsExactlyOnce, "KillPointsExactlyOnce", runKillPointsExactlyOnce},
+};
+static_assert(listsEnum(kScenarios, SinkScenario::kKillPointsExactlyOnce));
+
+const Row& rowFor(SinkScenario scenario) {
+  return scenarioRow(kScenarios, scenario, "sink");
+}
 
 // Why `scenario` cannot apply to `sink` (it lacks what the scenario needs declared), if it cannot.
 std::optional<std::string> notApplicable(SinkScenario scenario, const SinkUnderTest& sink) {
@@ -52,41 +41,22 @@ std::optional<std::string> notApplicable(SinkScenario scenario, const SinkUnderT
 
 }  // namespace
 
+std::string_view nameOf(SinkScenario scenario) {
+  return rowFor(scenario).name;
+}
+
+std::vector<SinkScenario> allSinkScenarios() {
+  return keysOf(kScenarios);
+}
+
 ScenarioReport runSinkScenario(SinkScenario scenario, const SinkUnderTest& sink) {
-  SinkHarness harness(sink, nameOf(scenario));
+  const Row& row = rowFor(scenario);
+  SinkHarness harness(sink, row.name);
   if (auto why = notApplicable(scenario, sink)) {
     harness.skip(std::move(*why));
     return harness.report();
   }
-  try {
-    switch (scenario) {
-      case SinkScenario::kDeliveredIsDurable:
-        runDeliveredIsDurable(harness);
-        break;
-      case SinkScenario::kPreCommitWithinPut:
-        runPreCommitWithinPut(harness);
-        break;
-      case SinkScenario::kRetriableRedelivery:
-        runRetriableRedelivery(harness);
-        break;
-      case SinkScenario::kRebalanceAtLeastOnce:
-        runRebalanceAtLeastOnce(harness);
-        break;
-      case SinkScenario::kStopWithinGracefulTimeout:
-        runStopWithinGracefulTimeout(harness);
-        break;
-      case SinkScenario::kErrantRecordToDlq:
-        runErrantRecordToDlq(harness);
-        break;
-      case SinkScenario::kKillPointsExactlyOnce:
-        runKillPointsExactlyOnce(harness);
-        break;
-    }
-  } catch (const std::exception& e) {
-    // A worker refusing the configuration, a broker call failing: the run could not happen.
-    harness.fail(fmt::format("the scenario could not run: {}", e.what()));
-  }
-  return harness.report();
+  return runReported(harness, row.run);
 }
 
 void PrintTo(const SinkScenarioCase& c, std::ostream* os) {
@@ -109,9 +79,7 @@ std::string SinkScenarioName::operator()(
 
 TEST_P(SinkScenarioTest, Holds) {
   const auto& c = GetParam();
-  const ScenarioReport report = runSinkScenario(c.scenario, *c.sink);
-  if (!report.skipped.empty()) GTEST_SKIP() << report.skipped;
-  for (const auto& failure : report.failures) ADD_FAILURE() << failure;
+  reportToTest(runSinkScenario(c.scenario, *c.sink));
 }
 
 }  // namespace ksink::testkit

@@ -7,20 +7,7 @@
 namespace ksink::testkit {
 
 SinkUnderTest::SinkUnderTest(std::string name, TaskFactory factory)
-    : name_(std::move(name)), factory_(std::move(factory)) {
-  requirePlainName("SinkUnderTest", name_);
-  if (!factory_) throw std::invalid_argument("SinkUnderTest " + name_ + ": no task factory");
-}
-
-SinkUnderTest& SinkUnderTest::configDef(const ConfigDef& def) {
-  definitions_ = def;
-  return *this;
-}
-
-SinkUnderTest& SinkUnderTest::config(ConfigFn config) {
-  config_ = std::move(config);
-  return *this;
-}
+    : TaskUnderTest("SinkUnderTest", std::move(name), std::move(factory)) {}
 
 SinkUnderTest& SinkUnderTest::readBack(ReadBackFn read_back) {
   read_back_ = std::move(read_back);
@@ -42,13 +29,9 @@ SinkUnderTest& SinkUnderTest::exactlyOnce(StoredOffsetsFn stored_offsets) {
   return *this;
 }
 
-Properties SinkUnderTest::properties(const ScenarioRun& run) const {
-  return config_ ? config_(run) : Properties{};
-}
-
 std::vector<StoredRecord> SinkUnderTest::read(const ScenarioRun& run) const {
   if (!read_back_)
-    throw std::logic_error("SinkUnderTest " + name_ +
+    throw std::logic_error("SinkUnderTest " + name() +
                            ": readBack() is required (what the destination holds)");
   return read_back_(run);
 }

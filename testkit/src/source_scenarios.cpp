@@ -2,21 +2,16 @@
 // file that sourceScenarios() pulls into a test binary from the static library).
 #include "ksink/testkit/source_scenarios.h"
 
-#include <fmt/format.h>
-
+#include "scenario_table.h"
 #include "source_harness.h"
 #include "source_scenario_runs.h"
 
 namespace ksink::testkit {
 namespace {
 
-struct Entry {
-  SourceScenario scenario;
-  std::string_view name;
-  void (*run)(SourceHarness&);
-};
+using Row = ScenarioRow<SourceScenario, SourceHarness>;
 
-constexpr Entry kEntries[] = {
+constexpr Row kScenarios[] = {
     {SourceScenario::kResumesFromCommittedOffsets, "ResumesFromCommittedOffsets",
      runResumesFromCommittedOffsets},
     {SourceScenario::kPartitionKeysMatch, "PartitionKeysMatch", runPartitionKeysMatch},
@@ -25,35 +20,26 @@ constexpr Entry kEntries[] = {
     {SourceScenario::kCommitRecordPerAcknowledgement, "CommitRecordPerAcknowledgement",
      runCommitRecordPerAcknowledgement},
 };
+static_assert(listsEnum(kScenarios, SourceScenario::kCommitRecordPerAcknowledgement));
 
-const Entry& entryOf(SourceScenario scenario) {
-  for (const auto& e : kEntries)
-    if (e.scenario == scenario) return e;
-  throw std::invalid_argument("unknown source scenario");
+const Row& rowFor(SourceScenario scenario) {
+  return scenarioRow(kScenarios, scenario, "source");
 }
 
 }  // namespace
 
 std::string_view nameOf(SourceScenario scenario) {
-  return entryOf(scenario).name;
+  return rowFor(scenario).name;
 }
 
 std::vector<SourceScenario> allSourceScenarios() {
-  std::vector<SourceScenario> out;
-  for (const auto& e : kEntries) out.push_back(e.scenario);
-  return out;
+  return keysOf(kScenarios);
 }
 
 ScenarioReport runSourceScenario(SourceScenario scenario, const SourceUnderTest& source) {
-  const Entry& entry = entryOf(scenario);
-  SourceHarness harness(source, entry.name);
-  try {
-    entry.run(harness);
-  } catch (const std::exception& e) {
-    // A worker refusing the configuration, a broker call failing: the run could not happen.
-    harness.fail(fmt::format("the scenario could not run: {}", e.what()));
-  }
-  return harness.report();
+  const Row& row = rowFor(scenario);
+  SourceHarness harness(source, row.name);
+  return runReported(harness, row.run);
 }
 
 void PrintTo(const SourceScenarioCase& c, std::ostream* os) {
@@ -74,9 +60,7 @@ std::string SourceScenarioName::operator()(
 
 TEST_P(SourceScenarioTest, Holds) {
   const auto& c = GetParam();
-  const ScenarioReport report = runSourceScenario(c.scenario, *c.source);
-  if (!report.skipped.empty()) GTEST_SKIP() << report.skipped;
-  for (const auto& failure : report.failures) ADD_FAILURE() << failure;
+  reportToTest(runSourceScenario(c.scenario, *c.source));
 }
 
 }  // namespace ksink::testkit

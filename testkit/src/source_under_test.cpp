@@ -5,23 +5,10 @@
 namespace ksink::testkit {
 
 SourceUnderTest::SourceUnderTest(std::string name, SourceTaskFactory factory)
-    : name_(std::move(name)), factory_(std::move(factory)) {
-  requirePlainName("SourceUnderTest", name_);
-  if (!factory_) throw std::invalid_argument("SourceUnderTest " + name_ + ": no task factory");
-}
-
-SourceUnderTest& SourceUnderTest::configDef(const ConfigDef& def) {
-  definitions_ = def;
-  return *this;
-}
-
-SourceUnderTest& SourceUnderTest::config(ConfigFn config) {
-  config_ = std::move(config);
-  return *this;
-}
+    : TaskUnderTest("SourceUnderTest", std::move(name), std::move(factory)) {}
 
 SourceUnderTest& SourceUnderTest::streams(int count) {
-  if (count < 1) throw std::invalid_argument("SourceUnderTest " + name_ + ": streams() < 1");
+  if (count < 1) throw std::invalid_argument("SourceUnderTest " + name() + ": streams() < 1");
   streams_ = count;
   return *this;
 }
@@ -36,20 +23,17 @@ SourceUnderTest& SourceUnderTest::identify(IdentifyFn identify) {
   return *this;
 }
 
-Properties SourceUnderTest::properties(const ScenarioRun& run) const {
-  return config_ ? config_(run) : Properties{};
-}
-
 void SourceUnderTest::feedItems(const ScenarioRun& run, int stream, int64_t first,
                                 int count) const {
   if (!feed_)
-    throw std::logic_error("SourceUnderTest " + name_ + ": feed() is required (the source's data)");
+    throw std::logic_error("SourceUnderTest " + name() +
+                           ": feed() is required (the source's data)");
   feed_(run, stream, first, count);
 }
 
 std::optional<SourceItem> SourceUnderTest::itemOf(const SourceRecord& record) const {
   if (!identify_)
-    throw std::logic_error("SourceUnderTest " + name_ +
+    throw std::logic_error("SourceUnderTest " + name() +
                            ": identify() is required (which item a record carries)");
   return identify_(record);
 }

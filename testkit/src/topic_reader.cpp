@@ -4,6 +4,8 @@
 
 #include <stdexcept>
 
+#include "rdkafka_handles.h"
+
 namespace ksink::testkit {
 
 namespace {
@@ -43,6 +45,13 @@ ConsumedRecord recordOf(const rd_kafka_message_t* m) {
   return r;
 }
 
+// Waits a moment for `consumer`'s next message and appends it to `out`; an error the consumer
+// reports (e.g. the partition's end reached) is not a record and is passed over.
+void pollInto(rd_kafka_t* consumer, std::vector<ConsumedRecord>& out) {
+  const MessagePtr m(rd_kafka_consumer_poll(consumer, 100));
+  if (m && !m->err) out.push_back(recordOf(m.get()));
+}
+
 void closeReader(rd_kafka_t* consumer) {
   rd_kafka_consumer_close(consumer);
   rd_kafka_destroy(consumer);
@@ -56,12 +65,8 @@ std::vector<ConsumedRecord> readPartition(const std::string& bootstrap, const st
   rd_kafka_t* consumer = openReader(bootstrap, topic, partition);
   std::vector<ConsumedRecord> out;
   const auto deadline = std::chrono::steady_clock::now() + timeout;
-  while (out.size() < expected && std::chrono::steady_clock::now() < deadline) {
-    rd_kafka_message_t* m = rd_kafka_consumer_poll(consumer, 100);
-    if (!m) continue;
-    if (!m->err) out.push_back(recordOf(m));
-    rd_kafka_message_destroy(m);
-  }
+  while (out.size() < expected && std::chrono::steady_clock::now() < deadline)
+    pollInto(consumer, out);
   closeReader(consumer);
   return out;
 }
@@ -93,10 +98,7 @@ std::vector<ConsumedRecord> readCommitted(const std::string& bootstrap, const st
       throw std::runtime_error("readCommitted: " + topic + " not read to its end in time (" +
                                std::to_string(out.size()) + " records read)");
     }
-    rd_kafka_message_t* m = rd_kafka_consumer_poll(consumer, 100);
-    if (!m) continue;
-    if (!m->err) out.push_back(recordOf(m));
-    rd_kafka_message_destroy(m);
+    pollInto(consumer, out);
   }
   closeReader(consumer);
   return out;

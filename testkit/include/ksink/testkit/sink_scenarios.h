@@ -46,6 +46,7 @@
 
 namespace ksink::testkit {
 
+// In the order they run (allSinkScenarios()); a new one needs a row in the kit's table of them.
 enum class SinkScenario {
   kDeliveredIsDurable,
   kPreCommitWithinPut,

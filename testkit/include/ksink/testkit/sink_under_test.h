@@ -32,6 +32,7 @@
 #include "ksink/sink_task.h"
 #include "ksink/testkit/mock_cluster.h"
 #include "ksink/testkit/scenario_run.h"
+#include "ksink/testkit/task_under_test.h"
 #include "ksink/testkit/worker_runner.h"
 #include "ksink/topic_partition.h"
 
@@ -43,9 +44,8 @@ struct StoredRecord {
   int64_t offset = 0;
 };
 
-class SinkUnderTest {
+class SinkUnderTest : public TaskUnderTest<SinkUnderTest, TaskFactory> {
  public:
-  using ConfigFn = std::function<Properties(const ScenarioRun&)>;
   using ReadBackFn = std::function<std::vector<StoredRecord>(const ScenarioRun&)>;
   using RecordFn = std::function<TestRecord(const TopicPartition&, int64_t offset)>;
   using StoredOffsetsFn = std::function<OffsetMap(const ScenarioRun&)>;
@@ -53,11 +53,10 @@ class SinkUnderTest {
   // `name`: letters, digits and '_' (it names topics and tables).
   SinkUnderTest(std::string name, TaskFactory factory);
 
-  // The task's configuration keys, which the Worker validates the run's properties against.
-  SinkUnderTest& configDef(const ConfigDef& def);
-  // The connector properties the task needs for a run (the kit adds name, topics, the broker,
-  // short commit intervals and, for some scenarios, the dead-letter queue; yours win).
-  SinkUnderTest& config(ConfigFn config);
+  // configDef() and config() (task_under_test.h): to the properties from config() the kit adds
+  // name, topics, the broker, short commit intervals and, for some scenarios, the dead-letter
+  // queue.
+
   // Required: every copy of a record the destination holds now, by Kafka coordinates.
   SinkUnderTest& readBack(ReadBackFn read_back);
   // The record the kit produces at `offset` of a partition (default: see above).
@@ -69,10 +68,6 @@ class SinkUnderTest {
   // keeps in the destination (a partition it never wrote may be absent).
   SinkUnderTest& exactlyOnce(StoredOffsetsFn stored_offsets);
 
-  const std::string& name() const { return name_; }
-  const TaskFactory& factory() const { return factory_; }
-  const ConfigDef& definitions() const { return definitions_; }
-  Properties properties(const ScenarioRun& run) const;
   std::vector<StoredRecord> read(const ScenarioRun& run) const;
   TestRecord record(const TopicPartition& tp, int64_t offset) const;
   const RecordFn& bad() const { return bad_; }
@@ -80,10 +75,6 @@ class SinkUnderTest {
   OffsetMap storedOffsets(const ScenarioRun& run) const;
 
  private:
-  std::string name_;
-  TaskFactory factory_;
-  ConfigDef definitions_;
-  ConfigFn config_;
   ReadBackFn read_back_;
   RecordFn make_;
   RecordFn bad_;

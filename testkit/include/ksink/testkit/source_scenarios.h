@@ -38,6 +38,7 @@
 
 namespace ksink::testkit {
 
+// In the order they run (allSourceScenarios()); a new one needs a row in the kit's table of them.
 enum class SourceScenario {
   kResumesFromCommittedOffsets,
   kPartitionKeysMatch,

@@ -34,6 +34,7 @@
 #include "ksink/source_record.h"
 #include "ksink/source_task.h"
 #include "ksink/testkit/scenario_run.h"
+#include "ksink/testkit/task_under_test.h"
 #include "ksink/testkit/worker_runner.h"
 
 namespace ksink::testkit {
@@ -45,21 +46,18 @@ struct SourceItem {
   friend auto operator<=>(const SourceItem&, const SourceItem&) = default;
 };
 
-class SourceUnderTest {
+class SourceUnderTest : public TaskUnderTest<SourceUnderTest, SourceTaskFactory> {
  public:
-  using ConfigFn = std::function<Properties(const ScenarioRun&)>;
   using FeedFn = std::function<void(const ScenarioRun&, int stream, int64_t first, int count)>;
   using IdentifyFn = std::function<std::optional<SourceItem>(const SourceRecord&)>;
 
   // `name`: letters, digits and '_' (it names topics and tables).
   SourceUnderTest(std::string name, SourceTaskFactory factory);
 
-  // The task's configuration keys, which the Worker validates the run's properties against.
-  SourceUnderTest& configDef(const ConfigDef& def);
-  // The connector properties the task needs for a run (the kit adds name, the broker, the
-  // offsets topic and short commit intervals; yours win). Write to run.topic, or to topics of
-  // your own that the broker creates when first written.
-  SourceUnderTest& config(ConfigFn config);
+  // configDef() and config() (task_under_test.h): to the properties from config() the kit adds
+  // name, the broker, the offsets topic and short commit intervals. Write to run.topic, or to
+  // topics of your own that the broker creates when first written.
+
   // How many streams (source partitions) the kit feeds; 1 by default.
   SourceUnderTest& streams(int count);
   // Required: makes items first .. first + count - 1 of `stream` readable.
@@ -67,19 +65,11 @@ class SourceUnderTest {
   // Required: the item a record carries (nullopt: none of the kit's, e.g. a heartbeat).
   SourceUnderTest& identify(IdentifyFn identify);
 
-  const std::string& name() const { return name_; }
-  const SourceTaskFactory& factory() const { return factory_; }
-  const ConfigDef& definitions() const { return definitions_; }
   int streamCount() const { return streams_; }
-  Properties properties(const ScenarioRun& run) const;
   void feedItems(const ScenarioRun& run, int stream, int64_t first, int count) const;
   std::optional<SourceItem> itemOf(const SourceRecord& record) const;
 
  private:
-  std::string name_;
-  SourceTaskFactory factory_;
-  ConfigDef definitions_;
-  ConfigFn config_;
   int streams_ = 1;
   FeedFn feed_;
   IdentifyFn identify_;
