@@ -50,6 +50,23 @@ std::optional<std::string> replicationFactor(std::string_view v) {
   return "must be -1 (the broker's default) or at least 1";
 }
 
+// How ksink creates Connect's `kind` storage topic (offset, config, status) when it is missing:
+// <kind>.storage.partitions (none for the config topic, which has one) and
+// <kind>.storage.replication.factor.
+void defineStorageTopicCreation(ConfigDef& def, std::string_view kind,
+                                std::optional<std::string> partitions) {
+  if (partitions)
+    def.define(fmt::format("{}.storage.partitions", kind), Type::kInt, std::move(partitions),
+               Importance::kLow,
+               fmt::format("Partitions of the {} topic when ksink creates it.", kind),
+               ConfigDef::atLeast(1));
+  def.define(fmt::format("{}.storage.replication.factor", kind), Type::kInt, "3", Importance::kLow,
+             fmt::format("Replication factor of the {} topic when ksink creates it; -1: the "
+                         "broker's default.",
+                         kind),
+             replicationFactor);
+}
+
 ConfigDef makeWorkerDef() {
   ConfigDef def;
   def.define("bootstrap.servers", Type::kString, std::nullopt, Importance::kHigh,
@@ -94,12 +111,6 @@ ConfigDef makeWorkerDef() {
       .define("offset.storage.topic", Type::kString, "connect-offsets", Importance::kHigh,
               "Compacted topic of source offsets (Kafka Connect's format), created if missing.",
               ConfigDef::nonEmpty())
-      .define("offset.storage.partitions", Type::kInt, "25", Importance::kLow,
-              "Partitions of the offsets topic when ksink creates it.", ConfigDef::atLeast(1))
-      .define("offset.storage.replication.factor", Type::kInt, "3", Importance::kLow,
-              "Replication factor of the offsets topic when ksink creates it; -1: the broker's "
-              "default.",
-              replicationFactor)
       .define("exactly.once.source.support", Type::kString, "disabled", Importance::kHigh,
               "enabled: every source task produces in transactions that carry its offsets "
               "(KIP-618). Connect's `preparing` (a rolling upgrade step of a distributed cluster) "
@@ -124,10 +135,6 @@ ConfigDef makeWorkerDef() {
               "partition, compacted; created if missing). Set, the connectors are those it holds, "
               "in Connect's record formats, managed through the REST API of any process; the "
               "connector files given are created in it when it does not hold them yet.")
-      .define("config.storage.replication.factor", Type::kInt, "3", Importance::kLow,
-              "Connect distributed's: the config topic's replication factor when ksink creates "
-              "it (-1: the broker's default).",
-              replicationFactor)
       .define("rest.advertised.host.name", Type::kString, "", Importance::kLow,
               "Connect distributed's: the host this process names itself by to the others (the "
               "status topic's worker_id, where a task restart is forwarded). Empty: the "
@@ -144,13 +151,6 @@ ConfigDef makeWorkerDef() {
               "tasks it runs in Connect's record format, and reads the others': the REST API of "
               "any process shows the tasks a connector's processes share wherever they run. "
               "Empty: each process shows the tasks it runs.")
-      .define("status.storage.partitions", Type::kInt, "5", Importance::kLow,
-              "Connect distributed's: the status topic's partitions when ksink creates it.",
-              ConfigDef::atLeast(1))
-      .define("status.storage.replication.factor", Type::kInt, "3", Importance::kLow,
-              "Connect distributed's: the status topic's replication factor when ksink creates "
-              "it (-1: the broker's default).",
-              replicationFactor)
       .define("state.dir", Type::kString, "", Importance::kMedium,
               "Directory where ksink run keeps the connectors created, changed, paused, stopped "
               "or deleted through the REST API, so that a restart keeps them (Kafka Connect's "
@@ -163,6 +163,9 @@ ConfigDef makeWorkerDef() {
               "json (one object a line: time, level, logger, message, connector, task); both to "
               "stderr.",
               ConfigDef::oneOf({"text", "json"}));
+  defineStorageTopicCreation(def, "offset", "25");
+  defineStorageTopicCreation(def, "config", std::nullopt);
+  defineStorageTopicCreation(def, "status", "5");
   // The REST listener's TLS (read by the listener: worker/listener_security.h), named as Connect
   // names them; without any of them, the worker's own ssl.* apply to the listener.
   for (const char* key : {"ssl.keystore.location", "ssl.keystore.type", "ssl.keystore.password",
