@@ -67,15 +67,13 @@ std::variant<Spec, std::string> parseSpec(const std::vector<std::string>& mappin
   return spec;
 }
 
-class Cast : public FieldTransform {
+class Cast : public FieldTransform<Cast> {
  public:
-  explicit Cast(bool key) : FieldTransform(key) {}
+  using FieldTransform::FieldTransform;
 
-  const ConfigDef& configDef() const override {
-    static const ConfigDef def =
-        ConfigDef()
-            .define(
-                "spec", ConfigDef::Type::kList, std::nullopt, ConfigDef::Importance::kHigh,
+  static ConfigDef definition() {
+    return ConfigDef()
+        .define("spec", ConfigDef::Type::kList, std::nullopt, ConfigDef::Importance::kHigh,
                 "List of fields and the type to cast them to of the form field1:type,field2:type "
                 "to cast fields of Maps or Structs. A single type to cast the entire value. Valid "
                 "types are int8, int16, int32, int64, float32, float64, boolean, and string. Note "
@@ -85,8 +83,7 @@ class Cast : public FieldTransform {
                   if (auto* error = std::get_if<std::string>(&spec)) return *error;
                   return std::nullopt;
                 })
-            .include(replaceNullWithDefaultDef());
-    return def;
+        .include(replaceNullWithDefaultDef());
   }
 
   void configureFields(const Config& config) override {
@@ -105,9 +102,7 @@ class Cast : public FieldTransform {
       }
       Value::Object out = requireMap(operand.value, kPurpose);
       for (const auto& [field, type] : spec_.fields) {
-        const Value* v = nullptr;
-        for (const auto& [n, entry] : out)
-          if (n == field) v = &entry;
+        const Value* v = lastEntry(out, field);
         putEntry(out, field, v ? castValue(nullptr, *v, type) : Value());
       }
       operand.value = Value::object(std::move(out));
@@ -119,16 +114,11 @@ class Cast : public FieldTransform {
       return record;
     }
     const auto& schema = requireStruct(operand, kPurpose);
-    const auto& in = operand.value.asObject();
-    Value::Object out;
-    out.reserve(schema.fields.size());
-    for (size_t i = 0; i < schema.fields.size(); ++i) {
-      const auto& f = schema.fields[i];
-      auto v = fieldValue(in, i, f, replace_null_);
-      auto it = spec_.fields.find(f.name);
-      out.emplace_back(f.name, it == spec_.fields.end() ? std::move(v)
-                                                        : castValue(f.schema.get(), v, it->second));
-    }
+    auto out = structEntries(
+        schema, operand.value.asObject(), replace_null_, [&](const Schema::Field& f, Value v) {
+          auto it = spec_.fields.find(f.name);
+          return it == spec_.fields.end() ? std::move(v) : castValue(f.schema.get(), v, it->second);
+        });
     operand = {std::move(updated), Value::object(std::move(out))};
     return record;
   }
@@ -160,9 +150,7 @@ class Cast : public FieldTransform {
 
   std::shared_ptr<const Schema> castSchema(const Schema& schema) const {
     if (spec_.whole) return castTo(schema, *spec_.whole, true);
-    if (schema.type != Type::kStruct)
-      throw ConversionError(fmt::format("Only Struct objects supported for [{}], found: {}",
-                                        kPurpose, format_as(schema)));
+    requireStructSchema(schema, kPurpose);
     std::vector<Schema::Field> fields;
     for (const auto& f : schema.fields) {
       auto it = spec_.fields.find(f.name);

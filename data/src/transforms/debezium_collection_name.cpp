@@ -15,13 +15,12 @@
 namespace ksink::detail {
 namespace {
 
-class DebeziumCollectionName final : public Transformation {
+class DebeziumCollectionName final : public BuiltinTransform<DebeziumCollectionName> {
  public:
-  const ConfigDef& configDef() const override {
-    static const ConfigDef def = ConfigDef().define(
+  static ConfigDef definition() {
+    return ConfigDef().define(
         "format", ConfigDef::Type::kString, "${topic}", ConfigDef::Importance::kHigh,
         "Table name: ${topic} (dots as underscores) and ${source.<field>}", ConfigDef::nonEmpty());
-    return def;
   }
 
   void configure(const Config& config) override { format_ = config.getString("format"); }
@@ -57,12 +56,6 @@ class DebeziumCollectionName final : public Transformation {
   }
 
  private:
-  static std::string replaceAll(std::string text, std::string_view from, std::string_view to) {
-    for (size_t at = text.find(from); at != std::string::npos; at = text.find(from, at + to.size()))
-      text.replace(at, from.size(), to);
-    return text;
-  }
-
   std::string format_;
 };
 

@@ -7,13 +7,12 @@
 namespace ksink::detail {
 namespace {
 
-class DropHeaders : public Transformation {
+class DropHeaders : public BuiltinTransform<DropHeaders> {
  public:
-  const ConfigDef& configDef() const override {
-    static const ConfigDef def = ConfigDef().define(
-        "headers", ConfigDef::Type::kList, std::nullopt, ConfigDef::Importance::kHigh,
-        "The name of the headers to be removed.", nonEmptyList());
-    return def;
+  static ConfigDef definition() {
+    return ConfigDef().define("headers", ConfigDef::Type::kList, std::nullopt,
+                              ConfigDef::Importance::kHigh,
+                              "The name of the headers to be removed.", nonEmptyList());
   }
 
   void configure(const Config& config) override {

@@ -11,18 +11,16 @@ namespace {
 
 constexpr std::string_view kPurpose = "field extraction";
 
-class ExtractField : public FieldTransform {
+class ExtractField : public FieldTransform<ExtractField> {
  public:
-  explicit ExtractField(bool key) : FieldTransform(key) {}
+  using FieldTransform::FieldTransform;
 
-  const ConfigDef& configDef() const override {
-    static const ConfigDef def =
-        ConfigDef()
-            .define("field", ConfigDef::Type::kString, std::nullopt, ConfigDef::Importance::kMedium,
-                    "Field name to extract.")
-            .include(replaceNullWithDefaultDef())
-            .include(fieldSyntaxVersionDef());
-    return def;
+  static ConfigDef definition() {
+    return ConfigDef()
+        .define("field", ConfigDef::Type::kString, std::nullopt, ConfigDef::Importance::kMedium,
+                "Field name to extract.")
+        .include(replaceNullWithDefaultDef())
+        .include(fieldSyntaxVersionDef());
   }
 
   void configureFields(const Config& config) override {

@@ -124,49 +124,45 @@ std::vector<FieldReference> parseReferences(const Config& config, const char* li
   return out;
 }
 
-class ExtractNewRecordState final : public Transformation {
+class ExtractNewRecordState final : public BuiltinTransform<ExtractNewRecordState> {
  public:
-  const ConfigDef& configDef() const override {
-    static const ConfigDef def = [] {
-      using Type = ConfigDef::Type;
-      using Importance = ConfigDef::Importance;
-      ConfigDef d;
-      d.define("delete.tombstone.handling.mode", Type::kString, "", Importance::kMedium,
-               "drop | tombstone (the default) | rewrite | rewrite-with-tombstone | "
-               "delete-to-tombstone",
-               [](std::string_view v) -> std::optional<std::string> {
-                 if (v.empty() || v == "drop" || v == "tombstone" || v == "rewrite" ||
-                     v == "rewrite-with-tombstone" || v == "delete-to-tombstone")
-                   return std::nullopt;
-                 return fmt::format(
-                     "'{}' is not one of drop, tombstone, rewrite, "
-                     "rewrite-with-tombstone, delete-to-tombstone",
-                     v);
-               })
-          .define("drop.tombstones", Type::kBoolean, "true", Importance::kLow,
-                  "Deprecated (with delete.handling.mode): drop tombstones")
-          .define("delete.handling.mode", Type::kString, "drop", Importance::kLow,
-                  "Deprecated: drop | none | rewrite",
-                  ConfigDef::oneOf({"drop", "none", "rewrite"}))
-          .define("route.by.field", Type::kString, "", Importance::kLow,
-                  "A row field whose value replaces the topic (and so picks the table)")
-          .define("add.fields", Type::kList, "", Importance::kLow,
-                  "Envelope, source or transaction fields added to the row")
-          .define("add.fields.prefix", Type::kString, "__", Importance::kLow,
-                  "Prefix of the added fields' names")
-          .define("add.headers", Type::kList, "", Importance::kLow,
-                  "Envelope, source or transaction fields added as headers")
-          .define("add.headers.prefix", Type::kString, "__", Importance::kLow,
-                  "Prefix of the added headers' names")
-          .define("replace.null.with.default", Type::kBoolean, "true", Importance::kLow,
-                  "A null row field takes its schema's default value")
-          .define("truncate.handling.mode", Type::kString, "drop", Importance::kLow,
-                  "ksink's: drop truncate events, or turn them into records that empty the "
-                  "destination table (truncate)",
-                  ConfigDef::oneOf({"drop", "truncate"}));
-      return d;
-    }();
-    return def;
+  static ConfigDef definition() {
+    using Type = ConfigDef::Type;
+    using Importance = ConfigDef::Importance;
+    ConfigDef d;
+    d.define("delete.tombstone.handling.mode", Type::kString, "", Importance::kMedium,
+             "drop | tombstone (the default) | rewrite | rewrite-with-tombstone | "
+             "delete-to-tombstone",
+             [](std::string_view v) -> std::optional<std::string> {
+               if (v.empty() || v == "drop" || v == "tombstone" || v == "rewrite" ||
+                   v == "rewrite-with-tombstone" || v == "delete-to-tombstone")
+                 return std::nullopt;
+               return fmt::format(
+                   "'{}' is not one of drop, tombstone, rewrite, "
+                   "rewrite-with-tombstone, delete-to-tombstone",
+                   v);
+             })
+        .define("drop.tombstones", Type::kBoolean, "true", Importance::kLow,
+                "Deprecated (with delete.handling.mode): drop tombstones")
+        .define("delete.handling.mode", Type::kString, "drop", Importance::kLow,
+                "Deprecated: drop | none | rewrite", ConfigDef::oneOf({"drop", "none", "rewrite"}))
+        .define("route.by.field", Type::kString, "", Importance::kLow,
+                "A row field whose value replaces the topic (and so picks the table)")
+        .define("add.fields", Type::kList, "", Importance::kLow,
+                "Envelope, source or transaction fields added to the row")
+        .define("add.fields.prefix", Type::kString, "__", Importance::kLow,
+                "Prefix of the added fields' names")
+        .define("add.headers", Type::kList, "", Importance::kLow,
+                "Envelope, source or transaction fields added as headers")
+        .define("add.headers.prefix", Type::kString, "__", Importance::kLow,
+                "Prefix of the added headers' names")
+        .define("replace.null.with.default", Type::kBoolean, "true", Importance::kLow,
+                "A null row field takes its schema's default value")
+        .define("truncate.handling.mode", Type::kString, "drop", Importance::kLow,
+                "ksink's: drop truncate events, or turn them into records that empty the "
+                "destination table (truncate)",
+                ConfigDef::oneOf({"drop", "truncate"}));
+    return d;
   }
 
   void configure(const Config& config) override {

@@ -6,13 +6,8 @@
 namespace ksink::detail {
 namespace {
 
-class Filter : public Transformation {
+class Filter : public WithoutConfig<Transformation> {
  public:
-  const ConfigDef& configDef() const override {
-    static const ConfigDef def;
-    return def;
-  }
-  void configure(const Config&) override {}
   std::optional<ConnectRecord> apply(ConnectRecord) override { return std::nullopt; }
 };
 

@@ -10,16 +10,15 @@ namespace {
 
 constexpr std::string_view kPurpose = "flattening";
 
-class Flatten : public FieldTransform {
+class Flatten : public FieldTransform<Flatten> {
  public:
-  explicit Flatten(bool key) : FieldTransform(key) {}
+  using FieldTransform::FieldTransform;
 
-  const ConfigDef& configDef() const override {
-    static const ConfigDef def = ConfigDef().define(
+  static ConfigDef definition() {
+    return ConfigDef().define(
         "delimiter", ConfigDef::Type::kString, ".", ConfigDef::Importance::kMedium,
         "Delimiter to insert between field names from the input record when generating "
         "field names for the output record.");
-    return def;
   }
 
   void configureFields(const Config& config) override {

@@ -6,13 +6,11 @@
 namespace ksink::detail {
 namespace {
 
-class HasHeaderKey : public Predicate {
+class HasHeaderKey : public BuiltinPredicate<HasHeaderKey> {
  public:
-  const ConfigDef& configDef() const override {
-    static const ConfigDef def =
-        ConfigDef().define("name", ConfigDef::Type::kString, std::nullopt,
-                           ConfigDef::Importance::kMedium, "The header name.", nonEmptyString());
-    return def;
+  static ConfigDef definition() {
+    return ConfigDef().define("name", ConfigDef::Type::kString, std::nullopt,
+                              ConfigDef::Importance::kMedium, "The header name.", nonEmptyString());
   }
   void configure(const Config& config) override { name_ = config.getString("name"); }
   bool test(const ConnectRecord& record) const override { return record.header(name_) != nullptr; }

@@ -11,28 +11,25 @@
 namespace ksink::detail {
 namespace {
 
-class HeaderFrom : public FieldTransform {
+class HeaderFrom : public FieldTransform<HeaderFrom> {
  public:
-  explicit HeaderFrom(bool key) : FieldTransform(key) {}
+  using FieldTransform::FieldTransform;
 
-  const ConfigDef& configDef() const override {
-    static const ConfigDef def =
-        ConfigDef()
-            .define("fields", ConfigDef::Type::kList, std::nullopt, ConfigDef::Importance::kHigh,
-                    "Field names in the record whose values are to be copied or moved to headers.",
-                    nonEmptyList())
-            .define("headers", ConfigDef::Type::kList, std::nullopt, ConfigDef::Importance::kHigh,
-                    "Header names, in the same order as the field names listed in the fields "
-                    "configuration property.",
-                    nonEmptyList())
-            .define(
-                "operation", ConfigDef::Type::kString, std::nullopt, ConfigDef::Importance::kHigh,
+  static ConfigDef definition() {
+    return ConfigDef()
+        .define("fields", ConfigDef::Type::kList, std::nullopt, ConfigDef::Importance::kHigh,
+                "Field names in the record whose values are to be copied or moved to headers.",
+                nonEmptyList())
+        .define("headers", ConfigDef::Type::kList, std::nullopt, ConfigDef::Importance::kHigh,
+                "Header names, in the same order as the field names listed in the fields "
+                "configuration property.",
+                nonEmptyList())
+        .define("operation", ConfigDef::Type::kString, std::nullopt, ConfigDef::Importance::kHigh,
                 "Either move if the fields are to be moved to the headers (removed from the "
                 "key/value), or copy if the fields are to be copied to the headers (retained in "
                 "the key/value).",
                 ConfigDef::oneOf({"move", "copy"}))
-            .include(replaceNullWithDefaultDef());
-    return def;
+        .include(replaceNullWithDefaultDef());
   }
 
   void configureFields(const Config& config) override {

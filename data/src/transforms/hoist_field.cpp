@@ -6,16 +6,15 @@
 namespace ksink::detail {
 namespace {
 
-class HoistField : public FieldTransform {
+class HoistField : public FieldTransform<HoistField> {
  public:
-  explicit HoistField(bool key) : FieldTransform(key) {}
+  using FieldTransform::FieldTransform;
 
-  const ConfigDef& configDef() const override {
-    static const ConfigDef def = ConfigDef().define(
+  static ConfigDef definition() {
+    return ConfigDef().define(
         "field", ConfigDef::Type::kString, std::nullopt, ConfigDef::Importance::kMedium,
         "Field name for the single field that will be created in the resulting Struct or "
         "Map.");
-    return def;
   }
 
   void configureFields(const Config& config) override { field_ = config.getString("field"); }

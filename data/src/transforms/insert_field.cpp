@@ -31,28 +31,25 @@ std::string fieldDoc(std::string_view what) {
          " Suffix with ! to make this a required field, or ? to keep it optional (the default).";
 }
 
-class InsertField : public FieldTransform {
+class InsertField : public FieldTransform<InsertField> {
  public:
-  explicit InsertField(bool key) : FieldTransform(key) {}
+  using FieldTransform::FieldTransform;
 
-  const ConfigDef& configDef() const override {
-    static const ConfigDef def =
-        ConfigDef()
-            .define("topic.field", ConfigDef::Type::kString, "", ConfigDef::Importance::kMedium,
-                    fieldDoc("Field name for Kafka topic."))
-            .define("partition.field", ConfigDef::Type::kString, "", ConfigDef::Importance::kMedium,
-                    fieldDoc("Field name for Kafka partition."))
-            .define(
-                "offset.field", ConfigDef::Type::kString, "", ConfigDef::Importance::kMedium,
+  static ConfigDef definition() {
+    return ConfigDef()
+        .define("topic.field", ConfigDef::Type::kString, "", ConfigDef::Importance::kMedium,
+                fieldDoc("Field name for Kafka topic."))
+        .define("partition.field", ConfigDef::Type::kString, "", ConfigDef::Importance::kMedium,
+                fieldDoc("Field name for Kafka partition."))
+        .define("offset.field", ConfigDef::Type::kString, "", ConfigDef::Importance::kMedium,
                 fieldDoc("Field name for Kafka offset (the offset the record was consumed at)."))
-            .define("timestamp.field", ConfigDef::Type::kString, "", ConfigDef::Importance::kMedium,
-                    fieldDoc("Field name for record timestamp."))
-            .define("static.field", ConfigDef::Type::kString, "", ConfigDef::Importance::kMedium,
-                    fieldDoc("Field name for static data field."))
-            .define("static.value", ConfigDef::Type::kString, "", ConfigDef::Importance::kMedium,
-                    "Static field value, if field name configured.")
-            .include(replaceNullWithDefaultDef());
-    return def;
+        .define("timestamp.field", ConfigDef::Type::kString, "", ConfigDef::Importance::kMedium,
+                fieldDoc("Field name for record timestamp."))
+        .define("static.field", ConfigDef::Type::kString, "", ConfigDef::Importance::kMedium,
+                fieldDoc("Field name for static data field."))
+        .define("static.value", ConfigDef::Type::kString, "", ConfigDef::Importance::kMedium,
+                "Static field value, if field name configured.")
+        .include(replaceNullWithDefaultDef());
   }
 
   void configureFields(const Config& config) override {

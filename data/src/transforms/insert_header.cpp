@@ -150,20 +150,17 @@ std::variant<SchemaAndValue, std::string> parseLiteral(const std::string& litera
   return SchemaAndValue{Schema::of(Type::kString), Value::string(literal)};
 }
 
-class InsertHeader : public Transformation {
+class InsertHeader : public BuiltinTransform<InsertHeader> {
  public:
-  const ConfigDef& configDef() const override {
-    static const ConfigDef def =
-        ConfigDef()
-            .define("header", ConfigDef::Type::kString, std::nullopt, ConfigDef::Importance::kHigh,
-                    "The name of the header.")
-            .define(
-                "value.literal", ConfigDef::Type::kString, std::nullopt,
+  static ConfigDef definition() {
+    return ConfigDef()
+        .define("header", ConfigDef::Type::kString, std::nullopt, ConfigDef::Importance::kHigh,
+                "The name of the header.")
+        .define("value.literal", ConfigDef::Type::kString, std::nullopt,
                 ConfigDef::Importance::kHigh,
                 "The literal value that is to be set as the header value on all records, typed as "
                 "Connect types it: true/false, integers, decimals, ISO dates and times, else a "
                 "string.");
-    return def;
   }
 
   void configure(const Config& config) override {

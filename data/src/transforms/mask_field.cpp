@@ -26,19 +26,6 @@ constexpr std::string_view kPurpose = "mask fields";
       fmt::format("Unable to convert {} (java.lang.String) to number", replacement));
 }
 
-// Values.convertToLong of a string: `new BigDecimal(text).longValue()`, the fraction dropped.
-int64_t replacementInteger(const std::string& text) {
-  int64_t v = 0;
-  const auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
-  if (ec == std::errc() && ptr == text.data() + text.size()) return v;
-  if (text.empty() || text.find_first_not_of("0123456789.eE+-") != std::string::npos)
-    notANumber(text);
-  char* end = nullptr;
-  const double d = std::strtod(text.c_str(), &end);
-  if (end != text.c_str() + text.size()) notANumber(text);
-  return static_cast<int64_t>(d);
-}
-
 double replacementFloating(const std::string& text) {
   if (text.empty() || text.find_first_not_of("0123456789.eE+-") != std::string::npos)
     notANumber(text);
@@ -48,22 +35,27 @@ double replacementFloating(const std::string& text) {
   return d;
 }
 
-class MaskField : public FieldTransform {
- public:
-  explicit MaskField(bool key) : FieldTransform(key) {}
+// Values.convertToLong of a string: `new BigDecimal(text).longValue()`, the fraction dropped.
+int64_t replacementInteger(const std::string& text) {
+  int64_t v = 0;
+  const auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+  if (ec == std::errc() && ptr == text.data() + text.size()) return v;
+  return static_cast<int64_t>(replacementFloating(text));
+}
 
-  const ConfigDef& configDef() const override {
-    static const ConfigDef def =
-        ConfigDef()
-            .define("fields", ConfigDef::Type::kList, std::nullopt, ConfigDef::Importance::kHigh,
-                    "Names of fields to mask.", nonEmptyList())
-            .define(
-                "replacement", ConfigDef::Type::kString, "", ConfigDef::Importance::kLow,
+class MaskField : public FieldTransform<MaskField> {
+ public:
+  using FieldTransform::FieldTransform;
+
+  static ConfigDef definition() {
+    return ConfigDef()
+        .define("fields", ConfigDef::Type::kList, std::nullopt, ConfigDef::Importance::kHigh,
+                "Names of fields to mask.", nonEmptyList())
+        .define("replacement", ConfigDef::Type::kString, "", ConfigDef::Importance::kLow,
                 "Custom value replacement, that will be applied to all 'fields' values (numeric "
                 "or non-empty string values only).",
                 nonEmptyString())
-            .include(replaceNullWithDefaultDef());
-    return def;
+        .include(replaceNullWithDefaultDef());
   }
 
   void configureFields(const Config& config) override {
@@ -78,23 +70,17 @@ class MaskField : public FieldTransform {
     if (!operand.schema) {
       Value::Object out = requireMap(operand.value, kPurpose);
       for (const auto& field : fields_) {
-        const Value* v = nullptr;
-        for (const auto& [n, entry] : out)
-          if (n == field) v = &entry;
+        const Value* v = lastEntry(out, field);
         putEntry(out, field, v ? maskedSchemaless(*v) : Value());
       }
       operand.value = Value::object(std::move(out));
       return record;
     }
     const auto& schema = requireStruct(operand, kPurpose);
-    const auto& in = operand.value.asObject();
-    Value::Object out;
-    out.reserve(schema.fields.size());
-    for (size_t i = 0; i < schema.fields.size(); ++i) {
-      const auto& f = schema.fields[i];
-      auto v = fieldValue(in, i, f, replace_null_);
-      out.emplace_back(f.name, fields_.contains(f.name) ? masked(*f.schema, v) : std::move(v));
-    }
+    auto out = structEntries(
+        schema, operand.value.asObject(), replace_null_, [&](const Schema::Field& f, Value v) {
+          return fields_.contains(f.name) ? masked(*f.schema, v) : std::move(v);
+        });
     // The schema does not change: masks keep each field's type.
     operand.value = Value::object(std::move(out));
     return record;

@@ -6,13 +6,8 @@
 namespace ksink::detail {
 namespace {
 
-class RecordIsTombstone : public Predicate {
+class RecordIsTombstone : public WithoutConfig<Predicate> {
  public:
-  const ConfigDef& configDef() const override {
-    static const ConfigDef def;
-    return def;
-  }
-  void configure(const Config&) override {}
   bool test(const ConnectRecord& record) const override { return record.isTombstone(); }
 };
 

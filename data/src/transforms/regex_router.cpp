@@ -9,19 +9,15 @@
 namespace ksink::detail {
 namespace {
 
-class RegexRouter : public Transformation {
+class RegexRouter : public BuiltinTransform<RegexRouter> {
  public:
-  const ConfigDef& configDef() const override {
-    static const ConfigDef def =
-        ConfigDef()
-            .define(
-                "regex", ConfigDef::Type::kString, std::nullopt, ConfigDef::Importance::kHigh,
+  static ConfigDef definition() {
+    return ConfigDef()
+        .define("regex", ConfigDef::Type::kString, std::nullopt, ConfigDef::Importance::kHigh,
                 "Regular expression to use for matching (Java syntax; the whole topic must match).",
                 JavaRegex::validator())
-            .define("replacement", ConfigDef::Type::kString, std::nullopt,
-                    ConfigDef::Importance::kHigh,
-                    "Replacement string: $n for group n, \\ to quote the next character.");
-    return def;
+        .define("replacement", ConfigDef::Type::kString, std::nullopt, ConfigDef::Importance::kHigh,
+                "Replacement string: $n for group n, \\ to quote the next character.");
   }
 
   void configure(const Config& config) override {

@@ -22,28 +22,26 @@ std::optional<std::string> renameProblem(const std::vector<std::string>& mapping
   return std::nullopt;
 }
 
-class ReplaceField : public FieldTransform {
+class ReplaceField : public FieldTransform<ReplaceField> {
  public:
-  explicit ReplaceField(bool key) : FieldTransform(key) {}
+  using FieldTransform::FieldTransform;
 
-  const ConfigDef& configDef() const override {
-    static const ConfigDef def =
-        ConfigDef()
-            .define("exclude", ConfigDef::Type::kList, "", ConfigDef::Importance::kMedium,
-                    "Fields to exclude. This takes precedence over the fields to include.")
-            .define("include", ConfigDef::Type::kList, "", ConfigDef::Importance::kMedium,
-                    "Fields to include. If specified, only these fields will be used.")
-            // Connect 4.0 dropped the pre-KIP-629 names; they are kept so 3.x configurations still
-            // start, with the same meaning.
-            .define("blacklist", ConfigDef::Type::kList, "", ConfigDef::Importance::kLow,
-                    "Deprecated. Use exclude instead.")
-            .define("whitelist", ConfigDef::Type::kList, "", ConfigDef::Importance::kLow,
-                    "Deprecated. Use include instead.")
-            .define("renames", ConfigDef::Type::kList, "", ConfigDef::Importance::kMedium,
-                    "Field rename mappings: a list of colon-delimited pairs, e.g. foo:bar,abc:xyz.",
-                    [](std::string_view value) { return renameProblem(parseList(value)); })
-            .include(replaceNullWithDefaultDef());
-    return def;
+  static ConfigDef definition() {
+    return ConfigDef()
+        .define("exclude", ConfigDef::Type::kList, "", ConfigDef::Importance::kMedium,
+                "Fields to exclude. This takes precedence over the fields to include.")
+        .define("include", ConfigDef::Type::kList, "", ConfigDef::Importance::kMedium,
+                "Fields to include. If specified, only these fields will be used.")
+        // Connect 4.0 dropped the pre-KIP-629 names; they are kept so 3.x configurations still
+        // start, with the same meaning.
+        .define("blacklist", ConfigDef::Type::kList, "", ConfigDef::Importance::kLow,
+                "Deprecated. Use exclude instead.")
+        .define("whitelist", ConfigDef::Type::kList, "", ConfigDef::Importance::kLow,
+                "Deprecated. Use include instead.")
+        .define("renames", ConfigDef::Type::kList, "", ConfigDef::Importance::kMedium,
+                "Field rename mappings: a list of colon-delimited pairs, e.g. foo:bar,abc:xyz.",
+                [](std::string_view value) { return renameProblem(parseList(value)); })
+        .include(replaceNullWithDefaultDef());
   }
 
   void configureFields(const Config& config) override {

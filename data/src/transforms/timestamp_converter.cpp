@@ -26,34 +26,28 @@ Kind kindOf(std::string_view name) {
   return Kind::kTimestamp;
 }
 
-class TimestampConverter : public FieldTransform {
+class TimestampConverter : public FieldTransform<TimestampConverter> {
  public:
-  explicit TimestampConverter(bool key) : FieldTransform(key) {}
+  using FieldTransform::FieldTransform;
 
-  const ConfigDef& configDef() const override {
-    static const ConfigDef def =
-        ConfigDef()
-            .define(
-                "field", ConfigDef::Type::kString, "", ConfigDef::Importance::kHigh,
+  static ConfigDef definition() {
+    return ConfigDef()
+        .define("field", ConfigDef::Type::kString, "", ConfigDef::Importance::kHigh,
                 "The field containing the timestamp, or empty if the entire value is a timestamp")
-            .define("target.type", ConfigDef::Type::kString, std::nullopt,
-                    ConfigDef::Importance::kHigh,
-                    "The desired timestamp representation: string, unix, Date, Time, or Timestamp",
-                    ConfigDef::oneOf({"string", "unix", "Date", "Time", "Timestamp"}))
-            .define(
-                "format", ConfigDef::Type::kString, "", ConfigDef::Importance::kMedium,
+        .define("target.type", ConfigDef::Type::kString, std::nullopt, ConfigDef::Importance::kHigh,
+                "The desired timestamp representation: string, unix, Date, Time, or Timestamp",
+                ConfigDef::oneOf({"string", "unix", "Date", "Time", "Timestamp"}))
+        .define("format", ConfigDef::Type::kString, "", ConfigDef::Importance::kMedium,
                 "A SimpleDateFormat-compatible format for the timestamp (the letters y M d H m s S "
                 "and quoted text, UTC). Used to generate the output when type=string or used to "
                 "parse the input if the input is a string.")
-            .define(
-                "unix.precision", ConfigDef::Type::kString, "milliseconds",
+        .define("unix.precision", ConfigDef::Type::kString, "milliseconds",
                 ConfigDef::Importance::kLow,
                 "The desired Unix precision for the timestamp: seconds, milliseconds, "
                 "microseconds, or nanoseconds. Used to generate the output when type=unix or used "
                 "to parse the input if the input is a Long.",
                 ConfigDef::oneOf({"nanoseconds", "microseconds", "milliseconds", "seconds"}))
-            .include(replaceNullWithDefaultDef());
-    return def;
+        .include(replaceNullWithDefaultDef());
   }
 
   void configureFields(const Config& config) override {
@@ -100,9 +94,7 @@ class TimestampConverter : public FieldTransform {
     }
     if (!operand.value.isNull()) requireStruct(operand, kPurpose);
     auto updated = cache_.get(operand.schema, [&](const Schema& s) {
-      if (s.type != Schema::Type::kStruct)
-        throw ConversionError(fmt::format("Only Struct objects supported for [{}], found: {}",
-                                          kPurpose, format_as(s)));
+      requireStructSchema(s, kPurpose);
       std::vector<Schema::Field> fields;
       for (const auto& f : s.fields)
         fields.push_back({f.name, f.name == field_ ? targetSchema(f.schema->optional) : f.schema});
@@ -151,16 +143,10 @@ class TimestampConverter : public FieldTransform {
 
   Value convertStruct(const Schema& schema, const Value& value) const {
     if (value.isNull()) return Value();
-    const auto& in = value.asObject();
-    Value::Object out;
-    out.reserve(schema.fields.size());
-    for (size_t i = 0; i < schema.fields.size(); ++i) {
-      const auto& f = schema.fields[i];
-      auto v = fieldValue(in, i, f, replace_null_);
-      out.emplace_back(f.name,
-                       f.name == field_ ? convert(v, kindOfSchema(*f.schema)) : std::move(v));
-    }
-    return Value::object(std::move(out));
+    return Value::object(structEntries(
+        schema, value.asObject(), replace_null_, [&](const Schema::Field& f, Value v) {
+          return f.name == field_ ? convert(v, kindOfSchema(*f.schema)) : std::move(v);
+        }));
   }
 
   // `from` nullopt: schemaless, inferred from the value (a number is unix, text is string).

@@ -9,27 +9,18 @@
 namespace ksink::detail {
 namespace {
 
-void replaceAll(std::string& text, std::string_view what, std::string_view with) {
-  for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + with.size()))
-    text.replace(at, what.size(), with);
-}
-
-class TimestampRouter : public Transformation {
+class TimestampRouter : public BuiltinTransform<TimestampRouter> {
  public:
-  const ConfigDef& configDef() const override {
-    static const ConfigDef def =
-        ConfigDef()
-            .define(
-                "topic.format", ConfigDef::Type::kString, "${topic}-${timestamp}",
+  static ConfigDef definition() {
+    return ConfigDef()
+        .define("topic.format", ConfigDef::Type::kString, "${topic}-${timestamp}",
                 ConfigDef::Importance::kHigh,
                 "Format string which can contain ${topic} and ${timestamp} as placeholders for the "
                 "topic and timestamp, respectively.")
-            .define(
-                "timestamp.format", ConfigDef::Type::kString, "yyyyMMdd",
+        .define("timestamp.format", ConfigDef::Type::kString, "yyyyMMdd",
                 ConfigDef::Importance::kHigh,
                 "Format string for the timestamp, a java.text.SimpleDateFormat pattern (UTC) of "
                 "the letters y M d H m s S and quoted text.");
-    return def;
   }
 
   void configure(const Config& config) override {
@@ -43,10 +34,8 @@ class TimestampRouter : public Transformation {
     if (!record.timestamp)
       throw ConversionError(fmt::format("Timestamp missing on record of topic {}", record.topic));
     // ${topic} first, then ${timestamp} in the result, as Connect replaces them.
-    std::string topic = topic_format_;
-    replaceAll(topic, "${topic}", record.topic);
-    replaceAll(topic, "${timestamp}", format_->format(*record.timestamp));
-    record.topic = std::move(topic);
+    auto topic = replaceAll(topic_format_, "${topic}", record.topic);
+    record.topic = replaceAll(std::move(topic), "${timestamp}", format_->format(*record.timestamp));
     return record;
   }
 

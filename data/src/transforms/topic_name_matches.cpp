@@ -9,17 +9,16 @@
 namespace ksink::detail {
 namespace {
 
-class TopicNameMatches : public Predicate {
+class TopicNameMatches : public BuiltinPredicate<TopicNameMatches> {
  public:
-  const ConfigDef& configDef() const override {
-    static const ConfigDef def = ConfigDef().define(
+  static ConfigDef definition() {
+    return ConfigDef().define(
         "pattern", ConfigDef::Type::kString, std::nullopt, ConfigDef::Importance::kMedium,
         "A Java regular expression for matching against the name of a record's topic.",
         [](std::string_view value) -> std::optional<std::string> {
           if (value.empty()) return "String must be non-empty";
           return JavaRegex::validator()(value);
         });
-    return def;
   }
   void configure(const Config& config) override {
     std::string error;

@@ -47,6 +47,12 @@ std::vector<std::string> javaSplit(std::string_view text, char separator) {
   return parts;
 }
 
+std::string replaceAll(std::string text, std::string_view from, std::string_view to) {
+  for (size_t at = text.find(from); at != std::string::npos; at = text.find(from, at + to.size()))
+    text.replace(at, from.size(), to);
+  return text;
+}
+
 ConfigDef::Validator nonEmptyString() {
   return [](std::string_view value) -> std::optional<std::string> {
     if (value.empty()) return "String must be non-empty";
@@ -83,12 +89,24 @@ std::string_view kindName(const Value& value) {
   return "value";
 }
 
+namespace {
+
+ConversionError onlyStructs(std::string_view purpose, std::string_view found) {
+  return ConversionError(
+      fmt::format("Only Struct objects supported for [{}], found: {}", purpose, found));
+}
+
+}  // namespace
+
 const Schema& requireStruct(const SchemaAndValue& sv, std::string_view purpose) {
-  if (!sv.schema || sv.schema->type != Schema::Type::kStruct ||
-      sv.value.kind() != Value::Kind::kObject)
-    throw ConversionError(fmt::format("Only Struct objects supported for [{}], found: {}", purpose,
-                                      sv.schema ? format_as(*sv.schema) : kindName(sv.value)));
-  return *sv.schema;
+  if (!sv.schema || sv.value.kind() != Value::Kind::kObject)
+    throw onlyStructs(purpose, sv.schema ? format_as(*sv.schema) : std::string(kindName(sv.value)));
+  return requireStructSchema(*sv.schema, purpose);
+}
+
+const Schema& requireStructSchema(const Schema& schema, std::string_view purpose) {
+  if (schema.type != Schema::Type::kStruct) throw onlyStructs(purpose, format_as(schema));
+  return schema;
 }
 
 const Value::Object& requireMap(const Value& value, std::string_view purpose) {
@@ -113,6 +131,13 @@ Value fieldValue(const Value::Object& object, size_t index, const Schema::Field&
       field.schema->default_value)
     return *field.schema->default_value;
   return v ? *v : Value();
+}
+
+const Value* lastEntry(const Value::Object& object, std::string_view name) {
+  const Value* found = nullptr;
+  for (const auto& [n, v] : object)
+    if (n == name) found = &v;
+  return found;
 }
 
 void putEntry(Value::Object& object, std::string_view name, Value value) {

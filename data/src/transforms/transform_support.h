@@ -1,5 +1,5 @@
-// What the built-in transforms share: reaching a record's key or value, struct editing with
-// schemas, and a cache of derived schemas.
+// What the built-in transforms share: bases that build the keys each one declares once, reaching a
+// record's key or value, struct editing with schemas, and a cache of derived schemas.
 //
 // Derived schemas are cached per source schema object: the converters hand out one schema object
 // per distinct schema, and the record mapper caches column layouts by schema pointer, so a
@@ -76,24 +76,55 @@ class SchemaCache {
       map_;
 };
 
+// --- Definitions -------------------------------------------------------------------------------
+
+// `Interface` (Transformation or Predicate) answering configDef() with the keys `T::definition()`
+// declares, built once for every instance of T: a built-in states its keys and nothing else.
+template <typename T, typename Interface>
+class DefinedBy : public Interface {
+ public:
+  const ConfigDef& configDef() const final {
+    static const ConfigDef def = T::definition();
+    return def;
+  }
+};
+
+template <typename T>
+using BuiltinTransform = DefinedBy<T, Transformation>;
+template <typename T>
+using BuiltinPredicate = DefinedBy<T, Predicate>;
+
+// `Interface` with no keys at all (Filter, RecordIsTombstone): nothing to declare or to read.
+template <typename Interface>
+class WithoutConfig : public Interface {
+ public:
+  const ConfigDef& configDef() const final {
+    static const ConfigDef def;
+    return def;
+  }
+  void configure(const Config&) final {}
+};
+
 // --- Key or value transforms -------------------------------------------------------------------
 
 inline constexpr std::string_view kReplaceNullWithDefault = "replace.null.with.default";
 
 // A transform of a record's key (`key` true) or value: one of Connect's `<Name>$Key` /
-// `<Name>$Value` pairs. It reads `replace.null.with.default` when its definition has the key, and
-// keeps the schemas it derives.
-class FieldTransform : public Transformation {
+// `<Name>$Value` pairs, its keys declared by `T::definition()`. It reads
+// `replace.null.with.default` when the definition has the key, and keeps the schemas it derives.
+template <typename T>
+class FieldTransform : public BuiltinTransform<T> {
  public:
+  // Public, so that a transform takes it over with `using FieldTransform::FieldTransform;`.
+  explicit FieldTransform(bool key) : key_(key) {}
+
   void configure(const Config& config) final {
-    if (configDef().find(kReplaceNullWithDefault))
+    if (this->configDef().find(kReplaceNullWithDefault))
       replace_null_ = config.getBoolean(std::string(kReplaceNullWithDefault));
     configureFields(config);
   }
 
  protected:
-  explicit FieldTransform(bool key) : key_(key) {}
-
   // The transform's own keys.
   virtual void configureFields(const Config& config) = 0;
 
@@ -151,6 +182,10 @@ std::vector<std::string> splitList(std::string_view text);
 // Java's String.split(String.valueOf(separator)): trailing empty parts dropped ("a:" is one part).
 std::vector<std::string> javaSplit(std::string_view text, char separator);
 
+// Java's String.replace: every `from` in `text` becomes `to`, left to right, the replacement not
+// searched again (so `to` may contain `from`).
+std::string replaceAll(std::string text, std::string_view from, std::string_view to);
+
 // A validator refusing an empty value, whitespace allowed (Connect's NonEmptyString).
 ConfigDef::Validator nonEmptyString();
 // A validator refusing an empty list (Connect's NonEmptyListValidator).
@@ -161,6 +196,8 @@ ConfigDef::Validator nonEmptyList();
 // The schema-checked operand of a field transform: a struct with its schema, throwing
 // ConversionError (Connect's DataException wording) for anything else.
 const Schema& requireStruct(const SchemaAndValue& sv, std::string_view purpose);
+// The same check of a schema alone, for a transform deriving its output schema.
+const Schema& requireStructSchema(const Schema& schema, std::string_view purpose);
 // What `value` is, in words, for error messages ("integer", "object", …).
 std::string_view kindName(const Value& value);
 
@@ -171,6 +208,24 @@ const Value::Object& requireMap(const Value& value, std::string_view purpose);
 // null and `replace_null_with_default` (Connect's Struct.get against getWithoutDefault).
 Value fieldValue(const Value::Object& object, size_t index, const Schema::Field& field,
                  bool replace_null_with_default);
+
+// The entries of struct `object` (schema `schema`), each field's value (fieldValue()) passed
+// through `f(field, value)`: Connect's loop putting every field into the updated Struct.
+template <typename F>
+Value::Object structEntries(const Schema& schema, const Value::Object& object,
+                            bool replace_null_with_default, F&& f) {
+  Value::Object out;
+  out.reserve(schema.fields.size());
+  for (size_t i = 0; i < schema.fields.size(); ++i) {
+    const auto& field = schema.fields[i];
+    out.emplace_back(field.name, f(field, fieldValue(object, i, field, replace_null_with_default)));
+  }
+  return out;
+}
+
+// Entry `name` of a schemaless object, or nullptr: the last of that name, as the Java map Connect
+// reads a JSON object into keeps the last of duplicate keys.
+const Value* lastEntry(const Value::Object& object, std::string_view name);
 
 // Sets entry `name` of a schemaless object: replaces the value in place or appends.
 void putEntry(Value::Object& object, std::string_view name, Value value);

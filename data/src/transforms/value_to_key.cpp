@@ -10,15 +10,13 @@ namespace {
 
 constexpr std::string_view kPurpose = "copying fields from value to key";
 
-class ValueToKey : public Transformation {
+class ValueToKey : public BuiltinTransform<ValueToKey> {
  public:
-  const ConfigDef& configDef() const override {
-    static const ConfigDef def =
-        ConfigDef()
-            .define("fields", ConfigDef::Type::kList, std::nullopt, ConfigDef::Importance::kHigh,
-                    "Field names on the record value to extract as the record key.", nonEmptyList())
-            .include(replaceNullWithDefaultDef());
-    return def;
+  static ConfigDef definition() {
+    return ConfigDef()
+        .define("fields", ConfigDef::Type::kList, std::nullopt, ConfigDef::Importance::kHigh,
+                "Field names on the record value to extract as the record key.", nonEmptyList())
+        .include(replaceNullWithDefaultDef());
   }
 
   void configure(const Config& config) override {
@@ -31,9 +29,7 @@ class ValueToKey : public Transformation {
       const auto& value = requireMap(record.value.value, kPurpose);
       Value::Object key;
       for (const auto& name : fields_) {
-        const Value* v = nullptr;
-        for (const auto& [n, entry] : value)
-          if (n == name) v = &entry;
+        const Value* v = lastEntry(value, name);
         key.emplace_back(name, v ? *v : Value());
       }
       record.key = {nullptr, Value::object(std::move(key))};
