@@ -20,6 +20,8 @@
 #include <utility>
 #include <vector>
 
+#include "ksink/detail/format_as_formatter.h"
+
 namespace ksink {
 
 class Value;
@@ -201,9 +203,4 @@ std::string format_as(const Schema& schema);
 }  // namespace ksink
 
 template <>
-struct fmt::formatter<ksink::Schema> : fmt::formatter<std::string_view> {
-  template <typename FormatContext>
-  auto format(const ksink::Schema& s, FormatContext& ctx) const {
-    return fmt::formatter<std::string_view>::format(ksink::format_as(s), ctx);
-  }
-};
+struct fmt::formatter<ksink::Schema> : ksink::detail::FormatAsFormatter<ksink::Schema> {};

@@ -22,6 +22,7 @@
 #include <string_view>
 #include <vector>
 
+#include "ksink/detail/format_as_formatter.h"
 #include "ksink/topic_partition.h"
 
 namespace ksink {
@@ -82,9 +83,4 @@ inline std::string format_as(const SinkRecord& r) {
 }  // namespace ksink
 
 template <>
-struct fmt::formatter<ksink::SinkRecord> : fmt::formatter<std::string_view> {
-  template <typename FormatContext>
-  auto format(const ksink::SinkRecord& r, FormatContext& ctx) const {
-    return fmt::formatter<std::string_view>::format(ksink::format_as(r), ctx);
-  }
-};
+struct fmt::formatter<ksink::SinkRecord> : ksink::detail::FormatAsFormatter<ksink::SinkRecord> {};

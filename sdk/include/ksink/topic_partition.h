@@ -11,6 +11,8 @@
 #include <map>
 #include <string>
 
+#include "ksink/detail/format_as_formatter.h"
+
 namespace ksink {
 
 struct TopicPartition {
@@ -31,14 +33,9 @@ using OffsetMap = std::map<TopicPartition, int64_t>;
 
 }  // namespace ksink
 
-// fmt 9 (Debian 12) honours format_as only for enums; a formatter makes `{}` work there too.
 template <>
-struct fmt::formatter<ksink::TopicPartition> : fmt::formatter<std::string_view> {
-  template <typename FormatContext>
-  auto format(const ksink::TopicPartition& tp, FormatContext& ctx) const {
-    return fmt::formatter<std::string_view>::format(ksink::format_as(tp), ctx);
-  }
-};
+struct fmt::formatter<ksink::TopicPartition>
+    : ksink::detail::FormatAsFormatter<ksink::TopicPartition> {};
 
 template <>
 struct std::hash<ksink::TopicPartition> {
