@@ -34,49 +34,27 @@ std::string_view AvroNode::simpleName() const {
   return dot == std::string::npos ? std::string_view(name) : std::string_view(name).substr(dot + 1);
 }
 
+namespace {
+
+// Avro's type names in the order of AvroNode::Type, the primitives first.
+constexpr std::string_view kTypeNames[] = {"null",   "boolean", "int",    "long",   "float",
+                                           "double", "bytes",   "string", "record", "enum",
+                                           "array",  "map",     "union",  "fixed"};
+static_assert(std::size(kTypeNames) == static_cast<size_t>(Type::kFixed) + 1);
+constexpr size_t kPrimitives = static_cast<size_t>(Type::kString) + 1;
+
+}  // namespace
+
 std::string_view AvroNode::typeName(Type type) {
-  switch (type) {
-    case Type::kNull:
-      return "null";
-    case Type::kBoolean:
-      return "boolean";
-    case Type::kInt:
-      return "int";
-    case Type::kLong:
-      return "long";
-    case Type::kFloat:
-      return "float";
-    case Type::kDouble:
-      return "double";
-    case Type::kBytes:
-      return "bytes";
-    case Type::kString:
-      return "string";
-    case Type::kRecord:
-      return "record";
-    case Type::kEnum:
-      return "enum";
-    case Type::kArray:
-      return "array";
-    case Type::kMap:
-      return "map";
-    case Type::kUnion:
-      return "union";
-    case Type::kFixed:
-      return "fixed";
-  }
-  return "?";
+  return kTypeNames[static_cast<size_t>(type)];
 }
 
 namespace {
 
 std::optional<Type> primitive(std::string_view name) {
-  static const std::map<std::string_view, Type> kPrimitives{
-      {"null", Type::kNull},   {"boolean", Type::kBoolean}, {"int", Type::kInt},
-      {"long", Type::kLong},   {"float", Type::kFloat},     {"double", Type::kDouble},
-      {"bytes", Type::kBytes}, {"string", Type::kString}};
-  const auto it = kPrimitives.find(name);
-  return it == kPrimitives.end() ? std::nullopt : std::optional<Type>(it->second);
+  for (size_t i = 0; i < kPrimitives; ++i)
+    if (kTypeNames[i] == name) return static_cast<Type>(i);
+  return std::nullopt;
 }
 
 [[noreturn]] void fail(const std::string& what) {
