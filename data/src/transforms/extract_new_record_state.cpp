@@ -148,20 +148,20 @@ class ExtractNewRecordState final : public BuiltinTransform<ExtractNewRecordStat
                 "Deprecated: drop | none | rewrite", ConfigDef::oneOf({"drop", "none", "rewrite"}))
         .define("route.by.field", Type::kString, "", Importance::kLow,
                 "A row field whose value replaces the topic (and so picks the table)")
-        .define("add.fields", Type::kList, "", Importance::kLow,
-                "Envelope, source or transaction fields added to the row")
-        .define("add.fields.prefix", Type::kString, "__", Importance::kLow,
-                "Prefix of the added fields' names")
-        .define("add.headers", Type::kList, "", Importance::kLow,
-                "Envelope, source or transaction fields added as headers")
-        .define("add.headers.prefix", Type::kString, "__", Importance::kLow,
-                "Prefix of the added headers' names")
         .define("replace.null.with.default", Type::kBoolean, "true", Importance::kLow,
                 "A null row field takes its schema's default value")
         .define("truncate.handling.mode", Type::kString, "drop", Importance::kLow,
                 "ksink's: drop truncate events, or turn them into records that empty the "
                 "destination table (truncate)",
                 ConfigDef::oneOf({"drop", "truncate"}));
+    // add.fields and add.headers: which envelope, source or transaction fields are added, and
+    // where; each with the prefix of the added names.
+    for (const auto& [added, where] :
+         {std::pair{"fields", "to the row"}, std::pair{"headers", "as headers"}})
+      d.define(fmt::format("add.{}", added), Type::kList, "", Importance::kLow,
+               fmt::format("Envelope, source or transaction fields added {}", where))
+          .define(fmt::format("add.{}.prefix", added), Type::kString, "__", Importance::kLow,
+                  fmt::format("Prefix of the added {}' names", added));
     return d;
   }
 
