@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <stdexcept>
+#include <utility>
 
 #include "json_text.h"
 
@@ -13,15 +14,17 @@ constexpr std::string_view kConnector = "connector-";
 constexpr std::string_view kTarget = "target-state-";
 constexpr std::string_view kRestart = "restart-connector-";
 
+// Connect's names of the target states.
+constexpr std::pair<ConfigRecord::Target, std::string_view> kTargetNames[] = {
+    {ConfigRecord::Target::kStarted, "STARTED"},
+    {ConfigRecord::Target::kPaused, "PAUSED"},
+    {ConfigRecord::Target::kStopped, "STOPPED"},
+};
+
 std::string_view targetName(ConfigRecord::Target target) {
-  switch (target) {
-    case ConfigRecord::Target::kPaused:
-      return "PAUSED";
-    case ConfigRecord::Target::kStopped:
-      return "STOPPED";
-    default:
-      return "STARTED";
-  }
+  for (const auto& [t, name] : kTargetNames)
+    if (t == target) return name;
+  return "STARTED";
 }
 
 ConfigRecord::Target readTarget(const Value::Object& object) {
@@ -31,9 +34,8 @@ ConfigRecord::Target readTarget(const Value::Object& object) {
   if (!state || state->kind() != Value::Kind::kString)
     throw std::invalid_argument("a target state without \"state\"");
   const auto& text = state->asString();
-  if (text == "STARTED") return ConfigRecord::Target::kStarted;
-  if (text == "PAUSED") return ConfigRecord::Target::kPaused;
-  if (text == "STOPPED") return ConfigRecord::Target::kStopped;
+  for (const auto& [target, name] : kTargetNames)
+    if (text == name) return target;
   throw std::invalid_argument(fmt::format("an unknown target state '{}'", text));
 }
 

@@ -13,26 +13,23 @@
 namespace ksink {
 namespace {
 
+// The herder's target states and the config topic's, one for one.
+constexpr std::pair<Herder::Target, ConfigRecord::Target> kTargets[] = {
+    {Herder::Target::kRunning, ConfigRecord::Target::kStarted},
+    {Herder::Target::kPaused, ConfigRecord::Target::kPaused},
+    {Herder::Target::kStopped, ConfigRecord::Target::kStopped},
+};
+
 ConfigRecord::Target recordTarget(Herder::Target target) {
-  switch (target) {
-    case Herder::Target::kPaused:
-      return ConfigRecord::Target::kPaused;
-    case Herder::Target::kStopped:
-      return ConfigRecord::Target::kStopped;
-    default:
-      return ConfigRecord::Target::kStarted;
-  }
+  for (const auto& [herder, record] : kTargets)
+    if (herder == target) return record;
+  return ConfigRecord::Target::kStarted;
 }
 
 Herder::Target herderTarget(ConfigRecord::Target target) {
-  switch (target) {
-    case ConfigRecord::Target::kPaused:
-      return Herder::Target::kPaused;
-    case ConfigRecord::Target::kStopped:
-      return Herder::Target::kStopped;
-    default:
-      return Herder::Target::kRunning;
-  }
+  for (const auto& [herder, record] : kTargets)
+    if (record == target) return herder;
+  return Herder::Target::kRunning;
 }
 
 }  // namespace
