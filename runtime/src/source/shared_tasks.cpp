@@ -12,7 +12,7 @@ bool tasksShared(const Config& config, bool sink) {
   // A source's group.id set in the worker's file or the connector's: a merged view's declared
   // default ("connect-cluster") does not make a standalone source's tasks shared.
   if (!sink) return config.has("group.id");
-  if (!config.get("group.id")) return false;
+  // A sink's in a cluster (config.storage.topic set), in the group group.id names or its default.
   const auto topic = config.get("config.storage.topic");
   return topic && !detail::trim(*topic).empty();
 }

@@ -39,7 +39,8 @@ struct SharedTasks {
 };
 
 // Whether the processes running the connector share its tasks (a source: a group.id set, the
-// worker's or its own; a sink: group.id and config.storage.topic).
+// worker's or its own; a sink: config.storage.topic set, its group named by group.id or its
+// default).
 bool tasksShared(const Config& config, bool sink);
 
 // The group member's properties for `task_group` (see SharedTasks); appends what librdkafka

@@ -15,6 +15,7 @@
 #include "manual_clock.h"
 #include "mock_cluster.h"
 #include "polling.h"
+#include "shared_tasks.h"
 #include "source_connector_config.h"
 #include "worker_runner.h"
 
@@ -251,6 +252,17 @@ TEST_F(TaskGroupTest, ATaskPastItsDeadlineIsCancelledAfterTheSlackAndOneThatStil
   }
   EXPECT_TRUE(journal->await("1 ended", 10s))
       << "the abandoned task's thread did not end once released";
+}
+
+// A sink shares its tasks in a cluster (config.storage.topic), whether or not group.id is set (its
+// default names the group); a source only with a group.id set.
+TEST(TasksSharedTest, ASinkSharesItsTasksInAClusterAndASourceWithAGroupIdSet) {
+  using Values = std::map<std::string, std::string>;
+  EXPECT_TRUE(tasksShared(Config(Values{{"config.storage.topic", "connect-configs"}}), true));
+  EXPECT_FALSE(tasksShared(Config(Values{{"config.storage.topic", " "}}), true));
+  EXPECT_FALSE(tasksShared(Config(Values{{"group.id", "connect-cluster"}}), true));
+  EXPECT_TRUE(tasksShared(Config(Values{{"group.id", "connect-cluster"}}), false));
+  EXPECT_FALSE(tasksShared(Config(Values{{"config.storage.topic", "connect-configs"}}), false));
 }
 
 }  // namespace
