@@ -29,6 +29,29 @@ struct Gate {
   std::condition_variable changed;
   bool entered = false;
   bool open = false;
+
+  void release() {
+    {
+      std::lock_guard lock(mutex);
+      open = true;
+    }
+    changed.notify_all();
+  }
+};
+
+// The test's files, removed however the test ends.
+struct ScratchDir {
+  explicit ScratchDir(std::filesystem::path p) : path(std::move(p)) {
+    std::filesystem::create_directories(path);
+  }
+  ~ScratchDir() { std::filesystem::remove_all(path); }
+  const std::filesystem::path path;
+};
+
+// Opens the gate when the test ends early (a failed ASSERT), so the herder's stop is not held.
+struct ReleaseOnExit {
+  ~ReleaseOnExit() { gate.release(); }
+  Gate& gate;
 };
 
 class GatedSource final : public SourceTask {
@@ -56,8 +79,8 @@ TEST(HerderReadyTest, AStandaloneSourceCountsAsStartedOnlyOnceItsTaskRuns) {
   addSourceConnector(ConnectorRegistry::global(),
                      {"herder-ready-gated-source",
                       [gate] { return std::make_unique<GatedSource>(gate); }, ConfigDef(), "test"});
-  const auto dir = std::filesystem::temp_directory_path() / ("ksink-" + currentTestName());
-  std::filesystem::create_directories(dir);
+  const ScratchDir scratch(std::filesystem::temp_directory_path() / ("ksink-" + currentTestName()));
+  const auto& dir = scratch.path;
   const std::map<std::string, std::string> worker{
       {"bootstrap.servers", mock.bootstrap()},
       {"offset.storage.file.filename", (dir / "offsets").string()}};
@@ -66,6 +89,7 @@ TEST(HerderReadyTest, AStandaloneSourceCountsAsStartedOnlyOnceItsTaskRuns) {
   Herder herder(false, [&](const std::map<std::string, std::string>& submitted) {
     return loadConnector(worker, submitted, "the REST API");
   });
+  const ReleaseOnExit release{*gate};
   herder.add(loadConnector(worker, (dir / "gated.properties").string()));
   EXPECT_FALSE(herder.connectorsStarted()) << "before start()";
   herder.start();
@@ -74,15 +98,10 @@ TEST(HerderReadyTest, AStandaloneSourceCountsAsStartedOnlyOnceItsTaskRuns) {
     ASSERT_TRUE(gate->changed.wait_for(lock, 30s, [&] { return gate->entered; }));
   }
   EXPECT_FALSE(herder.connectorsStarted()) << "its task's start() has not returned";
-  {
-    std::lock_guard lock(gate->mutex);
-    gate->open = true;
-  }
-  gate->changed.notify_all();
+  gate->release();
   EXPECT_TRUE(it::waitUntil([&] { return herder.connectorsStarted(); }, 30s));
   herder.stopAll();
   EXPECT_EQ(herder.wait(), 0);
-  std::filesystem::remove_all(dir);
 }
 
 }  // namespace
