@@ -10,6 +10,7 @@
 #pragma once
 
 #include <cstddef>
+#include <string_view>
 #include <vector>
 
 namespace ksink::testkit {
@@ -30,6 +31,20 @@ template <typename Row, size_t N>
 constexpr const Row* rowOf(const Row (&rows)[N], decltype(Row::key) key) {
   const auto i = static_cast<size_t>(key);
   return i < N ? &rows[i] : nullptr;
+}
+
+// The row of a table that only names its enumerators.
+template <typename Enum>
+struct EnumName {
+  Enum key;
+  std::string_view name;
+};
+
+// The name of `key` in such a table; "?" for a value that is none of the enum's enumerators.
+template <typename Enum, size_t N>
+constexpr std::string_view nameIn(const EnumName<Enum> (&rows)[N], Enum key) {
+  const auto* row = rowOf(rows, key);
+  return row ? row->name : "?";
 }
 
 // Every key of `rows`, in order.

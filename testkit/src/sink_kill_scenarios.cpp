@@ -25,11 +25,7 @@ constexpr int kRound = 10;
 constexpr const char* kMaxPollInterval = "4000";
 
 // The kill points, in the order the scenario tries them, and how messages name each.
-struct KillPointRow {
-  KillPoint key;
-  std::string_view description;
-};
-constexpr KillPointRow kKillPoints[] = {
+constexpr EnumName<KillPoint> kKillPoints[] = {
     {KillPoint::kBeforePut, "before put()"},
     {KillPoint::kAfterPut, "after put()"},
     {KillPoint::kBeforePreCommit, "before preCommit()"},
@@ -86,7 +82,7 @@ bool stopped(const std::vector<ProbeEvent>& events, int task) {
 // One kill at `kill`'s point of `worker`'s task, its replacement (returned) and its zombie's end;
 // nullptr after a failure.
 std::unique_ptr<WorkerRunner> killAndReplace(SinkHarness& h, Freezer& freezer,
-                                             const KillPointRow& kill,
+                                             const EnumName<KillPoint>& kill,
                                              std::unique_ptr<WorkerRunner>& worker,
                                              const Properties& props) {
   const KillPoint point = kill.key;
@@ -104,7 +100,7 @@ std::unique_ptr<WorkerRunner> killAndReplace(SinkHarness& h, Freezer& freezer,
   }
   const auto frozen = freezer.waitFrozen(kScenarioWait);
   if (!frozen) {
-    h.fail(fmt::format("no task reached the kill point {} within {} ms", kill.description,
+    h.fail(fmt::format("no task reached the kill point {} within {} ms", kill.name,
                        kScenarioWait.count()));
     return nullptr;
   }
@@ -114,17 +110,17 @@ std::unique_ptr<WorkerRunner> killAndReplace(SinkHarness& h, Freezer& freezer,
   const bool replaced =
       h.waitCommitted(h.producedEnds(), fmt::format("after the task frozen {} was replaced "
                                                     "(every record up to there)",
-                                                    kill.description));
+                                                    kill.name));
   freezer.releaseAll();
   h.waitJournal([&](const auto& events) { return stopped(events, *frozen); },
-                fmt::format("the end of the zombie let go {}", kill.description));
+                fmt::format("the end of the zombie let go {}", kill.name));
   h.stopWorker(worker, /*may_throw=*/true);
   // A failure ends the scenario: the kill points after it would find the same.
   if (!replaced ||
       !checkHeld(h, h.readBack(), h.producedEnds(), Delivery::kExactlyOnce,
                  fmt::format("with exactly-once declared, after the task killed {} was replaced "
                              "and let go as a zombie",
-                             kill.description)))
+                             kill.name)))
     return nullptr;
   return next;
 }

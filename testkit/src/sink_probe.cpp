@@ -5,6 +5,7 @@
 #include <exception>
 #include <set>
 
+#include "enum_table.h"
 #include "ksink/retriable_error.h"
 
 namespace ksink::testkit {
@@ -198,24 +199,16 @@ size_t preCommits(const std::vector<ProbeEvent>& events) {
   }));
 }
 
+// The calls' names, as the kit's failures name them.
+constexpr EnumName<ProbeCall> kCallNames[] = {
+    {ProbeCall::kStart, "start"},         {ProbeCall::kOpen, "open"},   {ProbeCall::kPut, "put"},
+    {ProbeCall::kPreCommit, "preCommit"}, {ProbeCall::kClose, "close"}, {ProbeCall::kStop, "stop"},
+    {ProbeCall::kReport, "report"},
+};
+static_assert(listsEnum(kCallNames, ProbeCall::kReport));
+
 std::string_view nameOf(ProbeCall call) {
-  switch (call) {
-    case ProbeCall::kStart:
-      return "start";
-    case ProbeCall::kOpen:
-      return "open";
-    case ProbeCall::kPut:
-      return "put";
-    case ProbeCall::kPreCommit:
-      return "preCommit";
-    case ProbeCall::kClose:
-      return "close";
-    case ProbeCall::kStop:
-      return "stop";
-    case ProbeCall::kReport:
-      return "report";
-  }
-  return "?";
+  return nameIn(kCallNames, call);
 }
 
 }  // namespace ksink::testkit

@@ -29,6 +29,7 @@ struct RecordId {
   friend auto operator<=>(const RecordId&, const RecordId&) = default;
 };
 
+// A new call needs a row in sink_probe.cpp's table of their names.
 enum class ProbeCall { kStart, kOpen, kPut, kPreCommit, kClose, kStop, kReport };
 
 struct ProbeEvent {

@@ -72,11 +72,6 @@ void PrintTo(const SinkScenarioCase& c, std::ostream* os) {
   return ::testing::ValuesIn(cases);
 }
 
-std::string SinkScenarioName::operator()(
-    const ::testing::TestParamInfo<SinkScenarioCase>& info) const {
-  return std::string(nameOf(info.param.scenario));
-}
-
 TEST_P(SinkScenarioTest, Holds) {
   const auto& c = GetParam();
   reportToTest(runSinkScenario(c.scenario, *c.sink));

@@ -4,6 +4,7 @@
 
 #include <charconv>
 
+#include "enum_table.h"
 #include "ksink/connect_json.h"
 
 namespace ksink::testkit {
@@ -181,24 +182,20 @@ const SourceEvent* firstSourceFailure(const std::vector<SourceEvent>& events) {
   return nullptr;
 }
 
+// The calls' names, as the kit's failures name them.
+constexpr EnumName<SourceCall> kCallNames[] = {
+    {SourceCall::kStart, "start"},
+    {SourceCall::kRead, "offsetStorageReader().offset"},
+    {SourceCall::kPoll, "poll"},
+    {SourceCall::kWakeup, "wakeup"},
+    {SourceCall::kCommitRecord, "commitRecord"},
+    {SourceCall::kCommit, "commit"},
+    {SourceCall::kStop, "stop"},
+};
+static_assert(listsEnum(kCallNames, SourceCall::kStop));
+
 std::string_view nameOf(SourceCall call) {
-  switch (call) {
-    case SourceCall::kStart:
-      return "start";
-    case SourceCall::kRead:
-      return "offsetStorageReader().offset";
-    case SourceCall::kPoll:
-      return "poll";
-    case SourceCall::kWakeup:
-      return "wakeup";
-    case SourceCall::kCommitRecord:
-      return "commitRecord";
-    case SourceCall::kCommit:
-      return "commit";
-    case SourceCall::kStop:
-      return "stop";
-  }
-  return "?";
+  return nameIn(kCallNames, call);
 }
 
 }  // namespace ksink::testkit

@@ -27,6 +27,7 @@ namespace ksink::testkit {
 
 inline constexpr std::string_view kItemHeader = "ksink.testkit.item";
 
+// A new call needs a row in source_probe.cpp's table of their names.
 enum class SourceCall { kStart, kRead, kPoll, kWakeup, kCommitRecord, kCommit, kStop };
 
 // A record the task returned, as the kit follows it.

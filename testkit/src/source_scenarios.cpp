@@ -53,11 +53,6 @@ void PrintTo(const SourceScenarioCase& c, std::ostream* os) {
   return ::testing::ValuesIn(cases);
 }
 
-std::string SourceScenarioName::operator()(
-    const ::testing::TestParamInfo<SourceScenarioCase>& info) const {
-  return std::string(nameOf(info.param.scenario));
-}
-
 TEST_P(SourceScenarioTest, Holds) {
   const auto& c = GetParam();
   reportToTest(runSourceScenario(c.scenario, *c.source));

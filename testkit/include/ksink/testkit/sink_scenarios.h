@@ -41,6 +41,7 @@
 #include <string_view>
 #include <vector>
 
+#include "ksink/testkit/scenario_name.h"
 #include "ksink/testkit/scenario_report.h"
 #include "ksink/testkit/sink_under_test.h"
 
@@ -78,9 +79,7 @@ class SinkScenarioTest : public ::testing::TestWithParam<SinkScenarioCase> {};
 // no test of it is skipped; runSinkScenario() reports those two as skipped for such a sink).
 ::testing::internal::ParamGenerator<SinkScenarioCase> sinkScenarios(SinkUnderTest sink);
 // The test names: the scenario's.
-struct SinkScenarioName {
-  std::string operator()(const ::testing::TestParamInfo<SinkScenarioCase>& info) const;
-};
+using SinkScenarioName = ScenarioName;
 
 }  // namespace ksink::testkit
 

@@ -33,6 +33,7 @@
 #include <string_view>
 #include <vector>
 
+#include "ksink/testkit/scenario_name.h"
 #include "ksink/testkit/scenario_report.h"
 #include "ksink/testkit/source_under_test.h"
 
@@ -66,9 +67,7 @@ class SourceScenarioTest : public ::testing::TestWithParam<SourceScenarioCase> {
 // Every source scenario for `source`, for INSTANTIATE_TEST_SUITE_P.
 ::testing::internal::ParamGenerator<SourceScenarioCase> sourceScenarios(SourceUnderTest source);
 // The test names: the scenario's.
-struct SourceScenarioName {
-  std::string operator()(const ::testing::TestParamInfo<SourceScenarioCase>& info) const;
-};
+using SourceScenarioName = ScenarioName;
 
 }  // namespace ksink::testkit
 
