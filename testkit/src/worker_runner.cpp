@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <cstdlib>
 
+#include "ksink/detail/describe_failure.h"
 #include "ksink/source_connector.h"
 
 namespace ksink::testkit {
@@ -92,14 +93,7 @@ std::exception_ptr BackgroundRun::error() const {
 
 std::string BackgroundRun::errorMessage() const {
   auto e = error();
-  if (!e) return "";
-  try {
-    std::rethrow_exception(e);
-  } catch (const std::exception& ex) {
-    return ex.what();
-  } catch (...) {
-    return "non-standard exception";
-  }
+  return e ? describeFailure(e) : "";
 }
 
 WorkerRunner::WorkerRunner(const Properties& properties, TaskFactory factory)

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "ksink/connector_status.h"
+#include "ksink/detail/describe_failure.h"
 
 namespace ksink {
 
@@ -52,16 +53,5 @@ class PublishedStatus {
   std::string last_error_;
   TaskCounters counters_;
 };
-
-// A failure's message, for logs and the task's last error.
-inline std::string describeFailure(std::exception_ptr failure) {
-  try {
-    std::rethrow_exception(failure);
-  } catch (const std::exception& e) {
-    return e.what();
-  } catch (...) {
-    return "a non-standard exception";
-  }
-}
 
 }  // namespace ksink
