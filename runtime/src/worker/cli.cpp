@@ -15,6 +15,7 @@
 #include <memory>
 #include <optional>
 #include <set>
+#include <string_view>
 #include <thread>
 #include <vector>
 
@@ -233,6 +234,21 @@ int validate(const std::string& worker_file, const std::vector<std::string>& con
   return problems == 0 ? 0 : kExitBadConfig;
 }
 
+// The worker .properties file every command takes first.
+void addWorkerFile(CLI::App* command, std::string& worker_file) {
+  command->add_option("worker", worker_file, "worker .properties file")
+      ->required()
+      ->check(CLI::ExistingFile);
+}
+
+// The connector files, or directories of them, `run` and `validate` take after it.
+void addConnectorFiles(CLI::App* command, std::vector<std::string>& files, std::string_view what) {
+  command
+      ->add_option("connectors", files,
+                   fmt::format("connector .properties file(s), or directories of them{}", what))
+      ->check(CLI::ExistingPath);
+}
+
 }  // namespace
 
 int runCli(int argc, char** argv) {
@@ -244,35 +260,22 @@ int runCli(int argc, char** argv) {
 
   auto* run_cmd = app.add_subcommand(
       "run", "Run connectors, Kafka Connect standalone style, until SIGTERM/SIGINT");
-  run_cmd->add_option("worker", worker_file, "worker .properties file")
-      ->required()
-      ->check(CLI::ExistingFile);
-  run_cmd
-      ->add_option("connectors", connector_files,
-                   "connector .properties file(s), or directories of them; in a cluster "
-                   "(config.storage.topic), those the config topic does not hold yet are created "
-                   "in it")
-      ->check(CLI::ExistingPath);
+  addWorkerFile(run_cmd, worker_file);
+  addConnectorFiles(run_cmd, connector_files,
+                    "; in a cluster (config.storage.topic), those the config topic does not hold "
+                    "yet are created in it");
 
   auto* validate_cmd = app.add_subcommand(
       "validate", "Check configurations against every declared key; print all problems");
-  validate_cmd->add_option("worker", worker_file, "worker .properties file")
-      ->required()
-      ->check(CLI::ExistingFile);
-  validate_cmd
-      ->add_option("connectors", connector_files,
-                   "connector .properties file(s), or directories of them (none: the worker file "
-                   "alone)")
-      ->check(CLI::ExistingPath);
+  addWorkerFile(validate_cmd, worker_file);
+  addConnectorFiles(validate_cmd, connector_files, " (none: the worker file alone)");
 
   std::string offsets_connector;
   auto* offsets_cmd = app.add_subcommand(
       "offsets",
       "Show a connector's offsets: a sink's consumer group (committed, end, lag); a source's "
       "stored offsets, as Kafka Connect's GET /connectors/<name>/offsets");
-  offsets_cmd->add_option("worker", worker_file, "worker .properties file")
-      ->required()
-      ->check(CLI::ExistingFile);
+  addWorkerFile(offsets_cmd, worker_file);
   offsets_cmd->add_option("connector", offsets_connector, "connector .properties file")
       ->required()
       ->check(CLI::ExistingFile);
