@@ -4,8 +4,8 @@
 
 #include <set>
 
+#include "error_handling.h"
 #include "errors_config.h"
-#include "ksink/detail/error_handling.h"
 #include "ksink/transformation_chain.h"
 #include "source_connector_config.h"
 
@@ -208,7 +208,6 @@ namespace {
 // sink's settings, a source connector's and the source task adapter (errors.log.enable=True was
 // true in the first two and false in the third).
 TEST(ErrorHandlingTest, OneReadingOfTheErrorKeysBooleansInAnyCase) {
-  using detail::ErrorHandling;
   for (const char* yes : {"true", "True", "TRUE", " true "}) {
     const auto h = ErrorHandling::parse({{"errors.tolerance", "all"},
                                          {"errors.log.enable", yes},

@@ -3,8 +3,8 @@
 #include <fmt/format.h>
 #include <librdkafka/rdkafka.h>
 
+#include "error_handling.h"
 #include "ksink/detail/config_parse.h"
-#include "ksink/detail/error_handling.h"
 #include "rdkafka_handles.h"
 
 namespace ksink {
@@ -72,7 +72,7 @@ ConfigDef makeDef() {
   ConfigDef def;
   def.include(WorkerConfig::configDef());
   def.include(WorkerConfig::connectorKeys());
-  def.include(detail::ErrorHandling::configDef());
+  def.include(ErrorHandling::configDef());
   def.define("offsets.storage.topic", Type::kString, "", Importance::kLow,
              "The connector's own offsets topic (KIP-618); empty: the worker's "
              "offset.storage.topic.")
@@ -192,15 +192,14 @@ const ConfigDef& SourceConnectorConfig::configDef() {
 SourceConnectorConfig SourceConnectorConfig::parse(const Config& raw,
                                                    const ConfigDef& source_keys) {
   ConfigDef def = configDef();
-  def.include(raw.definitions());
-  def.include(source_keys);
+  def.include(raw.definitions()).include(source_keys);
   std::vector<ConfigProblem> problems = def.validate(raw.values());
   const Config config(raw.values());
   auto value = [&](std::string_view key) { return def.valueOf(config.values(), key); };
 
   SourceConnectorConfig out;
   out.worker = WorkerConfig::parse(config);
-  out.errors = detail::ErrorHandling::parse(config.values());
+  out.errors = ErrorHandling::parse(config.values());
   out.offsets_topic_partitions =
       static_cast<int>(detail::parseLong(value("offset.storage.partitions")).value_or(25));
   out.offsets_topic_replication_factor =

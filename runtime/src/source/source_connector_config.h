@@ -10,9 +10,9 @@
 #include <optional>
 #include <string>
 
+#include "error_handling.h"
 #include "ksink/config.h"
 #include "ksink/config_def.h"
-#include "ksink/detail/error_handling.h"
 #include "shared_tasks.h"
 #include "topic_creation.h"
 #include "worker_config.h"
@@ -21,7 +21,7 @@ namespace ksink {
 
 struct SourceConnectorConfig {
   WorkerConfig worker;
-  detail::ErrorHandling errors;  // errors.tolerance, errors.log.*
+  ErrorHandling errors;  // errors.tolerance, errors.log.*
   // The task's producer (client.id gets the task number appended): Connect's settings — acks=all,
   // no duplicates from retries (idempotence), Java's murmur2 partitioner, deliveries retried
   // without end — under the worker's producer.* and the connector's producer.override.*, and a

@@ -7,9 +7,9 @@
 #include <iterator>
 #include <stdexcept>
 
+#include "error_handling.h"
 #include "ksink/connect_json.h"
 #include "ksink/conversion_unavailable.h"
-#include "ksink/detail/error_handling.h"
 #include "ksink/detail/json_string.h"
 #include "ksink/simple_header_converter.h"
 
@@ -111,7 +111,7 @@ void SourceTaskAdapter::start(const Config& config, const detail::OffsetEntryRea
   offset_converter_ = offsetConverter();
   reader_converter_ = offsetConverter();
   chain_ = TransformationChain(config);
-  errors_ = detail::ErrorHandling::parse(config.values());
+  errors_ = ErrorHandling::parse(config.values());
   if (config.get("exactly.once.source.support").value_or("disabled") == "enabled" &&
       config.get("transaction.boundary").value_or("poll") == "connector")
     transactions_ = std::make_unique<WorkerTransactionContext>();

@@ -40,8 +40,8 @@
 #include <unordered_set>
 #include <vector>
 
+#include "error_handling.h"
 #include "ksink/converter.h"
-#include "ksink/detail/error_handling.h"
 #include "ksink/source_task.h"
 #include "ksink/transformation_chain.h"
 #include "source_task_driver.h"
@@ -111,7 +111,7 @@ class SourceTaskAdapter final : public detail::SourceTaskDriver,
   std::optional<SourceMap> last_partition_;
   std::shared_ptr<const std::string> last_key_;
   TransformationChain chain_;
-  detail::ErrorHandling errors_;  // errors.tolerance, errors.log.*
+  ErrorHandling errors_;  // errors.tolerance, errors.log.*
   // Stored keys of this connector by their partition's normalized form; keys already checked.
   std::unordered_map<std::string, std::string> stored_partitions_;
   std::unordered_set<std::string> checked_keys_;

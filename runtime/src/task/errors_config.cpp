@@ -1,7 +1,7 @@
 #include "errors_config.h"
 
+#include "error_handling.h"
 #include "ksink/detail/config_parse.h"
-#include "ksink/detail/error_handling.h"
 #include "worker_config.h"
 
 namespace ksink {
@@ -11,7 +11,7 @@ using Type = ConfigDef::Type;
 using Importance = ConfigDef::Importance;
 
 ConfigDef makeDef() {
-  ConfigDef def = detail::ErrorHandling::configDef();
+  ConfigDef def = ErrorHandling::configDef();
   def.define("errors.deadletterqueue.topic.name", Type::kString, "", Importance::kMedium,
              "Topic that receives records that could not be written (empty: no DLQ).")
       .define("errors.deadletterqueue.topic.replication.factor", Type::kInt, "3", Importance::kLow,
@@ -33,7 +33,7 @@ ErrorsConfig ErrorsConfig::parse(const Config& raw) {
   def.include(raw.definitions());
   const Config config(raw.values(), def);
   ErrorsConfig out;
-  out.handling = detail::ErrorHandling::parse(config.values());
+  out.handling = ErrorHandling::parse(config.values());
   out.dlq_topic = config.getString("errors.deadletterqueue.topic.name");
   out.dlq_replication_factor = config.getInt("errors.deadletterqueue.topic.replication.factor");
   out.dlq_context_headers = config.getBoolean("errors.deadletterqueue.context.headers.enable");

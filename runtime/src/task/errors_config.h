@@ -5,13 +5,13 @@
 #include <map>
 #include <string>
 
+#include "error_handling.h"
 #include "ksink/config.h"
-#include "ksink/detail/error_handling.h"
 
 namespace ksink {
 
 struct ErrorsConfig {
-  detail::ErrorHandling handling;    // errors.tolerance, errors.log.*
+  ErrorHandling handling;            // errors.tolerance, errors.log.*
   std::string dlq_topic;             // errors.deadletterqueue.topic.name ("" = none)
   int dlq_replication_factor = 3;    // errors.deadletterqueue.topic.replication.factor
   bool dlq_context_headers = false;  // errors.deadletterqueue.context.headers.enable

@@ -1,7 +1,8 @@
 // ErrorHandling: errors.tolerance, errors.log.enable and errors.log.include.messages as Kafka
 // Connect reads them — tolerance none | all, booleans in any case, unset false. The one reading of
-// them, and their one definition: a sink's error settings, a source connector's and the source task
-// adapter (data model) each take theirs from here. Not connector API (detail/).
+// them, and their one definition: a sink's error settings (errors_config.h), a source connector's
+// and the source task adapter each take theirs from here. The runtime's, beside the DLQ keys: the
+// connector contract below it has no error handling of its own.
 #pragma once
 
 #include <map>
@@ -9,7 +10,7 @@
 
 #include "ksink/config_def.h"
 
-namespace ksink::detail {
+namespace ksink {
 
 struct ErrorHandling {
   bool tolerate_all = false;          // errors.tolerance=all
@@ -21,4 +22,4 @@ struct ErrorHandling {
   static ErrorHandling parse(const std::map<std::string, std::string>& values);
 };
 
-}  // namespace ksink::detail
+}  // namespace ksink
