@@ -231,8 +231,7 @@ const ConfigDef& SinkConnectorConfig::configDef() {
 
 SinkConnectorConfig SinkConnectorConfig::parse(const Config& raw, const ConfigDef& sink_keys) {
   ConfigDef def = configDef();
-  def.include(raw.definitions());
-  def.include(sink_keys);
+  def.include(raw.definitions()).include(sink_keys);
   std::vector<ConfigProblem> problems = def.validate(raw.values());
   const Config config(raw.values());
   auto value = [&](std::string_view key) { return def.valueOf(config.values(), key); };
