@@ -59,10 +59,6 @@ ScenarioReport runSinkScenario(SinkScenario scenario, const SinkUnderTest& sink)
   return runReported(harness, row.run);
 }
 
-void PrintTo(const SinkScenarioCase& c, std::ostream* os) {
-  *os << c.sink->name() << "/" << nameOf(c.scenario);
-}
-
 ::testing::internal::ParamGenerator<SinkScenarioCase> sinkScenarios(SinkUnderTest sink) {
   auto shared = std::make_shared<const SinkUnderTest>(std::move(sink));
   std::vector<SinkScenarioCase> cases;
@@ -74,7 +70,7 @@ void PrintTo(const SinkScenarioCase& c, std::ostream* os) {
 
 TEST_P(SinkScenarioTest, Holds) {
   const auto& c = GetParam();
-  reportToTest(runSinkScenario(c.scenario, *c.sink));
+  reportToTest(runSinkScenario(c.scenario, *c.task));
 }
 
 }  // namespace ksink::testkit

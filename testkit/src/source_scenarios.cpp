@@ -42,10 +42,6 @@ ScenarioReport runSourceScenario(SourceScenario scenario, const SourceUnderTest&
   return runReported(harness, row.run);
 }
 
-void PrintTo(const SourceScenarioCase& c, std::ostream* os) {
-  *os << c.source->name() << "/" << nameOf(c.scenario);
-}
-
 ::testing::internal::ParamGenerator<SourceScenarioCase> sourceScenarios(SourceUnderTest source) {
   auto shared = std::make_shared<const SourceUnderTest>(std::move(source));
   std::vector<SourceScenarioCase> cases;
@@ -55,7 +51,7 @@ void PrintTo(const SourceScenarioCase& c, std::ostream* os) {
 
 TEST_P(SourceScenarioTest, Holds) {
   const auto& c = GetParam();
-  reportToTest(runSourceScenario(c.scenario, *c.source));
+  reportToTest(runSourceScenario(c.scenario, *c.task));
 }
 
 }  // namespace ksink::testkit

@@ -41,7 +41,7 @@
 #include <string_view>
 #include <vector>
 
-#include "ksink/testkit/scenario_name.h"
+#include "ksink/testkit/scenario_case.h"
 #include "ksink/testkit/scenario_report.h"
 #include "ksink/testkit/sink_under_test.h"
 
@@ -66,11 +66,7 @@ std::vector<SinkScenario> allSinkScenarios();
 ScenarioReport runSinkScenario(SinkScenario scenario, const SinkUnderTest& sink);
 
 // gtest's parameter: one scenario of one sink.
-struct SinkScenarioCase {
-  std::shared_ptr<const SinkUnderTest> sink;
-  SinkScenario scenario;
-};
-void PrintTo(const SinkScenarioCase& c, std::ostream* os);
+using SinkScenarioCase = ScenarioCase<SinkUnderTest, SinkScenario>;
 
 class SinkScenarioTest : public ::testing::TestWithParam<SinkScenarioCase> {};
 

@@ -33,7 +33,7 @@
 #include <string_view>
 #include <vector>
 
-#include "ksink/testkit/scenario_name.h"
+#include "ksink/testkit/scenario_case.h"
 #include "ksink/testkit/scenario_report.h"
 #include "ksink/testkit/source_under_test.h"
 
@@ -56,11 +56,7 @@ std::vector<SourceScenario> allSourceScenarios();
 ScenarioReport runSourceScenario(SourceScenario scenario, const SourceUnderTest& source);
 
 // gtest's parameter: one scenario of one source.
-struct SourceScenarioCase {
-  std::shared_ptr<const SourceUnderTest> source;
-  SourceScenario scenario;
-};
-void PrintTo(const SourceScenarioCase& c, std::ostream* os);
+using SourceScenarioCase = ScenarioCase<SourceUnderTest, SourceScenario>;
 
 class SourceScenarioTest : public ::testing::TestWithParam<SourceScenarioCase> {};
 
