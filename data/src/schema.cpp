@@ -3,6 +3,8 @@
 #include <array>
 #include <charconv>
 
+#include "ksink/value.h"
+
 namespace ksink {
 namespace {
 
@@ -124,6 +126,15 @@ std::optional<Schema::Type> Schema::typeFromName(std::string_view type_name) {
   if (type_name == "float32") return Type::kFloat32;
   if (type_name == "float64") return Type::kFloat64;
   return std::nullopt;
+}
+
+Schema::Type Schema::inferredType(const Value& value) {
+  // By Value::Kind, the order of Value's alternatives: null, boolean, int, double, string, bytes,
+  // array, object.
+  static constexpr Type kByKind[] = {Type::kString, Type::kBoolean, Type::kInt64, Type::kFloat64,
+                                     Type::kString, Type::kBytes,   Type::kArray, Type::kMap};
+  static_assert(std::size(kByKind) == static_cast<size_t>(Value::Kind::kObject) + 1);
+  return kByKind[static_cast<size_t>(value.kind())];
 }
 
 std::shared_ptr<const Schema> Schema::of(Type type, bool optional) {

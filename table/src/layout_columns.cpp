@@ -16,25 +16,7 @@ bool isObject(const SchemaAndValue& sv) {
 }
 
 std::shared_ptr<const Schema> inferSchema(const Value& v) {
-  using T = Schema::Type;
-  switch (v.kind()) {
-    case Value::Kind::kBoolean:
-      return Schema::of(T::kBoolean, true);
-    case Value::Kind::kInt:
-      return Schema::of(T::kInt64, true);
-    case Value::Kind::kDouble:
-      return Schema::of(T::kFloat64, true);
-    case Value::Kind::kBytes:
-      return Schema::of(T::kBytes, true);
-    case Value::Kind::kArray:
-      return Schema::of(T::kArray, true);
-    case Value::Kind::kObject:
-      return Schema::of(T::kMap, true);
-    case Value::Kind::kNull:  // type unknown: text holds anything a later record brings
-    case Value::Kind::kString:
-      return Schema::of(T::kString, true);
-  }
-  return Schema::of(T::kString, true);
+  return Schema::of(Schema::inferredType(v), true);
 }
 
 std::vector<FieldRef> fieldsOf(const SchemaAndValue& sv) {

@@ -195,6 +195,11 @@ struct Schema {
 
   // Common schemas, shared instances.
   static std::shared_ptr<const Schema> of(Type type, bool optional = false);
+
+  // The type of a value that has no schema, as Connect's Values.inferSchema gives it: integers
+  // int64, floating point float64, objects maps; a null has none, and is given string (which
+  // holds anything a later value brings).
+  static Type inferredType(const Value& value);
 };
 
 // "int32", "optional string", "struct Order", "org.apache.kafka.connect.data.Decimal(scale=2)".

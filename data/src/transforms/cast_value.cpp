@@ -131,31 +131,12 @@ std::string dateText(int64_t millis) {
   return timestamp.format(millis);
 }
 
-Type inferredType(const Value& value) {
-  switch (value.kind()) {
-    case Value::Kind::kBoolean:
-      return Type::kBoolean;
-    case Value::Kind::kInt:
-      return Type::kInt64;
-    case Value::Kind::kDouble:
-      return Type::kFloat64;
-    case Value::Kind::kString:
-      return Type::kString;
-    case Value::Kind::kBytes:
-      return Type::kBytes;
-    case Value::Kind::kArray:
-      return Type::kArray;
-    default:
-      return Type::kMap;
-  }
-}
-
 }  // namespace
 
 // Connect's castValueToType; `schema` is nullptr for schemaless values.
 Value castValue(const Schema* schema, const Value& value, Type target) {
   if (value.isNull()) return Value();
-  const Type from = schema ? schema->type : inferredType(value);
+  const Type from = schema ? schema->type : Schema::inferredType(value);
   if (from == Type::kArray || from == Type::kMap || from == Type::kStruct)
     throw ConversionError(
         fmt::format("Cast transformation does not support casting from {}; supported types are {}",
