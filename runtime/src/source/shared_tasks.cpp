@@ -50,7 +50,10 @@ SharedTasks sinkSharedTasks(const Config& config) {
   out.worker = WorkerConfig::parse(config);
   out.kind = "sink connector";
   out.splits_overlap = false;
-  out.task_group = fmt::format("{}-{}-tasks", config.get("group.id").value_or(""), out.worker.name);
+  // group.id set, or the worker's default when the view carries no definitions.
+  out.task_group =
+      fmt::format("{}-{}-tasks", WorkerConfig::configDef().valueOf(config.values(), "group.id"),
+                  out.worker.name);
   out.client_properties = WorkerConfig::clientProperties(config);
   out.replication_factor = static_cast<int>(
       detail::parseLong(config.get("offset.storage.replication.factor").value_or("3")).value_or(3));

@@ -263,6 +263,14 @@ TEST(TasksSharedTest, ASinkSharesItsTasksInAClusterAndASourceWithAGroupIdSet) {
   EXPECT_FALSE(tasksShared(Config(Values{{"group.id", "connect-cluster"}}), true));
   EXPECT_TRUE(tasksShared(Config(Values{{"group.id", "connect-cluster"}}), false));
   EXPECT_FALSE(tasksShared(Config(Values{{"config.storage.topic", "connect-configs"}}), false));
+  // Its group: group.id's, or the worker's default one, also through a view without definitions.
+  const Values sink{{"name", "orders"},
+                    {"bootstrap.servers", "127.0.0.1:9092"},
+                    {"config.storage.topic", "connect-configs"}};
+  EXPECT_EQ(sinkSharedTasks(Config(sink)).task_group, "connect-cluster-orders-tasks");
+  auto named = sink;
+  named["group.id"] = "etl";
+  EXPECT_EQ(sinkSharedTasks(Config(named)).task_group, "etl-orders-tasks");
 }
 
 }  // namespace
