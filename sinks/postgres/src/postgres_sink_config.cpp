@@ -38,7 +38,8 @@ const ConfigDef& ownKeys() {
                 "Wait before retrying a batch after a retriable database error (lost connection, "
                 "serialization failure, deadlock, server shutdown)",
                 ConfigDef::atLeast(0))
-        .include(db::connectionKeys());
+        .include(db::connectionKeys(
+            "at start (a server lost while running is retried as any retriable error)"));
     return d;
   }();
   return def;
