@@ -58,13 +58,14 @@ void defineStorageTopicCreation(ConfigDef& def, std::string_view kind,
   if (partitions)
     def.define(fmt::format("{}.storage.partitions", kind), Type::kInt, std::move(partitions),
                Importance::kLow,
-               fmt::format("Partitions of the {} topic when ksink creates it.", kind),
+               fmt::format("Connect's: partitions of the {} topic when ksink creates it.", kind),
                ConfigDef::atLeast(1));
-  def.define(fmt::format("{}.storage.replication.factor", kind), Type::kInt, "3", Importance::kLow,
-             fmt::format("Replication factor of the {} topic when ksink creates it; -1: the "
-                         "broker's default.",
-                         kind),
-             replicationFactor);
+  def.define(
+      fmt::format("{}.storage.replication.factor", kind), Type::kInt, "3", Importance::kLow,
+      fmt::format("Connect's: replication factor of the {} topic when ksink creates it; -1: the "
+                  "broker's default.",
+                  kind),
+      replicationFactor);
 }
 
 ConfigDef makeWorkerDef() {
