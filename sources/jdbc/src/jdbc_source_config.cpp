@@ -26,32 +26,6 @@ constexpr ConfigDef::IgnoredKey kIgnored[] = {
     {"numeric.precision.mapping", "deprecated by the JDBC source itself; numeric.mapping applies"},
 };
 
-// Keys that would change what is read: accepted where they ask for what ksink does.
-const ConfigDef::SupportedOnlyKey kSupportedOnly[] = {
-    {"catalog.pattern", Type::kString, {}, "ksink reads the database connection.url opens"},
-    {"table.types",
-     Type::kList,
-     {"TABLE", "VIEW"},
-     "ksink reads tables and views (PostgreSQL's partitioned tables count as tables)"},
-    {"numeric.mapping",
-     Type::kString,
-     {"none"},
-     "ksink maps numeric to Decimal (with the column's scale) as the JDBC source's default does"},
-    {"dialect.name",
-     Type::kString,
-     {"", "PostgreSqlDatabaseDialect", "SqliteDatabaseDialect"},
-     "ksink's table sources are PostgreSQL and SQLite, chosen by connection.url"},
-    {"quote.sql.identifiers", Type::kString, {"always"}, "ksink always quotes identifiers"},
-    {"transaction.isolation.mode",
-     Type::kString,
-     {"DEFAULT", "READ_COMMITTED"},
-     "ksink reads at the database's default isolation (read committed for PostgreSQL)"},
-    {"timestamp.granularity",
-     Type::kString,
-     {"connect_logical"},
-     "ksink writes timestamps as Connect's Timestamp (milliseconds)"},
-};
-
 std::optional<std::string> topicPrefixProblem(std::string_view prefix) {
   if (prefix.size() > 249) return "is longer than 249 characters (Kafka's limit for a topic name)";
   for (char c : prefix)
@@ -64,6 +38,31 @@ std::optional<std::string> topicPrefixProblem(std::string_view prefix) {
 }
 
 ConfigDef makeDef() {
+  // Keys that would change what is read: accepted where they ask for what ksink does.
+  static const ConfigDef::SupportedOnlyKey kSupportedOnly[] = {
+      {"catalog.pattern", Type::kString, {}, "ksink reads the database connection.url opens"},
+      {"table.types",
+       Type::kList,
+       {"TABLE", "VIEW"},
+       "ksink reads tables and views (PostgreSQL's partitioned tables count as tables)"},
+      {"numeric.mapping",
+       Type::kString,
+       {"none"},
+       "ksink maps numeric to Decimal (with the column's scale) as the JDBC source's default does"},
+      {"dialect.name",
+       Type::kString,
+       {"", "PostgreSqlDatabaseDialect", "SqliteDatabaseDialect"},
+       "ksink's table sources are PostgreSQL and SQLite, chosen by connection.url"},
+      {"quote.sql.identifiers", Type::kString, {"always"}, "ksink always quotes identifiers"},
+      {"transaction.isolation.mode",
+       Type::kString,
+       {"DEFAULT", "READ_COMMITTED"},
+       "ksink reads at the database's default isolation (read committed for PostgreSQL)"},
+      {"timestamp.granularity",
+       Type::kString,
+       {"connect_logical"},
+       "ksink writes timestamps as Connect's Timestamp (milliseconds)"},
+  };
   ConfigDef d;
   d.define("connection.url", Type::kString, std::nullopt, Importance::kHigh,
            "The database: a PostgreSQL URL (jdbc:postgresql://, postgresql://, key=value) or a "
