@@ -44,7 +44,10 @@ struct ScratchDir {
   explicit ScratchDir(std::filesystem::path p) : path(std::move(p)) {
     std::filesystem::create_directories(path);
   }
-  ~ScratchDir() { std::filesystem::remove_all(path); }
+  ~ScratchDir() {
+    std::error_code ignored;
+    std::filesystem::remove_all(path, ignored);
+  }
   const std::filesystem::path path;
 };
 

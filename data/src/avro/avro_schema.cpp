@@ -46,7 +46,8 @@ constexpr size_t kPrimitives = static_cast<size_t>(Type::kString) + 1;
 }  // namespace
 
 std::string_view AvroNode::typeName(Type type) {
-  return kTypeNames[static_cast<size_t>(type)];
+  const auto i = static_cast<size_t>(type);
+  return i < std::size(kTypeNames) ? kTypeNames[i] : "?";
 }
 
 namespace {
