@@ -17,6 +17,10 @@ bool tasksShared(const Config& config, bool sink) {
   return topic && !detail::trim(*topic).empty();
 }
 
+std::string taskGroupName(std::string_view group_id, std::string_view connector) {
+  return fmt::format("{}-{}-tasks", group_id, connector);
+}
+
 std::map<std::string, std::string> membershipProperties(
     const Config& config, const std::string& task_group, const std::string& connector,
     const std::map<std::string, std::string>& client_properties,
@@ -51,9 +55,8 @@ SharedTasks sinkSharedTasks(const Config& config) {
   out.kind = "sink connector";
   out.splits_overlap = false;
   // group.id set, or the worker's default when the view carries no definitions.
-  out.task_group =
-      fmt::format("{}-{}-tasks", WorkerConfig::configDef().valueOf(config.values(), "group.id"),
-                  out.worker.name);
+  out.task_group = taskGroupName(WorkerConfig::configDef().valueOf(config.values(), "group.id"),
+                                 out.worker.name);
   out.client_properties = WorkerConfig::clientProperties(config);
   out.replication_factor = static_cast<int>(
       detail::parseLong(config.get("offset.storage.replication.factor").value_or("3")).value_or(3));

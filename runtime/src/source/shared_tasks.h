@@ -1,13 +1,14 @@
 // SharedTasks: what a TaskGroup needs to share a connector's tasks out among the processes running
 // it through Kafka's group membership: a source connector's when the worker has a group.id
-// (SourceConnectorConfig::sharedTasks()), a sink connector's in a cluster on Connect's config
-// topic (group.id and config.storage.topic), so that a cluster runs tasks.max tasks, as Connect's
+// (SourceConnectorConfig::shared_tasks), a sink connector's in a cluster on Connect's config
+// topic (config.storage.topic), so that a cluster runs tasks.max tasks, as Connect's
 // does, whatever the number of processes.
 #pragma once
 
 #include <chrono>
 #include <map>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "ksink/config.h"
@@ -42,6 +43,9 @@ struct SharedTasks {
 // worker's or its own; a sink: config.storage.topic set, its group named by group.id or its
 // default).
 bool tasksShared(const Config& config, bool sink);
+
+// `<group.id>-<connector>-tasks`, the task group of a connector whose tasks are shared.
+std::string taskGroupName(std::string_view group_id, std::string_view connector);
 
 // The group member's properties for `task_group` (see SharedTasks); appends what librdkafka
 // refuses, under the consumer.* key, to `problems`.

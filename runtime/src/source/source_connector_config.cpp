@@ -219,12 +219,12 @@ SourceConnectorConfig SourceConnectorConfig::parse(const Config& raw,
   out.transaction_boundary_interval =
       interval < 0 ? out.worker.offset_flush_interval : std::chrono::milliseconds(interval);
   out.transactional_id_prefix = fmt::format("{}-{}-", value("group.id"), out.worker.name);
-  out.shared_tasks = config.get("group.id").has_value();
+  out.shared_tasks = tasksShared(config, false);
   out.topic_creation = TopicCreation::parse(config.values(), problems);
   out.client_properties = WorkerConfig::clientProperties(config);
   producerProperties(config, out, problems);
   if (out.shared_tasks) {
-    out.task_group = fmt::format("{}-{}-tasks", value("group.id"), out.worker.name);
+    out.task_group = taskGroupName(value("group.id"), out.worker.name);
     out.membership_properties = membershipProperties(config, out.task_group, out.worker.name,
                                                      out.client_properties, problems);
   }
